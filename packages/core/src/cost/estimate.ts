@@ -1,0 +1,100 @@
+import type { Query } from '../generated/eql-types.js';
+import { parseDuration } from '../language/duration.js';
+import { LIMITS } from '../language/limits.js';
+import { allActions, leafConditions, paramsOf } from '../language/query-walk.js';
+import { isRecord } from '../util/json-pointer.js';
+import { CREDIT_COSTS, priceOfCredits } from './credits.js';
+
+export interface CallsBySpeed {
+  fast: number;
+  expert: number;
+  adaptive: number;
+}
+
+/** Spec 2.4: upper bounds of the LLM calls a query can make over its life. */
+export interface SimulationLlmCallsEstimate {
+  conditionCallsUpperBound: number;
+  actionCallsUpperBound: number;
+  conditionCallsBySpeed: CallsBySpeed;
+  actionCallsBySpeed: CallsBySpeed;
+}
+
+export interface EstimatedCost {
+  credits: number;
+  /** `$<decimal>`. */
+  price: string;
+}
+
+export interface CostEstimate {
+  simulationLlmCallsEstimate: SimulationLlmCallsEstimate;
+  estimatedCost: EstimatedCost;
+}
+
+type Speed = keyof CallsBySpeed;
+
+function speedOf(value: unknown): Speed {
+  return value === 'expert' || value === 'adaptive' ? value : 'fast';
+}
+
+/** Lifetime of a query in milliseconds: its `expiresIn`, or the default of 24h. */
+export function lifetimeOf(query: unknown): number {
+  return (isRecord(query) ? parseDuration(query.expiresIn) : undefined) ?? LIMITS.defaultLifetimeMs;
+}
+
+/**
+ * Most triggers a query can have: 1 without `repeat`; with it, one per cooldown over the lifetime
+ * (the first at creation at the earliest), capped by `maxTriggers`.
+ */
+export function triggersUpperBound(query: unknown): number {
+  const repeat = isRecord(query) && isRecord(query.repeat) ? query.repeat : undefined;
+  if (repeat === undefined) return 1;
+  const cooldownMs = parseDuration(repeat.cooldown);
+  const byCooldown = cooldownMs === undefined ? 1 : Math.max(1, Math.ceil(lifetimeOf(query) / cooldownMs));
+  return typeof repeat.maxTriggers === 'number' && repeat.maxTriggers >= 1 ? Math.min(repeat.maxTriggers, byCooldown) : byCooldown;
+}
+
+/**
+ * Upper bounds of LLM calls (docs/semantics.md, "Cost estimate"): each llm condition is judged at
+ * creation and then once per `period` while the query lives, ceil(lifetime / period) calls; each llm
+ * action runs once per allowed trigger.
+ */
+export function estimateLlmCalls(query: Query): SimulationLlmCallsEstimate {
+  const lifetimeMs = lifetimeOf(query);
+  const conditionCallsBySpeed: CallsBySpeed = { fast: 0, expert: 0, adaptive: 0 };
+  for (const { node } of leafConditions(query, '')) {
+    if (node.source !== 'llm' || !isRecord(node.args)) continue;
+    const periodMs = parseDuration(node.args.period);
+    if (periodMs === undefined) continue;
+    conditionCallsBySpeed[speedOf(node.args.speed)] += Math.ceil(lifetimeMs / periodMs);
+  }
+  const triggers = triggersUpperBound(query);
+  const actionCallsBySpeed: CallsBySpeed = { fast: 0, expert: 0, adaptive: 0 };
+  for (const { node, parent } of allActions(query, '')) {
+    if (parent || node.type !== 'llm') continue;
+    actionCallsBySpeed[speedOf(paramsOf(node).speed)] += triggers;
+  }
+  const total = (calls: CallsBySpeed) => calls.fast + calls.expert + calls.adaptive;
+  return {
+    conditionCallsUpperBound: total(conditionCallsBySpeed),
+    actionCallsUpperBound: total(actionCallsBySpeed),
+    conditionCallsBySpeed,
+    actionCallsBySpeed,
+  };
+}
+
+/** Spec 8: 5 credits, plus 5 per fast call and 18 per expert (or adaptive) call. */
+export function creditsForCalls(estimate: SimulationLlmCallsEstimate): number {
+  const calls = (speed: Speed) => estimate.conditionCallsBySpeed[speed] + estimate.actionCallsBySpeed[speed];
+  return (
+    CREDIT_COSTS.baseline +
+    CREDIT_COSTS.fast * calls('fast') +
+    CREDIT_COSTS.expert * calls('expert') +
+    CREDIT_COSTS.adaptive * calls('adaptive')
+  );
+}
+
+export function estimateCost(query: Query): CostEstimate {
+  const simulationLlmCallsEstimate = estimateLlmCalls(query);
+  const credits = creditsForCalls(simulationLlmCallsEstimate);
+  return { simulationLlmCallsEstimate, estimatedCost: { credits, price: priceOfCredits(credits) } };
+}

@@ -1,0 +1,81 @@
+/**
+ * @eql/core: the EQL language (schema, types, validator, cost estimate, lifecycle, signing rules).
+ * Platform-neutral: no Node I/O, HTTP or editor APIs.
+ */
+export * from './generated/eql-types.js';
+export { eqlSchema } from './generated/eql-schema.js';
+
+export { validate, type ValidateOptions, type ValidationResult } from './validation/validate.js';
+export type { ValidationMode, Rule, RuleContext } from './validation/rule.js';
+export { diagnosticText, DiagnosticSink, type Diagnostic, type DiagnosticFix, type JsonEdit, type Severity } from './validation/diagnostic.js';
+export { checkRequestSchema, compiledRequestSchema } from './validation/schema-check.js';
+
+export {
+  estimateCost,
+  estimateLlmCalls,
+  creditsForCalls,
+  lifetimeOf,
+  triggersUpperBound,
+  type CallsBySpeed,
+  type CostEstimate,
+  type EstimatedCost,
+  type SimulationLlmCallsEstimate,
+} from './cost/estimate.js';
+export { CREDIT_COSTS, priceOfCredits, usdcAtomicUnitsOfCredits } from './cost/credits.js';
+
+export {
+  CREATED,
+  QUERY_STATUSES,
+  TERMINAL_STATUSES,
+  isTerminal,
+  transition,
+  type LifecycleEvent,
+  type LifecycleState,
+  type QueryStatus,
+  type Transition,
+  type TransitionRefusal,
+} from './lifecycle/query-lifecycle.js';
+
+export {
+  HMAC_MAX_DRIFT_SECONDS,
+  constantTimeEqual,
+  signRequest,
+  signingPayload,
+  verifyRequestSignature,
+  type SignatureCheck,
+  type SignatureFailure,
+  type SignedRequest,
+  type SigningParts,
+} from './hmac/signing.js';
+export {
+  HMAC_ROUTE_TABLE,
+  matchHmacRoute,
+  signatureRequirement,
+  storedLookupNeeded,
+  type HmacContext,
+  type HmacRoute,
+  type HmacRouteEntry,
+  type HmacRule,
+  type SignatureRequirement,
+  type StoredLookup,
+} from './hmac/route-rules.js';
+
+export {
+  NOTIFICATION_ACTION_TYPES,
+  TRADE_ACTION_TYPES,
+  classifyRequestActions,
+  isNotificationActionType,
+  isTradeActionType,
+  isTradeFlavouredAction,
+  isTradeFlavouredQuery,
+  type ActionClass,
+} from './language/trade-flavour.js';
+export { DAY, DURATION_PATTERN, HOUR, MINUTE, SECOND, WEEK, formatDuration, parseDuration } from './language/duration.js';
+export { LIMITS } from './language/limits.js';
+export { VALUE_RANGES, comparisonOutlook, type ValueRange } from './language/value-ranges.js';
+export { checkPerpetualSymbol, type PerpetualCheck } from './language/symbols.js';
+export { readAccountPost, readWorldEvent } from './language/intent.js';
+export { allActions, leafConditions, walkConditions, groupDepth, type ActionVisit, type LeafVisit, type GroupVisit } from './language/query-walk.js';
+export { judgeHost, judgeWebhookUrl, addressRange, isPublicAddress, type HostVerdict, type UrlVerdict } from './net/host-policy.js';
+export { escapePointerToken, joinPointer, parsePointer, readablePath, valueAtPointer, isRecord } from './util/json-pointer.js';
+export { canonicalJson } from './util/canonical-json.js';

@@ -1,0 +1,116 @@
+import { isRecord, joinPointer } from '../util/json-pointer.js';
+
+/**
+ * Walks the parts of a request that rules look at, tolerating any shape: every visit hands over
+ * a plain object and its JSON pointer, never assumes the schema held.
+ */
+
+export interface GroupVisit {
+  kind: 'group';
+  operator: 'AND' | 'OR';
+  node: Record<string, unknown>;
+  members: unknown[];
+  pointer: string;
+  /** 1 for the top-level group. */
+  depth: number;
+}
+
+export interface LeafVisit {
+  kind: 'leaf';
+  node: Record<string, unknown>;
+  pointer: string;
+  /** Depth of the group that holds it. */
+  depth: number;
+}
+
+export type ConditionVisit = GroupVisit | LeafVisit;
+
+export function groupOperator(node: Record<string, unknown>): 'AND' | 'OR' | undefined {
+  if (Array.isArray(node.AND)) return 'AND';
+  if (Array.isArray(node.OR)) return 'OR';
+  return undefined;
+}
+
+/** Pre-order walk of a condition tree. */
+export function walkConditions(
+  node: unknown,
+  pointer: string,
+  visit: (visit: ConditionVisit) => void,
+  depth = 1,
+): void {
+  if (!isRecord(node)) return;
+  if ('source' in node) {
+    visit({ kind: 'leaf', node, pointer, depth: depth - 1 });
+    return;
+  }
+  const operator = groupOperator(node);
+  if (operator === undefined) return;
+  const members = node[operator] as unknown[];
+  visit({ kind: 'group', operator, node, members, pointer, depth });
+  members.forEach((member, index) => walkConditions(member, joinPointer(pointer, operator, index), visit, depth + 1));
+}
+
+/** Every leaf condition of a query body, with its pointer. */
+export function leafConditions(query: unknown, queryPointer = '/query'): LeafVisit[] {
+  const leaves: LeafVisit[] = [];
+  if (!isRecord(query)) return leaves;
+  walkConditions(query.conditions, joinPointer(queryPointer, 'conditions'), (visit) => {
+    if (visit.kind === 'leaf') leaves.push(visit);
+  });
+  return leaves;
+}
+
+export interface ActionVisit {
+  /** The action object: a step of `actions`, or the action of an llm step's callback. */
+  node: Record<string, unknown>;
+  pointer: string;
+  /** For a callback action, the llm step that owns it. */
+  parent?: ActionVisit;
+}
+
+/** Every action of a query body, each llm callback action right after its step. */
+export function allActions(query: unknown, queryPointer = '/query'): ActionVisit[] {
+  const visits: ActionVisit[] = [];
+  if (!isRecord(query) || !Array.isArray(query.actions)) return visits;
+  query.actions.forEach((action, index) => {
+    if (!isRecord(action)) return;
+    const step: ActionVisit = { node: action, pointer: joinPointer(queryPointer, 'actions', index) };
+    visits.push(step);
+    const callback = callbackActionOf(action);
+    if (callback) visits.push({ node: callback, pointer: joinPointer(step.pointer, 'params', 'callback', 'action'), parent: step });
+  });
+  return visits;
+}
+
+export function callbackActionOf(action: Record<string, unknown>): Record<string, unknown> | undefined {
+  if (action.type !== 'llm' || !isRecord(action.params) || !isRecord(action.params.callback)) return undefined;
+  const callbackAction = action.params.callback.action;
+  return isRecord(callbackAction) ? callbackAction : undefined;
+}
+
+export function paramsOf(action: Record<string, unknown>): Record<string, unknown> {
+  return isRecord(action.params) ? action.params : {};
+}
+
+export function argsOf(condition: Record<string, unknown>): Record<string, unknown> {
+  return isRecord(condition.args) ? condition.args : {};
+}
+
+/**
+ * Nesting depth of condition groups, counted without recursion so that hostile input cannot
+ * exhaust the stack. Stops counting at `cap`.
+ */
+export function groupDepth(conditions: unknown, cap = Infinity): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[conditions, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop() as [unknown, number];
+    if (!isRecord(node) || 'source' in node) continue;
+    const operator = groupOperator(node);
+    if (operator === undefined) continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest >= cap) return deepest;
+    for (const member of node[operator] as unknown[]) stack.push([member, depth + 1]);
+  }
+  return deepest;
+}

@@ -1,0 +1,96 @@
+/**
+ * The values each numeric series can take, so a threshold outside them is caught before it sits
+ * unmet for the query's whole life (`rsi > 100`) or fires at once for nothing (`rsi >= 0`).
+ */
+export interface ValueRange {
+  min: number;
+  max: number;
+  /** When true, the bound itself cannot be reached (price > 0, not >= 0). */
+  minOpen: boolean;
+  maxOpen: boolean;
+  /** What the value is, for messages. */
+  unit: string;
+}
+
+const range = (min: number, max: number, minOpen: boolean, maxOpen: boolean, unit: string): ValueRange => ({
+  min,
+  max,
+  minOpen,
+  maxOpen,
+  unit,
+});
+
+const POSITIVE_PRICE = range(0, Infinity, true, true, 'a price above 0');
+const OSCILLATOR = range(0, 100, false, false, 'between 0 and 100');
+
+export const VALUE_RANGES: Record<string, ValueRange> = {
+  'price.current': POSITIVE_PRICE,
+  'price.high': POSITIVE_PRICE,
+  'price.low': POSITIVE_PRICE,
+  'price.volume': range(0, Infinity, false, true, 'a volume of 0 or more'),
+  'price.change': range(-100, Infinity, false, true, 'a percent change of -100 or more'),
+  'ta.rsi': OSCILLATOR,
+  'ta.stoch_k': OSCILLATOR,
+  'ta.stoch_d': OSCILLATOR,
+  'ta.willr': range(-100, 0, false, false, 'between -100 and 0'),
+  'ta.atr': range(0, Infinity, false, true, 'an average true range of 0 or more'),
+  'ta.ema': POSITIVE_PRICE,
+  'ta.sma': POSITIVE_PRICE,
+  'ta.bbands_upper': POSITIVE_PRICE,
+  'ta.bbands_middle': POSITIVE_PRICE,
+  'ta.bbands_lower': POSITIVE_PRICE,
+};
+
+function above(x: number, r: ValueRange): 'never' | 'always' | 'maybe' {
+  // Can a value in r be > x? Is every value in r > x?
+  if (x >= r.max) return 'never';
+  if (x < r.min || (x === r.min && r.minOpen)) return 'always';
+  return 'maybe';
+}
+
+function atLeast(x: number, r: ValueRange): 'never' | 'always' | 'maybe' {
+  if (x > r.max || (x === r.max && r.maxOpen)) return 'never';
+  if (x <= r.min) return 'always';
+  return 'maybe';
+}
+
+function below(x: number, r: ValueRange): 'never' | 'always' | 'maybe' {
+  if (x < r.min || x === r.min) return 'never';
+  if (x > r.max || (x === r.max && r.maxOpen)) return 'always';
+  return 'maybe';
+}
+
+function atMost(x: number, r: ValueRange): 'never' | 'always' | 'maybe' {
+  if (x < r.min || (x === r.min && r.minOpen)) return 'never';
+  if (x >= r.max) return 'always';
+  return 'maybe';
+}
+
+function outside(x: number, r: ValueRange): boolean {
+  return x < r.min || x > r.max || (x === r.min && r.minOpen) || (x === r.max && r.maxOpen);
+}
+
+/** Whether `series <operator> threshold` can hold, for a series confined to `r`. */
+export function comparisonOutlook(operator: string, threshold: number, r: ValueRange): 'never' | 'always' | 'maybe' {
+  switch (operator) {
+    case '>':
+      return above(threshold, r);
+    case '>=':
+      return atLeast(threshold, r);
+    case '<':
+      return below(threshold, r);
+    case '<=':
+      return atMost(threshold, r);
+    case '==':
+      return outside(threshold, r) ? 'never' : 'maybe';
+    case '!=':
+      return outside(threshold, r) ? 'always' : 'maybe';
+    case 'crosses_above':
+      // Needs a value at or below the threshold, then one above it.
+      return above(threshold, r) !== 'never' && atMost(threshold, r) !== 'never' ? 'maybe' : 'never';
+    case 'crosses_below':
+      return below(threshold, r) !== 'never' && atLeast(threshold, r) !== 'never' ? 'maybe' : 'never';
+    default:
+      return 'maybe';
+  }
+}

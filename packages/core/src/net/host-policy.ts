@@ -1,0 +1,98 @@
+import ipaddr from 'ipaddr.js';
+
+/**
+ * Which hosts a webhook may name. Only public unicast addresses and public names pass; loopback,
+ * private, link-local, carrier-grade NAT, unique-local, multicast, reserved and other special ranges
+ * are refused, and so are names that can only resolve inside a network (localhost, *.local, ...).
+ * This is the literal check; the sender resolves names and checks every address again at send time.
+ */
+
+export type HostVerdict =
+  | { allowed: true; kind: 'public-address' | 'public-name' }
+  | { allowed: false; kind: 'address'; range: string }
+  | { allowed: false; kind: 'name'; reason: string };
+
+const INTERNAL_NAME_SUFFIXES = ['.localhost', '.local', '.internal', '.intranet', '.lan', '.home.arpa', '.corp', '.private'];
+
+/** Classifies an IP address literal (IPv4, IPv6, or IPv4-mapped IPv6); undefined when it is not one. */
+export function addressRange(address: string): string | undefined {
+  const literal = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
+  if (!ipaddr.isValid(literal)) return undefined;
+  let parsed = ipaddr.parse(literal);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  }
+  return parsed.range();
+}
+
+export function isPublicAddress(address: string): boolean {
+  return addressRange(address) === 'unicast';
+}
+
+/**
+ * Judges the host part of a URL as the WHATWG URL parser leaves it (lowercase, IPv4 forms such as
+ * `0x7f.1` or `2130706433` already rewritten to dotted quads, IPv6 in brackets).
+ */
+export function judgeHost(hostname: string): HostVerdict {
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  const range = addressRange(host);
+  if (range !== undefined) {
+    return range === 'unicast' ? { allowed: true, kind: 'public-address' } : { allowed: false, kind: 'address', range };
+  }
+  if (host === '' ) return { allowed: false, kind: 'name', reason: 'has no host' };
+  if (host === 'localhost' || INTERNAL_NAME_SUFFIXES.some((suffix) => host.endsWith(suffix))) {
+    return { allowed: false, kind: 'name', reason: 'names a host that only resolves inside a network' };
+  }
+  if (!host.includes('.')) {
+    return { allowed: false, kind: 'name', reason: 'is a single-label name that only resolves inside a network' };
+  }
+  return { allowed: true, kind: 'public-name' };
+}
+
+export type UrlVerdict =
+  | { ok: true; url: URL; insecure: boolean }
+  | { ok: false; code: 'webhook-url-invalid' | 'webhook-url-scheme' | 'webhook-url-credentials' | 'webhook-private-host'; message: string };
+
+/** Checks a webhook URL: absolute http(s), no embedded credentials, a host allowed by {@link judgeHost}. */
+export function judgeWebhookUrl(text: string, options: { allowPrivate?: boolean } = {}): UrlVerdict {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { ok: false, code: 'webhook-url-invalid', message: 'is not an absolute URL such as https://example.com/hook' };
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    return { ok: false, code: 'webhook-url-scheme', message: `must use http or https, not ${url.protocol.replace(/:$/, '')}` };
+  }
+  if (url.username !== '' || url.password !== '') {
+    return {
+      ok: false,
+      code: 'webhook-url-credentials',
+      message: 'must not carry credentials in the URL; send them in params.headers instead',
+    };
+  }
+  if (!options.allowPrivate) {
+    const verdict = judgeHost(url.hostname);
+    if (!verdict.allowed) {
+      const why = verdict.kind === 'address' ? `is a ${describeRange(verdict.range)} address` : verdict.reason;
+      return { ok: false, code: 'webhook-private-host', message: `host ${url.hostname} ${why}; webhooks must reach a public host` };
+    }
+  }
+  return { ok: true, url, insecure: url.protocol === 'http:' };
+}
+
+const RANGE_WORDS: Record<string, string> = {
+  loopback: 'loopback',
+  private: 'private',
+  linkLocal: 'link-local',
+  uniqueLocal: 'unique-local (private)',
+  carrierGradeNat: 'carrier-grade NAT',
+  unspecified: 'unspecified',
+  broadcast: 'broadcast',
+  multicast: 'multicast',
+  reserved: 'reserved',
+};
+
+function describeRange(range: string): string {
+  return RANGE_WORDS[range] ?? `special-purpose (${range})`;
+}

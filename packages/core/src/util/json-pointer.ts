@@ -1,0 +1,45 @@
+/** JSON Pointers (RFC 6901): how every diagnostic names the place it is about. */
+
+export function escapePointerToken(token: string | number): string {
+  return String(token).replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+export function joinPointer(base: string, ...tokens: Array<string | number>): string {
+  let pointer = base;
+  for (const token of tokens) pointer += '/' + escapePointerToken(token);
+  return pointer;
+}
+
+export function parsePointer(pointer: string): string[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+/** The value at `pointer` inside `document`, or undefined when the path leads nowhere. */
+export function valueAtPointer(document: unknown, pointer: string): unknown {
+  let node = document;
+  for (const token of parsePointer(pointer)) {
+    if (Array.isArray(node)) node = node[Number(token)];
+    else if (isRecord(node)) node = Object.prototype.hasOwnProperty.call(node, token) ? node[token] : undefined;
+    else return undefined;
+  }
+  return node;
+}
+
+/** `/query/conditions/AND/0/args` → `query.conditions.AND[0].args`, the form people read in messages. */
+export function readablePath(pointer: string): string {
+  let out = '';
+  for (const token of parsePointer(pointer)) {
+    if (/^(0|[1-9][0-9]*)$/.test(token)) out += `[${token}]`;
+    else if (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(token)) out += out === '' ? token : `.${token}`;
+    else out += `[${JSON.stringify(token)}]`;
+  }
+  return out;
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,87 @@
+import { estimateCost, lifetimeOf, type EstimatedCost, type SimulationLlmCallsEstimate } from '../cost/estimate.js';
+import type { QueryRequest } from '../generated/eql-types.js';
+import { LIMITS } from '../language/limits.js';
+import { allActions, groupDepth, leafConditions } from '../language/query-walk.js';
+import { isRecord } from '../util/json-pointer.js';
+import { DiagnosticSink, diagnosticText, type Diagnostic } from './diagnostic.js';
+import type { RuleContext, ValidationMode } from './rule.js';
+import { RULES } from './rules/index.js';
+import { checkRequestSchema } from './schema-check.js';
+import { schemaDiagnostics } from './schema-errors.js';
+
+export interface ValidateOptions {
+  /** `api-key` (default) or `payment`: the keyless model refuses trade actions and quotes no credits. */
+  mode?: ValidationMode;
+  /** The instant to validate at (cron instants are judged against it); defaults to the clock. */
+  now?: number | Date;
+}
+
+/** Spec 2.4, plus `diagnostics` for tools. */
+export interface ValidationResult {
+  valid: boolean;
+  errors: string[];
+  warnings: string[];
+  simulationLlmCallsEstimate?: SimulationLlmCallsEstimate;
+  estimatedCost?: EstimatedCost;
+  diagnostics: Diagnostic[];
+}
+
+/** Beyond this nesting the document is refused before any recursive check runs. */
+const HOSTILE_DEPTH = 64;
+
+/**
+ * Validates a query request (spec 2.1) in one pass: schema, then every semantic rule, then, when
+ * nothing is wrong, the LLM call estimate and (API-key mode) the cost. Never throws, whatever JSON
+ * value it is given.
+ */
+export function validate(request: unknown, options: ValidateOptions = {}): ValidationResult {
+  const mode = options.mode ?? 'api-key';
+  const now = options.now instanceof Date ? options.now.getTime() : (options.now ?? Date.now());
+  const sink = new DiagnosticSink();
+  try {
+    check(request, mode, now, sink);
+  } catch (cause) {
+    sink.error('internal-error', '', `the validator failed unexpectedly: ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
+  return resultOf(request, mode, sink);
+}
+
+function check(request: unknown, mode: ValidationMode, now: number, sink: DiagnosticSink): void {
+  if (!isRecord(request)) {
+    sink.error('not-an-object', '', 'the request must be a JSON object such as {"query": {"conditions": …, "actions": […]}}');
+    return;
+  }
+  const query = isRecord(request.query) ? request.query : undefined;
+  if (query !== undefined && groupDepth(query.conditions, HOSTILE_DEPTH) >= HOSTILE_DEPTH) {
+    sink.error('too-deep', '/query/conditions', `condition groups nest at most ${LIMITS.maxGroupDepth} deep`);
+    return;
+  }
+  for (const diagnostic of schemaDiagnostics(checkRequestSchema(request), request)) sink.report(diagnostic);
+
+  const context: RuleContext = {
+    request,
+    query,
+    mode,
+    now,
+    lifetimeMs: lifetimeOf(query),
+    leaves: leafConditions(query),
+    actions: allActions(query),
+    sink,
+  };
+  for (const rule of RULES) rule(context);
+}
+
+function resultOf(request: unknown, mode: ValidationMode, sink: DiagnosticSink): ValidationResult {
+  const diagnostics = sink.items;
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  for (const diagnostic of diagnostics) {
+    if (diagnostic.severity === 'error') errors.push(diagnosticText(diagnostic));
+    else if (diagnostic.severity === 'warning') warnings.push(diagnosticText(diagnostic));
+  }
+  if (errors.length > 0) return { valid: false, errors, warnings, diagnostics };
+  const { simulationLlmCallsEstimate, estimatedCost } = estimateCost((request as QueryRequest).query);
+  return mode === 'api-key'
+    ? { valid: true, errors, warnings, simulationLlmCallsEstimate, estimatedCost, diagnostics }
+    : { valid: true, errors, warnings, simulationLlmCallsEstimate, diagnostics };
+}
