@@ -1,0 +1,29 @@
+import { estimateCost, type QueryRequest, validate, type ValidationMode } from '@eql/core';
+import { estimateText, validationText } from '../format.js';
+import { loadDocument } from '../input.js';
+import type { CliIo } from '../io.js';
+
+export interface EstimateFlags {
+  mode: ValidationMode;
+  json: boolean;
+}
+
+/**
+ * `eql estimate FILE`: the LLM call bounds and the cost in credits and USD (the price of create in
+ * either access model). An invalid query has no estimate: its findings are printed and it exits 1.
+ */
+export async function estimateCommand(file: string, flags: EstimateFlags, io: CliIo): Promise<number> {
+  const document = await loadDocument(file, io);
+  const result = validate(document.value, { mode: flags.mode });
+  if (!result.valid) {
+    io.stdout(flags.json ? `${JSON.stringify(result, null, 2)}\n` : validationText(io, document.name, flags.mode, result));
+    return 1;
+  }
+  const { simulationLlmCallsEstimate, estimatedCost } = estimateCost((document.value as QueryRequest).query);
+  io.stdout(
+    flags.json
+      ? `${JSON.stringify({ simulationLlmCallsEstimate, estimatedCost }, null, 2)}\n`
+      : `${document.name}\n${estimateText(simulationLlmCallsEstimate, estimatedCost)}`,
+  );
+  return 0;
+}

@@ -1,0 +1,35 @@
+import { readFile } from 'node:fs/promises';
+import { styleText } from 'node:util';
+
+/** Where a command reads and writes; tests pass their own. */
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  readStdin: () => Promise<string>;
+  readFile: (path: string) => Promise<string>;
+  /** Whether to colour human output. */
+  color: boolean;
+}
+
+export function processIo(): CliIo {
+  return {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    readStdin: async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    },
+    readFile: (path) => readFile(path, 'utf8'),
+    color: process.stdout.isTTY === true && process.env.NO_COLOR === undefined,
+  };
+}
+
+type Style = Parameters<typeof styleText>[0];
+
+export function paint(io: CliIo, style: Style, text: string): string {
+  return io.color ? styleText(style, text) : text;
+}
+
+/** A failure that makes the input unusable: exit 2 with a message on stderr. */
+export class UnusableInput extends Error {}

@@ -1,0 +1,146 @@
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { main, type CliIo } from '../src/index.js';
+
+const fixtures = fileURLToPath(new URL('../../../fixtures/eql/', import.meta.url));
+const bin = fileURLToPath(new URL('../bin/eql.js', import.meta.url));
+
+const validRequest = {
+  title: 'BTC above 100k',
+  query: {
+    conditions: { AND: [{ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '>', value: 100000 }] },
+    actions: [{ stepId: 'n', type: 'notify', params: { message: 'BTC > 100k' } }],
+    expiresIn: '24h',
+  },
+};
+
+/** Runs `eql` in-process against in-memory files and standard input. */
+async function run(argv: string[], files: Record<string, string> = {}, stdin = '') {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    stdout: (text) => (stdout += text),
+    stderr: (text) => (stderr += text),
+    readStdin: () => Promise.resolve(stdin),
+    readFile: (path) => {
+      const content = files[path];
+      if (content === undefined) return Promise.reject(Object.assign(new Error('missing'), { code: 'ENOENT' }));
+      return Promise.resolve(content);
+    },
+    color: false,
+  };
+  const code = await main(argv, io);
+  return { code, stdout, stderr };
+}
+
+describe('eql validate', () => {
+  it('prints a spec 2.4 result with diagnostics for a valid request and exits 0', async () => {
+    const { code, stdout } = await run(['validate', 'q.json', '--json'], { 'q.json': JSON.stringify(validRequest) });
+    expect(code).toBe(0);
+    const result = JSON.parse(stdout) as Record<string, unknown>;
+    expect(result).toMatchObject({ valid: true, errors: [], warnings: [], estimatedCost: { credits: 5, price: '$0.045' }, diagnostics: [] });
+    expect(Object.keys(result)).toEqual(['valid', 'errors', 'warnings', 'simulationLlmCallsEstimate', 'estimatedCost', 'diagnostics']);
+  });
+
+  it('exits 1 and names the problem for an invalid request', async () => {
+    const bad = structuredClone(validRequest) as { query: { conditions: { AND: Array<Record<string, unknown>> } } };
+    bad.query.conditions.AND[0] = { source: 'llm', method: 'athena_condition', args: { query: 'Is sentiment bullish?', period: '30m' } };
+    const { code, stdout } = await run(['validate', 'q.json'], { 'q.json': JSON.stringify(bad) });
+    expect(code).toBe(1);
+    expect(stdout).toContain('is invalid: 1 error');
+    expect(stdout).toContain('query.conditions.AND[0].args.period: an llm condition period must be at least 1h (got 30m) [llm-period-too-short]');
+  });
+
+  it('payment mode leaves out estimatedCost and refuses orders', async () => {
+    const ok = await run(['validate', '-', '--json', '--mode', 'payment'], {}, JSON.stringify(validRequest));
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout)).not.toHaveProperty('estimatedCost');
+    const trade = structuredClone(validRequest) as { query: { actions: unknown[] } };
+    trade.query.actions = [{ stepId: 'buy', type: 'market_order', params: { exchange: 'paper', symbol: 'BTC', side: 'buy', amountUsd: 100 } }];
+    const refused = await run(['validate', '-', '--mode', 'payment'], {}, JSON.stringify(trade));
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain('[trade-in-payment-mode]');
+  });
+
+  it('reads standard input for -', async () => {
+    const { code, stdout } = await run(['validate', '-'], {}, JSON.stringify(validRequest));
+    expect(code).toBe(0);
+    expect(stdout).toContain('<stdin> is valid (api-key mode)');
+  });
+
+  it.each([
+    ['a missing file', ['validate', 'missing.json'], {}, '', 'cannot read missing.json: no such file'],
+    ['an empty file', ['validate', 'e.json'], { 'e.json': '  \n' }, '', 'e.json is empty'],
+    ['broken JSON with its line and column', ['validate', 'b.json'], { 'b.json': '{\n  "query": {,}\n}' }, '', 'b.json is not valid JSON: value expected at line 2, column 13'],
+    ['non-JSON standard input', ['validate', '-'], {}, 'when price > 100 then notify', '<stdin> is not valid JSON'],
+  ])('exits 2 with a message for %s', async (_label, argv, files, stdin, message) => {
+    const { code, stdout, stderr } = await run(argv, files, stdin);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toContain(message);
+  });
+
+  it('exits 2 on a bad --mode', async () => {
+    const { code, stderr } = await run(['validate', 'q.json', '--mode', 'free']);
+    expect(code).toBe(2);
+    expect(stderr).toContain("argument 'free' is invalid");
+  });
+
+  it('validates non-object JSON as invalid, not unusable', async () => {
+    const { code, stdout } = await run(['validate', '-', '--json'], {}, '[1, 2]');
+    expect(code).toBe(1);
+    expect(JSON.parse(stdout)).toMatchObject({ valid: false, diagnostics: [{ code: 'not-an-object', path: '' }] });
+  });
+});
+
+describe('eql estimate', () => {
+  it('prints the estimate and cost as JSON', async () => {
+    const request = structuredClone(validRequest) as { query: { conditions: { AND: unknown[] } } };
+    request.query.conditions.AND.push({ source: 'llm', method: 'athena_condition', args: { query: 'Is sentiment bullish?', period: '1h', speed: 'expert' } });
+    const { code, stdout } = await run(['estimate', 'q.json', '--json'], { 'q.json': JSON.stringify(request) });
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toEqual({
+      simulationLlmCallsEstimate: {
+        conditionCallsUpperBound: 24,
+        actionCallsUpperBound: 0,
+        conditionCallsBySpeed: { fast: 0, expert: 24, adaptive: 0 },
+        actionCallsBySpeed: { fast: 0, expert: 0, adaptive: 0 },
+      },
+      estimatedCost: { credits: 5 + 18 * 24, price: '$3.933' },
+    });
+  });
+
+  it('prints a readable estimate', async () => {
+    const { code, stdout } = await run(['estimate', 'q.json'], { 'q.json': JSON.stringify(validRequest) });
+    expect(code).toBe(0);
+    expect(stdout).toBe('q.json\n  estimated cost: 5 credits ($0.045)\n  LLM calls, upper bounds: conditions 0; actions 0\n');
+  });
+
+  it('exits 1 with the findings for an invalid query', async () => {
+    const { code, stdout } = await run(['estimate', 'q.json'], { 'q.json': '{"query": {}}' });
+    expect(code).toBe(1);
+    expect(stdout).toContain('missing required property "conditions"');
+  });
+});
+
+describe('the eql binary', () => {
+  const exec = promisify(execFile);
+
+  it('validates a fixture file from the command line', async () => {
+    const { stdout } = await exec(process.execPath, [bin, 'validate', `${fixtures}spec-price-current/input.json`, '--json']);
+    expect(JSON.parse(stdout)).toMatchObject({ valid: true });
+  });
+
+  it('exits 1 for an invalid query and 2 for unusable input', async () => {
+    const input = await readFile(`${fixtures}spec-price-current/input.json`, 'utf8');
+    const invalid = input.replace('"value": 100000', '"value": "lots"');
+    const child = execFile(process.execPath, [bin, 'validate', '-']);
+    child.stdin?.end(invalid);
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(1);
+    await expect(exec(process.execPath, [bin, 'validate', '/nonexistent/q.json'])).rejects.toMatchObject({ code: 2 });
+  });
+});
