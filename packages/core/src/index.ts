@@ -72,10 +72,10 @@ export {
 } from './language/trade-flavour.js';
 export { DAY, DURATION_PATTERN, HOUR, MINUTE, SECOND, WEEK, formatDuration, parseDuration } from './language/duration.js';
 export { LIMITS } from './language/limits.js';
-export { VALUE_RANGES, comparisonOutlook, type ValueRange } from './language/value-ranges.js';
+export { VALUE_RANGES, comparisonOutlook, valueRangeOf, type ValueRange } from './language/value-ranges.js';
 export { checkPerpetualSymbol, type PerpetualCheck } from './language/symbols.js';
 export { readAccountPost, readWorldEvent } from './language/intent.js';
-export { allActions, leafConditions, walkConditions, groupDepth, type ActionVisit, type LeafVisit, type GroupVisit } from './language/query-walk.js';
+export { allActions, collectConditions, leafConditions, walkConditions, groupDepth, type ActionVisit, type LeafVisit, type GroupVisit } from './language/query-walk.js';
 export { judgeHost, judgeWebhookUrl, addressRange, isPublicAddress, type HostVerdict, type UrlVerdict } from './net/host-policy.js';
 export { escapePointerToken, joinPointer, parsePointer, readablePath, valueAtPointer, isRecord } from './util/json-pointer.js';
 export { canonicalJson } from './util/canonical-json.js';

@@ -17,9 +17,10 @@ const MILLI_USD_PER_CREDIT = 9;
 /** `$<decimal>` for a whole number of credits, with two or three decimals: 5 → $0.045, 10 → $0.09, 1000 → $9.00. */
 export function priceOfCredits(credits: number): string {
   if (!Number.isSafeInteger(credits) || credits < 0) throw new RangeError(`credits must be a non-negative integer, got ${credits}`);
-  const milli = BigInt(credits) * BigInt(MILLI_USD_PER_CREDIT);
-  const dollars = milli / 1000n;
-  const fraction = (milli % 1000n).toString().padStart(3, '0');
+  const exactInNumbers = credits <= Math.floor(Number.MAX_SAFE_INTEGER / MILLI_USD_PER_CREDIT);
+  const milli = exactInNumbers ? credits * MILLI_USD_PER_CREDIT : BigInt(credits) * BigInt(MILLI_USD_PER_CREDIT);
+  const dollars = exactInNumbers ? Math.floor((milli as number) / 1000) : (milli as bigint) / 1000n;
+  const fraction = (exactInNumbers ? (milli as number) % 1000 : (milli as bigint) % 1000n).toString().padStart(3, '0');
   return `$${dollars}.${fraction.endsWith('0') ? fraction.slice(0, 2) : fraction}`;
 }
 

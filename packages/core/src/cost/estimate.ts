@@ -1,7 +1,7 @@
 import type { Query } from '../generated/eql-types.js';
 import { parseDuration } from '../language/duration.js';
 import { LIMITS } from '../language/limits.js';
-import { allActions, leafConditions, paramsOf } from '../language/query-walk.js';
+import { allActions, leafConditions, paramsOf, type ActionVisit, type LeafVisit } from '../language/query-walk.js';
 import { isRecord } from '../util/json-pointer.js';
 import { CREDIT_COSTS, priceOfCredits } from './credits.js';
 
@@ -32,6 +32,12 @@ export interface CostEstimate {
 
 type Speed = keyof CallsBySpeed;
 
+/** Leaves and actions of the query already collected by a caller (the validator), to skip a second walk. */
+export interface WalkedQuery {
+  leaves: readonly LeafVisit[];
+  actions: readonly ActionVisit[];
+}
+
 function speedOf(value: unknown): Speed {
   return value === 'expert' || value === 'adaptive' ? value : 'fast';
 }
@@ -58,10 +64,10 @@ export function triggersUpperBound(query: unknown): number {
  * creation and then once per `period` while the query lives, ceil(lifetime / period) calls; each llm
  * action runs once per allowed trigger.
  */
-export function estimateLlmCalls(query: Query): SimulationLlmCallsEstimate {
+export function estimateLlmCalls(query: Query, walked?: WalkedQuery): SimulationLlmCallsEstimate {
   const lifetimeMs = lifetimeOf(query);
   const conditionCallsBySpeed: CallsBySpeed = { fast: 0, expert: 0, adaptive: 0 };
-  for (const { node } of leafConditions(query, '')) {
+  for (const { node } of walked?.leaves ?? leafConditions(query, '')) {
     if (node.source !== 'llm' || !isRecord(node.args)) continue;
     const periodMs = parseDuration(node.args.period);
     if (periodMs === undefined) continue;
@@ -69,7 +75,7 @@ export function estimateLlmCalls(query: Query): SimulationLlmCallsEstimate {
   }
   const triggers = triggersUpperBound(query);
   const actionCallsBySpeed: CallsBySpeed = { fast: 0, expert: 0, adaptive: 0 };
-  for (const { node, parent } of allActions(query, '')) {
+  for (const { node, parent } of walked?.actions ?? allActions(query, '')) {
     if (parent || node.type !== 'llm') continue;
     actionCallsBySpeed[speedOf(paramsOf(node).speed)] += triggers;
   }
@@ -93,8 +99,8 @@ export function creditsForCalls(estimate: SimulationLlmCallsEstimate): number {
   );
 }
 
-export function estimateCost(query: Query): CostEstimate {
-  const simulationLlmCallsEstimate = estimateLlmCalls(query);
+export function estimateCost(query: Query, walked?: WalkedQuery): CostEstimate {
+  const simulationLlmCallsEstimate = estimateLlmCalls(query, walked);
   const credits = creditsForCalls(simulationLlmCallsEstimate);
   return { simulationLlmCallsEstimate, estimatedCost: { credits, price: priceOfCredits(credits) } };
 }

@@ -134,6 +134,7 @@ export const eqlSchema = {
         }
       },
       "if": {
+        "type": "object",
         "required": [
           "AND"
         ]
@@ -143,6 +144,7 @@ export const eqlSchema = {
       },
       "else": {
         "if": {
+          "type": "object",
           "required": [
             "OR"
           ]

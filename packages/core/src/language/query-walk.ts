@@ -47,17 +47,51 @@ export function walkConditions(
   if (operator === undefined) return;
   const members = node[operator] as unknown[];
   visit({ kind: 'group', operator, node, members, pointer, depth });
-  members.forEach((member, index) => walkConditions(member, joinPointer(pointer, operator, index), visit, depth + 1));
+  for (let index = 0; index < members.length; index += 1) {
+    walkConditions(members[index], `${pointer}/${operator}/${index}`, visit, depth + 1);
+  }
+}
+
+export interface ConditionTree {
+  groups: GroupVisit[];
+  leaves: LeafVisit[];
+  /** Set when groups nest deeper than the cap; the walk stopped there. */
+  tooDeep: boolean;
+}
+
+/**
+ * Every group and leaf condition of a query body, in document order, from one walk. The walk uses
+ * its own stack, so hostile nesting cannot exhaust the call stack; it stops at `depthCap`.
+ */
+export function collectConditions(query: unknown, queryPointer = '/query', depthCap = Infinity): ConditionTree {
+  const tree: ConditionTree = { groups: [], leaves: [], tooDeep: false };
+  if (!isRecord(query)) return tree;
+  const stack: Array<[unknown, string, number]> = [[query.conditions, `${queryPointer}/conditions`, 1]];
+  while (stack.length > 0) {
+    const [node, pointer, depth] = stack.pop() as [unknown, string, number];
+    if (!isRecord(node)) continue;
+    if ('source' in node) {
+      tree.leaves.push({ kind: 'leaf', node, pointer, depth: depth - 1 });
+      continue;
+    }
+    const operator = groupOperator(node);
+    if (operator === undefined) continue;
+    if (depth >= depthCap) {
+      tree.tooDeep = true;
+      return tree;
+    }
+    const members = node[operator] as unknown[];
+    tree.groups.push({ kind: 'group', operator, node, members, pointer, depth });
+    for (let index = members.length - 1; index >= 0; index -= 1) {
+      stack.push([members[index], `${pointer}/${operator}/${index}`, depth + 1]);
+    }
+  }
+  return tree;
 }
 
 /** Every leaf condition of a query body, with its pointer. */
 export function leafConditions(query: unknown, queryPointer = '/query'): LeafVisit[] {
-  const leaves: LeafVisit[] = [];
-  if (!isRecord(query)) return leaves;
-  walkConditions(query.conditions, joinPointer(queryPointer, 'conditions'), (visit) => {
-    if (visit.kind === 'leaf') leaves.push(visit);
-  });
-  return leaves;
+  return collectConditions(query, queryPointer).leaves;
 }
 
 export interface ActionVisit {
@@ -72,13 +106,15 @@ export interface ActionVisit {
 export function allActions(query: unknown, queryPointer = '/query'): ActionVisit[] {
   const visits: ActionVisit[] = [];
   if (!isRecord(query) || !Array.isArray(query.actions)) return visits;
-  query.actions.forEach((action, index) => {
-    if (!isRecord(action)) return;
-    const step: ActionVisit = { node: action, pointer: joinPointer(queryPointer, 'actions', index) };
+  const actions = query.actions as unknown[];
+  for (let index = 0; index < actions.length; index += 1) {
+    const action = actions[index];
+    if (!isRecord(action)) continue;
+    const step: ActionVisit = { node: action, pointer: `${queryPointer}/actions/${index}` };
     visits.push(step);
     const callback = callbackActionOf(action);
-    if (callback) visits.push({ node: callback, pointer: joinPointer(step.pointer, 'params', 'callback', 'action'), parent: step });
-  });
+    if (callback) visits.push({ node: callback, pointer: `${step.pointer}/params/callback/action`, parent: step });
+  }
   return visits;
 }
 
@@ -114,3 +150,5 @@ export function groupDepth(conditions: unknown, cap = Infinity): number {
   }
   return deepest;
 }
+
+export { joinPointer };

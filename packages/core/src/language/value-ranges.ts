@@ -23,23 +23,35 @@ const range = (min: number, max: number, minOpen: boolean, maxOpen: boolean, uni
 const POSITIVE_PRICE = range(0, Infinity, true, true, 'a price above 0');
 const OSCILLATOR = range(0, 100, false, false, 'between 0 and 100');
 
-export const VALUE_RANGES: Record<string, ValueRange> = {
-  'price.current': POSITIVE_PRICE,
-  'price.high': POSITIVE_PRICE,
-  'price.low': POSITIVE_PRICE,
-  'price.volume': range(0, Infinity, false, true, 'a volume of 0 or more'),
-  'price.change': range(-100, Infinity, false, true, 'a percent change of -100 or more'),
-  'ta.rsi': OSCILLATOR,
-  'ta.stoch_k': OSCILLATOR,
-  'ta.stoch_d': OSCILLATOR,
-  'ta.willr': range(-100, 0, false, false, 'between -100 and 0'),
-  'ta.atr': range(0, Infinity, false, true, 'an average true range of 0 or more'),
-  'ta.ema': POSITIVE_PRICE,
-  'ta.sma': POSITIVE_PRICE,
-  'ta.bbands_upper': POSITIVE_PRICE,
-  'ta.bbands_middle': POSITIVE_PRICE,
-  'ta.bbands_lower': POSITIVE_PRICE,
+/** Range of each series, by source then method. */
+export const VALUE_RANGES: Readonly<Record<string, Readonly<Record<string, ValueRange>>>> = {
+  price: {
+    current: POSITIVE_PRICE,
+    high: POSITIVE_PRICE,
+    low: POSITIVE_PRICE,
+    volume: range(0, Infinity, false, true, 'a volume of 0 or more'),
+    change: range(-100, Infinity, false, true, 'a percent change of -100 or more'),
+  },
+  ta: {
+    rsi: OSCILLATOR,
+    stoch_k: OSCILLATOR,
+    stoch_d: OSCILLATOR,
+    willr: range(-100, 0, false, false, 'between -100 and 0'),
+    atr: range(0, Infinity, false, true, 'an average true range of 0 or more'),
+    ema: POSITIVE_PRICE,
+    sma: POSITIVE_PRICE,
+    bbands_upper: POSITIVE_PRICE,
+    bbands_middle: POSITIVE_PRICE,
+    bbands_lower: POSITIVE_PRICE,
+  },
 };
+
+/** The range of a series, or undefined when it is unbounded or unknown. */
+export function valueRangeOf(source: unknown, method: unknown): ValueRange | undefined {
+  if (typeof source !== 'string' || typeof method !== 'string') return undefined;
+  const bySource = Object.prototype.hasOwnProperty.call(VALUE_RANGES, source) ? VALUE_RANGES[source] : undefined;
+  return bySource && Object.prototype.hasOwnProperty.call(bySource, method) ? bySource[method] : undefined;
+}
 
 function above(x: number, r: ValueRange): 'never' | 'always' | 'maybe' {
   // Can a value in r be > x? Is every value in r > x?

@@ -17,6 +17,8 @@ const INTERNAL_NAME_SUFFIXES = ['.localhost', '.local', '.internal', '.intranet'
 /** Classifies an IP address literal (IPv4, IPv6, or IPv4-mapped IPv6); undefined when it is not one. */
 export function addressRange(address: string): string | undefined {
   const literal = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
+  // Names (the common case) are neither dotted digits nor contain a colon: skip the parser.
+  if (!literal.includes(':') && !/^[0-9.]+$/.test(literal)) return undefined;
   if (!ipaddr.isValid(literal)) return undefined;
   let parsed = ipaddr.parse(literal);
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {

@@ -1,7 +1,9 @@
 /** JSON Pointers (RFC 6901): how every diagnostic names the place it is about. */
 
 export function escapePointerToken(token: string | number): string {
-  return String(token).replace(/~/g, '~0').replace(/\//g, '~1');
+  if (typeof token === 'number') return String(token);
+  if (!token.includes('~') && !token.includes('/')) return token;
+  return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 export function joinPointer(base: string, ...tokens: Array<string | number>): string {
@@ -12,10 +14,9 @@ export function joinPointer(base: string, ...tokens: Array<string | number>): st
 
 export function parsePointer(pointer: string): string[] {
   if (pointer === '') return [];
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const tokens = pointer.slice(1).split('/');
+  if (!pointer.includes('~')) return tokens;
+  return tokens.map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 /** The value at `pointer` inside `document`, or undefined when the path leads nowhere. */
@@ -29,12 +30,15 @@ export function valueAtPointer(document: unknown, pointer: string): unknown {
   return node;
 }
 
+const INDEX = /^(0|[1-9][0-9]*)$/;
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
 /** `/query/conditions/AND/0/args` → `query.conditions.AND[0].args`, the form people read in messages. */
 export function readablePath(pointer: string): string {
   let out = '';
   for (const token of parsePointer(pointer)) {
-    if (/^(0|[1-9][0-9]*)$/.test(token)) out += `[${token}]`;
-    else if (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(token)) out += out === '' ? token : `.${token}`;
+    if (INDEX.test(token)) out += `[${token}]`;
+    else if (IDENTIFIER.test(token)) out += out === '' ? token : `.${token}`;
     else out += `[${JSON.stringify(token)}]`;
   }
   return out;

@@ -33,10 +33,11 @@ export function diagnosticText(diagnostic: Diagnostic): string {
 /** Collects diagnostics, dropping exact repeats (same code, path and message). */
 export class DiagnosticSink {
   readonly items: Diagnostic[] = [];
-  private readonly seen = new Set<string>();
+  private seen: Set<string> | undefined;
 
   report(diagnostic: Diagnostic): void {
     const key = `${diagnostic.code}\u0000${diagnostic.path}\u0000${diagnostic.message}`;
+    this.seen ??= new Set();
     if (this.seen.has(key)) return;
     this.seen.add(key);
     this.items.push(diagnostic);

@@ -1,4 +1,4 @@
-import type { ActionVisit, LeafVisit } from '../language/query-walk.js';
+import type { ActionVisit, GroupVisit, LeafVisit } from '../language/query-walk.js';
 import type { DiagnosticSink } from './diagnostic.js';
 
 export type ValidationMode = 'api-key' | 'payment';
@@ -16,9 +16,27 @@ export interface RuleContext {
   now: number;
   /** Lifetime of the query in milliseconds: `expiresIn`, or the default when absent or unreadable. */
   lifetimeMs: number;
+  /** Condition groups in document order (the top-level group first). */
+  groups: readonly GroupVisit[];
   leaves: readonly LeafVisit[];
+  /** Steps of `actions`, each llm step's callback action right after it. */
   actions: readonly ActionVisit[];
   sink: DiagnosticSink;
 }
 
-export type Rule = (context: RuleContext) => void;
+/**
+ * A semantic rule. It says which parts of a query it looks at, and the validator visits each part
+ * once, handing it only to the rules that asked for it: a leaf to the rules of its source, an action
+ * to the rules of its type. So a rule costs nothing on a query that has nothing for it.
+ */
+export interface Rule {
+  name: string;
+  /** Once per request, for checks across the whole query. */
+  request?: (context: RuleContext) => void;
+  /** Each condition group. */
+  group?: (group: GroupVisit, context: RuleContext) => void;
+  /** Each leaf condition whose `source` is listed, or every leaf for `'*'`. */
+  leaf?: { sources: readonly string[] | '*'; check: (leaf: LeafVisit, context: RuleContext) => void };
+  /** Each action (steps and llm callbacks) whose `type` is listed, or every action for `'*'`. */
+  action?: { types: readonly string[] | '*'; check: (action: ActionVisit, context: RuleContext) => void };
+}

@@ -1,11 +1,12 @@
 import { estimateCost, lifetimeOf, type EstimatedCost, type SimulationLlmCallsEstimate } from '../cost/estimate.js';
 import type { QueryRequest } from '../generated/eql-types.js';
 import { LIMITS } from '../language/limits.js';
-import { allActions, groupDepth, leafConditions } from '../language/query-walk.js';
+import { allActions, collectConditions, type ActionVisit, type LeafVisit } from '../language/query-walk.js';
 import { isRecord } from '../util/json-pointer.js';
 import { DiagnosticSink, diagnosticText, type Diagnostic } from './diagnostic.js';
 import type { RuleContext, ValidationMode } from './rule.js';
 import { RULES } from './rules/index.js';
+import { runRules } from './run-rules.js';
 import { checkRequestSchema } from './schema-check.js';
 import { schemaDiagnostics } from './schema-errors.js';
 
@@ -38,40 +39,41 @@ export function validate(request: unknown, options: ValidateOptions = {}): Valid
   const mode = options.mode ?? 'api-key';
   const now = options.now instanceof Date ? options.now.getTime() : (options.now ?? Date.now());
   const sink = new DiagnosticSink();
+  let walked: Walked | undefined;
   try {
-    check(request, mode, now, sink);
+    walked = check(request, mode, now, sink);
   } catch (cause) {
     sink.error('internal-error', '', `the validator failed unexpectedly: ${cause instanceof Error ? cause.message : String(cause)}`);
   }
-  return resultOf(request, mode, sink);
+  return resultOf(request, mode, sink, walked);
 }
 
-function check(request: unknown, mode: ValidationMode, now: number, sink: DiagnosticSink): void {
+interface Walked {
+  leaves: LeafVisit[];
+  actions: ActionVisit[];
+}
+
+function check(request: unknown, mode: ValidationMode, now: number, sink: DiagnosticSink): Walked | undefined {
   if (!isRecord(request)) {
     sink.error('not-an-object', '', 'the request must be a JSON object such as {"query": {"conditions": …, "actions": […]}}');
-    return;
+    return undefined;
   }
   const query = isRecord(request.query) ? request.query : undefined;
-  if (query !== undefined && groupDepth(query.conditions, HOSTILE_DEPTH) >= HOSTILE_DEPTH) {
+  const { groups, leaves, tooDeep } = collectConditions(query, '/query', HOSTILE_DEPTH);
+  if (tooDeep) {
     sink.error('too-deep', '/query/conditions', `condition groups nest at most ${LIMITS.maxGroupDepth} deep`);
-    return;
+    return undefined;
   }
-  for (const diagnostic of schemaDiagnostics(checkRequestSchema(request), request)) sink.report(diagnostic);
+  const schemaErrors = checkRequestSchema(request);
+  if (schemaErrors.length > 0) for (const diagnostic of schemaDiagnostics(schemaErrors, request)) sink.report(diagnostic);
 
-  const context: RuleContext = {
-    request,
-    query,
-    mode,
-    now,
-    lifetimeMs: lifetimeOf(query),
-    leaves: leafConditions(query),
-    actions: allActions(query),
-    sink,
-  };
-  for (const rule of RULES) rule(context);
+  const actions = allActions(query);
+  const context: RuleContext = { request, query, mode, now, lifetimeMs: lifetimeOf(query), groups, leaves, actions, sink };
+  runRules(RULES, context);
+  return { leaves, actions };
 }
 
-function resultOf(request: unknown, mode: ValidationMode, sink: DiagnosticSink): ValidationResult {
+function resultOf(request: unknown, mode: ValidationMode, sink: DiagnosticSink, walked: Walked | undefined): ValidationResult {
   const diagnostics = sink.items;
   const errors: string[] = [];
   const warnings: string[] = [];
@@ -80,7 +82,7 @@ function resultOf(request: unknown, mode: ValidationMode, sink: DiagnosticSink):
     else if (diagnostic.severity === 'warning') warnings.push(diagnosticText(diagnostic));
   }
   if (errors.length > 0) return { valid: false, errors, warnings, diagnostics };
-  const { simulationLlmCallsEstimate, estimatedCost } = estimateCost((request as QueryRequest).query);
+  const { simulationLlmCallsEstimate, estimatedCost } = estimateCost((request as QueryRequest).query, walked);
   return mode === 'api-key'
     ? { valid: true, errors, warnings, simulationLlmCallsEstimate, estimatedCost, diagnostics }
     : { valid: true, errors, warnings, simulationLlmCallsEstimate, diagnostics };

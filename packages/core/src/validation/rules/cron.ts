@@ -1,33 +1,34 @@
 import { formatDuration, parseDuration } from '../../language/duration.js';
 import { LIMITS } from '../../language/limits.js';
 import { argsOf } from '../../language/query-walk.js';
-import { joinPointer } from '../../util/json-pointer.js';
 import type { Rule } from '../rule.js';
 
 /** Scheduled conditions: instants inside the lifetime, periods of a minute or more, repeat for `every`. */
-export const cronSchedules: Rule = ({ query, leaves, now, lifetimeMs, sink }) => {
-  const expiry = now + lifetimeMs;
-  for (const leaf of leaves) {
-    if (leaf.node.source !== 'cron') continue;
-    const args = argsOf(leaf.node);
-    if (leaf.node.method === 'once' && typeof args.at === 'string') {
-      const at = Date.parse(args.at);
-      const path = joinPointer(leaf.pointer, 'args', 'at');
-      if (Number.isNaN(at)) continue;
-      if (at > expiry) {
-        sink.error('cron-after-expiry', path, `${args.at} is after the query expires (${formatDuration(lifetimeMs)} from now), so it never comes`);
-      } else if (at <= now) {
-        sink.warning('cron-in-past', path, `${args.at} has passed, so this condition holds from the start`);
+export const cronSchedules: Rule = {
+  name: 'cron-schedules',
+  leaf: {
+    sources: ['cron'],
+    check: (leaf, { query, now, lifetimeMs, sink }) => {
+      const expiry = now + lifetimeMs;
+      const args = argsOf(leaf.node);
+      if (leaf.node.method === 'once' && typeof args.at === 'string') {
+        const at = Date.parse(args.at);
+        const path = `${leaf.pointer}/args/at`;
+        if (Number.isNaN(at)) return;
+        if (at > expiry) {
+          sink.error('cron-after-expiry', path, `${args.at} is after the query expires (${formatDuration(lifetimeMs)} from now), so it never comes`);
+        } else if (at <= now) {
+          sink.warning('cron-in-past', path, `${args.at} has passed, so this condition holds from the start`);
+        }
       }
-    }
-    if (leaf.node.method === 'every') {
+      if (leaf.node.method !== 'every') return;
       const periodMs = parseDuration(args.period);
       if (periodMs !== undefined && periodMs < LIMITS.minCronPeriodMs) {
-        sink.error('period-range', joinPointer(leaf.pointer, 'args', 'period'), `a cron period must be at least ${formatDuration(LIMITS.minCronPeriodMs)}`);
+        sink.error('period-range', `${leaf.pointer}/args/period`, `a cron period must be at least ${formatDuration(LIMITS.minCronPeriodMs)}`);
       }
       const startAt = typeof args.startAt === 'string' ? Date.parse(args.startAt) : NaN;
       if (!Number.isNaN(startAt) && startAt > expiry) {
-        sink.error('cron-after-expiry', joinPointer(leaf.pointer, 'args', 'startAt'), `startAt is after the query expires, so it never comes`);
+        sink.error('cron-after-expiry', `${leaf.pointer}/args/startAt`, 'startAt is after the query expires, so it never comes');
       }
       if (query !== undefined && query.repeat === undefined) {
         sink.warning(
@@ -36,6 +37,6 @@ export const cronSchedules: Rule = ({ query, leaves, now, lifetimeMs, sink }) =>
           'without query.repeat the query fires once, at the first period; add "repeat": {"cooldown": …} to fire every period',
         );
       }
-    }
-  }
+    },
+  },
 };

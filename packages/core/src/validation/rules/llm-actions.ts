@@ -1,5 +1,5 @@
 import { paramsOf } from '../../language/query-walk.js';
-import { isRecord, joinPointer } from '../../util/json-pointer.js';
+import { isRecord } from '../../util/json-pointer.js';
 import type { Rule } from '../rule.js';
 
 const nonEmpty = (value: unknown): boolean => typeof value === 'string' && value.trim() !== '';
@@ -8,29 +8,29 @@ const nonEmpty = (value: unknown): boolean => typeof value === 'string' && value
  * llm actions: the assetMetadata rules of spec 4.3 per analysisType, and spec 2.3's note that only
  * queries whose first action is llm record LLM sessions.
  */
-export const llmActions: Rule = ({ actions, sink }) => {
-  let stepIndex = -1;
-  for (const action of actions) {
-    if (action.parent) continue;
-    stepIndex += 1;
-    if (action.node.type !== 'llm') continue;
-    const params = paramsOf(action.node);
-    const metadata = isRecord(params.assetMetadata) ? params.assetMetadata : {};
-    const analysisPath = joinPointer(action.pointer, 'params', 'analysisType');
-    if (params.analysisType === 'tokenIntro' || params.analysisType === 'tokenAnalysis') {
-      const hasToken = nonEmpty(metadata.symbol) || (nonEmpty(metadata.chain) && nonEmpty(metadata.contractAddress));
-      if (!hasToken) {
-        sink.error('asset-metadata', analysisPath, `${params.analysisType} needs params.assetMetadata.symbol, or chain and contractAddress`);
+export const llmActions: Rule = {
+  name: 'llm-actions',
+  action: {
+    types: ['llm'],
+    check: (action, { query, sink }) => {
+      if (action.parent) return;
+      const params = paramsOf(action.node);
+      const metadata = isRecord(params.assetMetadata) ? params.assetMetadata : {};
+      const analysisPath = `${action.pointer}/params/analysisType`;
+      if (params.analysisType === 'tokenIntro' || params.analysisType === 'tokenAnalysis') {
+        const hasToken = nonEmpty(metadata.symbol) || (nonEmpty(metadata.chain) && nonEmpty(metadata.contractAddress));
+        if (!hasToken) sink.error('asset-metadata', analysisPath, `${params.analysisType} needs params.assetMetadata.symbol, or chain and contractAddress`);
+      } else if (params.analysisType === 'accountAnalysis' && !nonEmpty(metadata.username)) {
+        sink.error('asset-metadata', analysisPath, 'accountAnalysis needs params.assetMetadata.username');
       }
-    } else if (params.analysisType === 'accountAnalysis' && !nonEmpty(metadata.username)) {
-      sink.error('asset-metadata', analysisPath, 'accountAnalysis needs params.assetMetadata.username');
-    }
-    if (stepIndex > 0) {
-      sink.warning(
-        'llm-not-first',
-        joinPointer(action.pointer, 'type'),
-        'LLM sessions are recorded only for queries whose first action is llm; move this step first to read its analysis later',
-      );
-    }
-  }
+      const steps = query !== undefined && Array.isArray(query.actions) ? query.actions : [];
+      if (steps[0] !== action.node) {
+        sink.warning(
+          'llm-not-first',
+          `${action.pointer}/type`,
+          'LLM sessions are recorded only for queries whose first action is llm; move this step first to read its analysis later',
+        );
+      }
+    },
+  },
 };

@@ -1,6 +1,6 @@
-import { walkConditions } from '../../language/query-walk.js';
-import { canonicalJson } from '../../util/canonical-json.js';
-import { isRecord, joinPointer } from '../../util/json-pointer.js';
+import { isRecord } from '../../util/json-pointer.js';
+import { sameJson } from '../../util/same-json.js';
+import type { DiagnosticSink } from '../diagnostic.js';
 import type { Rule } from '../rule.js';
 
 interface Interval {
@@ -30,39 +30,74 @@ function narrow(interval: Interval, operator: string, value: number): Interval {
 }
 
 const isEmpty = (i: Interval): boolean => i.lo > i.hi || (i.lo === i.hi && !(i.loIncluded && i.hiIncluded));
+const UNBOUNDED: Interval = { lo: -Infinity, loIncluded: false, hi: Infinity, hiIncluded: false };
 
 /**
  * Within one group: the same condition twice is a warning; in an AND group, level comparisons of the
  * same series whose ranges do not overlap (price > 100 AND price < 90) can never hold together: a warning.
+ * Members are compared pairwise only with earlier members of the same source and method (a group
+ * has at most 20), structurally and without building keys.
  */
-export const redundantConditions: Rule = ({ query, sink }) => {
-  if (query === undefined) return;
-  walkConditions(query.conditions, '/query/conditions', (visit) => {
-    if (visit.kind !== 'group') return;
-    const seen = new Map<string, number>();
-    const intervals = new Map<string, Interval>();
-    visit.members.forEach((member, index) => {
-      if (!isRecord(member) || !('source' in member)) return;
-      const pointer = joinPointer(visit.pointer, visit.operator, index);
-      const key = canonicalJson(member);
-      const first = seen.get(key);
-      if (first !== undefined) {
-        sink.warning('duplicate-condition', pointer, `repeats condition ${first} of the same ${visit.operator} group`);
-        return;
+export const redundantConditions: Rule = {
+  name: 'redundant-conditions',
+  group: (group, { sink }) => {
+    const { members } = group;
+    if (members.length < 2) return;
+    // Per series seen so far in an AND group: its args and the range its comparisons leave open.
+    const series: Array<{ source: unknown; method: unknown; args: unknown; interval: Interval }> = [];
+    for (let index = 0; index < members.length; index += 1) {
+      const member = members[index];
+      if (!isRecord(member) || !('source' in member)) continue;
+      const pointer = `${group.pointer}/${group.operator}/${index}`;
+      const twin = findEarlierTwin(members, index, member);
+      if (twin !== undefined) {
+        sink.warning('duplicate-condition', pointer, `repeats condition ${twin} of the same ${group.operator} group`);
+        continue;
       }
-      seen.set(key, index);
-      if (visit.operator !== 'AND' || typeof member.value !== 'number' || typeof member.operator !== 'string') return;
-      const subject = canonicalJson({ source: member.source, method: member.method, args: member.args });
-      const before = intervals.get(subject) ?? { lo: -Infinity, loIncluded: false, hi: Infinity, hiIncluded: false };
-      const after = narrow(before, member.operator, member.value);
-      if (isEmpty(after) && !isEmpty(before)) {
-        sink.warning(
-          'contradictory-conditions',
-          pointer,
-          `${String(member.method ?? member.source)} ${member.operator} ${member.value} contradicts an earlier condition on the same series in this AND group: they can never hold together`,
-        );
+      if (group.operator === 'AND' && typeof member.value === 'number' && typeof member.operator === 'string') {
+        narrowSeries(series, member, member.operator, member.value, pointer, sink);
       }
-      intervals.set(subject, after);
-    });
-  });
+    }
+  },
 };
+
+function findEarlierTwin(members: unknown[], index: number, member: Record<string, unknown>): number | undefined {
+  for (let earlier = 0; earlier < index; earlier += 1) {
+    const other = members[earlier];
+    if (
+      isRecord(other) &&
+      other.source === member.source &&
+      other.method === member.method &&
+      other.operator === member.operator &&
+      (typeof member.value !== 'number' || other.value === member.value) &&
+      sameJson(other, member)
+    ) {
+      return earlier;
+    }
+  }
+  return undefined;
+}
+
+function narrowSeries(
+  series: Array<{ source: unknown; method: unknown; args: unknown; interval: Interval }>,
+  member: Record<string, unknown>,
+  operator: string,
+  value: number,
+  pointer: string,
+  sink: DiagnosticSink,
+): void {
+  let entry = series.find((s) => s.source === member.source && s.method === member.method && sameJson(s.args, member.args));
+  if (entry === undefined) {
+    entry = { source: member.source, method: member.method, args: member.args, interval: UNBOUNDED };
+    series.push(entry);
+  }
+  const after = narrow(entry.interval, operator, value);
+  if (isEmpty(after) && !isEmpty(entry.interval)) {
+    sink.warning(
+      'contradictory-conditions',
+      pointer,
+      `${String(member.method ?? member.source)} ${operator} ${value} contradicts an earlier condition on the same series in this AND group: they can never hold together`,
+    );
+  }
+  entry.interval = after;
+}

@@ -1,38 +1,38 @@
 import { LIMITS } from '../../language/limits.js';
 import { argsOf } from '../../language/query-walk.js';
-import { joinPointer } from '../../util/json-pointer.js';
 import type { Rule } from '../rule.js';
-
-const SEMANTIC_SOURCES = new Set(['tweet', 'news', 'llm']);
 
 /**
  * Confidence thresholds of tweet, news and llm conditions. The range (0 to 100) is the schema's;
  * here: a low threshold matches noise, an operator/value pair replaces args.minConfidence, and
  * `<`, `<=`, `!=` on a confidence hold for nearly anything.
  */
-export const semanticConfidence: Rule = ({ leaves, sink }) => {
-  for (const leaf of leaves) {
-    const { node } = leaf;
-    if (typeof node.source !== 'string' || !SEMANTIC_SOURCES.has(node.source)) continue;
-    const minConfidence = argsOf(node).minConfidence;
-    const minPath = joinPointer(leaf.pointer, 'args', 'minConfidence');
-    if (typeof minConfidence === 'number' && minConfidence >= 0 && minConfidence < LIMITS.lowConfidence) {
-      sink.warning(
-        'low-confidence',
-        minPath,
-        `a minConfidence of ${minConfidence} matches loosely related items too; ${LIMITS.defaultMinConfidence} is a good start`,
-      );
-    }
-    if (node.operator === undefined) continue;
-    if (minConfidence !== undefined) {
-      sink.warning('confidence-overridden', minPath, 'operator and value compare the confidence and take the place of args.minConfidence');
-    }
-    if (node.operator === '<' || node.operator === '<=' || node.operator === '!=') {
-      sink.warning(
-        'confidence-operator',
-        joinPointer(leaf.pointer, 'operator'),
-        `confidence ${String(node.operator)} ${String(node.value)} holds for almost any item; use >= to require a close match`,
-      );
-    }
-  }
+export const semanticConfidence: Rule = {
+  name: 'semantic-confidence',
+  leaf: {
+    sources: ['tweet', 'news', 'llm'],
+    check: (leaf, { sink }) => {
+      const { node } = leaf;
+      const minConfidence = argsOf(node).minConfidence;
+      const minPath = `${leaf.pointer}/args/minConfidence`;
+      if (typeof minConfidence === 'number' && minConfidence >= 0 && minConfidence < LIMITS.lowConfidence) {
+        sink.warning(
+          'low-confidence',
+          minPath,
+          `a minConfidence of ${minConfidence} matches loosely related items too; ${LIMITS.defaultMinConfidence} is a good start`,
+        );
+      }
+      if (node.operator === undefined) return;
+      if (minConfidence !== undefined) {
+        sink.warning('confidence-overridden', minPath, 'operator and value compare the confidence and take the place of args.minConfidence');
+      }
+      if (node.operator === '<' || node.operator === '<=' || node.operator === '!=') {
+        sink.warning(
+          'confidence-operator',
+          `${leaf.pointer}/operator`,
+          `confidence ${String(node.operator)} ${String(node.value)} holds for almost any item; use >= to require a close match`,
+        );
+      }
+    },
+  },
 };

@@ -1,45 +1,47 @@
 import { paramsOf } from '../../language/query-walk.js';
 import { checkPerpetualSymbol } from '../../language/symbols.js';
-import { isTradeActionType } from '../../language/trade-flavour.js';
-import { isRecord, joinPointer } from '../../util/json-pointer.js';
+import { isRecord } from '../../util/json-pointer.js';
 import type { Rule } from '../rule.js';
 
 /**
- * Orders: the symbol must name a perpetual market (spec 2.3), and a limit order's take-profit and
- * stop-loss prices must sit on the right side of its limit price.
+ * Orders (steps and llm callbacks): the symbol must name a perpetual market (spec 2.3), and a limit
+ * order's take-profit and stop-loss prices must sit on the right side of its limit price.
  */
-export const tradeActions: Rule = ({ actions, sink }) => {
-  for (const action of actions) {
-    if (!isTradeActionType(action.node.type)) continue;
-    const params = paramsOf(action.node);
-    if (typeof params.symbol === 'string') {
-      const check = checkPerpetualSymbol(params.symbol);
-      if (!check.ok) {
-        const path = joinPointer(action.pointer, 'params', 'symbol');
-        sink.error(
-          'not-perpetual-symbol',
-          path,
-          `${params.symbol} names a spot market; orders execute only on perpetual markets: use ${check.suggestion}`,
-          { title: `Use the perpetual ${check.suggestion}`, edits: [{ op: 'replace', path, value: check.suggestion }] },
-        );
+export const tradeActions: Rule = {
+  name: 'trade-actions',
+  action: {
+    types: ['market_order', 'limit_order'],
+    check: (action, { sink }) => {
+      const params = paramsOf(action.node);
+      if (typeof params.symbol === 'string') {
+        const check = checkPerpetualSymbol(params.symbol);
+        if (!check.ok) {
+          const path = `${action.pointer}/params/symbol`;
+          sink.error(
+            'not-perpetual-symbol',
+            path,
+            `${params.symbol} names a spot market; orders execute only on perpetual markets: use ${check.suggestion}`,
+            { title: `Use the perpetual ${check.suggestion}`, edits: [{ op: 'replace', path, value: check.suggestion }] },
+          );
+        }
       }
-    }
-    if (typeof params.price !== 'number' || (params.side !== 'buy' && params.side !== 'sell')) continue;
-    const long = params.side === 'buy';
-    for (const [field, wantAbove] of [
-      ['takeProfit', long],
-      ['stopLoss', !long],
-    ] as const) {
-      const level = params[field];
-      if (!isRecord(level) || typeof level.price !== 'number') continue;
-      const wrong = wantAbove ? level.price <= params.price : level.price >= params.price;
-      if (wrong) {
-        sink.error(
-          'exit-level-side',
-          joinPointer(action.pointer, 'params', field, 'price'),
-          `a ${params.side} order's ${field} price must be ${wantAbove ? 'above' : 'below'} its limit price ${params.price}`,
-        );
+      if (typeof params.price !== 'number' || (params.side !== 'buy' && params.side !== 'sell')) return;
+      const long = params.side === 'buy';
+      for (const [field, wantAbove] of [
+        ['takeProfit', long],
+        ['stopLoss', !long],
+      ] as const) {
+        const level = params[field];
+        if (!isRecord(level) || typeof level.price !== 'number') continue;
+        const wrong = wantAbove ? level.price <= params.price : level.price >= params.price;
+        if (wrong) {
+          sink.error(
+            'exit-level-side',
+            `${action.pointer}/params/${field}/price`,
+            `a ${params.side} order's ${field} price must be ${wantAbove ? 'above' : 'below'} its limit price ${params.price}`,
+          );
+        }
       }
-    }
-  }
+    },
+  },
 };
