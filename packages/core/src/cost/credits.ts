@@ -14,8 +14,20 @@ export const CREDIT_COSTS = {
 /** Thousandths of a USD per credit. */
 const MILLI_USD_PER_CREDIT = 9;
 
+/** Prices of the small credit amounts most queries cost, formatted once. */
+const COMMON_PRICES = new Map<number, string>();
+const COMMON_PRICE_LIMIT = 10_000;
+
 /** `$<decimal>` for a whole number of credits, with two or three decimals: 5 → $0.045, 10 → $0.09, 1000 → $9.00. */
 export function priceOfCredits(credits: number): string {
+  const common = COMMON_PRICES.get(credits);
+  if (common !== undefined) return common;
+  const price = formatPrice(credits);
+  if (credits <= COMMON_PRICE_LIMIT) COMMON_PRICES.set(credits, price);
+  return price;
+}
+
+function formatPrice(credits: number): string {
   if (!Number.isSafeInteger(credits) || credits < 0) throw new RangeError(`credits must be a non-negative integer, got ${credits}`);
   const exactInNumbers = credits <= Math.floor(Number.MAX_SAFE_INTEGER / MILLI_USD_PER_CREDIT);
   const milli = exactInNumbers ? credits * MILLI_USD_PER_CREDIT : BigInt(credits) * BigInt(MILLI_USD_PER_CREDIT);

@@ -36,6 +36,7 @@ type Speed = keyof CallsBySpeed;
 export interface WalkedQuery {
   leaves: readonly LeafVisit[];
   actions: readonly ActionVisit[];
+  lifetimeMs?: number;
 }
 
 function speedOf(value: unknown): Speed {
@@ -65,18 +66,20 @@ export function triggersUpperBound(query: unknown): number {
  * action runs once per allowed trigger.
  */
 export function estimateLlmCalls(query: Query, walked?: WalkedQuery): SimulationLlmCallsEstimate {
-  const lifetimeMs = lifetimeOf(query);
+  let lifetimeMs = walked?.lifetimeMs;
   const conditionCallsBySpeed: CallsBySpeed = { fast: 0, expert: 0, adaptive: 0 };
   for (const { node } of walked?.leaves ?? leafConditions(query, '')) {
     if (node.source !== 'llm' || !isRecord(node.args)) continue;
     const periodMs = parseDuration(node.args.period);
     if (periodMs === undefined) continue;
+    lifetimeMs ??= lifetimeOf(query);
     conditionCallsBySpeed[speedOf(node.args.speed)] += Math.ceil(lifetimeMs / periodMs);
   }
-  const triggers = triggersUpperBound(query);
+  let triggers: number | undefined;
   const actionCallsBySpeed: CallsBySpeed = { fast: 0, expert: 0, adaptive: 0 };
   for (const { node, parent } of walked?.actions ?? allActions(query, '')) {
     if (parent || node.type !== 'llm') continue;
+    triggers ??= triggersUpperBound(query);
     actionCallsBySpeed[speedOf(paramsOf(node).speed)] += triggers;
   }
   const total = (calls: CallsBySpeed) => calls.fast + calls.expert + calls.adaptive;

@@ -66,9 +66,14 @@ export interface ConditionTree {
 export function collectConditions(query: unknown, queryPointer = '/query', depthCap = Infinity): ConditionTree {
   const tree: ConditionTree = { groups: [], leaves: [], tooDeep: false };
   if (!isRecord(query)) return tree;
-  const stack: Array<[unknown, string, number]> = [[query.conditions, `${queryPointer}/conditions`, 1]];
-  while (stack.length > 0) {
-    const [node, pointer, depth] = stack.pop() as [unknown, string, number];
+  // Three parallel stacks rather than a stack of tuples: no allocation per member.
+  const nodes: unknown[] = [query.conditions];
+  const pointers: string[] = [`${queryPointer}/conditions`];
+  const depths: number[] = [1];
+  while (nodes.length > 0) {
+    const node = nodes.pop();
+    const pointer = pointers.pop() as string;
+    const depth = depths.pop() as number;
     if (!isRecord(node)) continue;
     if ('source' in node) {
       tree.leaves.push({ kind: 'leaf', node, pointer, depth: depth - 1 });
@@ -83,7 +88,9 @@ export function collectConditions(query: unknown, queryPointer = '/query', depth
     const members = node[operator] as unknown[];
     tree.groups.push({ kind: 'group', operator, node, members, pointer, depth });
     for (let index = members.length - 1; index >= 0; index -= 1) {
-      stack.push([members[index], `${pointer}/${operator}/${index}`, depth + 1]);
+      nodes.push(members[index]);
+      pointers.push(`${pointer}/${operator}/${index}`);
+      depths.push(depth + 1);
     }
   }
   return tree;

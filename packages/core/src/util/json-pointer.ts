@@ -30,15 +30,31 @@ export function valueAtPointer(document: unknown, pointer: string): unknown {
   return node;
 }
 
-const INDEX = /^(0|[1-9][0-9]*)$/;
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+function isIndex(token: string): boolean {
+  if (token === '' || (token.length > 1 && token.charCodeAt(0) === 48)) return false;
+  for (let i = 0; i < token.length; i += 1) {
+    const code = token.charCodeAt(i);
+    if (code < 48 || code > 57) return false;
+  }
+  return true;
+}
+
+function isIdentifier(token: string): boolean {
+  if (token === '') return false;
+  for (let i = 0; i < token.length; i += 1) {
+    const code = token.charCodeAt(i);
+    const letter = (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95 || code === 36;
+    if (!letter && (i === 0 || code < 48 || code > 57)) return false;
+  }
+  return true;
+}
 
 /** `/query/conditions/AND/0/args` → `query.conditions.AND[0].args`, the form people read in messages. */
 export function readablePath(pointer: string): string {
   let out = '';
   for (const token of parsePointer(pointer)) {
-    if (INDEX.test(token)) out += `[${token}]`;
-    else if (IDENTIFIER.test(token)) out += out === '' ? token : `.${token}`;
+    if (isIndex(token)) out += `[${token}]`;
+    else if (isIdentifier(token)) out += out === '' ? token : `.${token}`;
     else out += `[${JSON.stringify(token)}]`;
   }
   return out;

@@ -30,16 +30,11 @@ export function diagnosticText(diagnostic: Diagnostic): string {
   return where === '' ? diagnostic.message : `${where}: ${diagnostic.message}`;
 }
 
-/** Collects diagnostics, dropping exact repeats (same code, path and message). */
+/** Collects diagnostics in the order they are found. */
 export class DiagnosticSink {
   readonly items: Diagnostic[] = [];
-  private seen: Set<string> | undefined;
 
   report(diagnostic: Diagnostic): void {
-    const key = `${diagnostic.code}\u0000${diagnostic.path}\u0000${diagnostic.message}`;
-    this.seen ??= new Set();
-    if (this.seen.has(key)) return;
-    this.seen.add(key);
     this.items.push(diagnostic);
   }
 

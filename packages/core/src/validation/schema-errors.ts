@@ -184,6 +184,14 @@ export function schemaDiagnostics(errors: readonly ErrorObject[], document: unkn
   const reportedAt = new Set(errors.filter((e) => e.keyword !== 'discriminator').map((e) => `${e.keyword}|${e.instancePath}|${String(e.params.missingProperty ?? '')}`));
 
   const diagnostics: Diagnostic[] = [];
+  const seen = new Set<string>();
+  const push = (diagnostic: Diagnostic) => {
+    // ajv can report one problem along two schema paths; keep one of each (code, path, message).
+    const key = `${diagnostic.code}\u0000${diagnostic.path}\u0000${diagnostic.message}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    diagnostics.push(diagnostic);
+  };
   for (const error of errors) {
     if (ECHO_KEYWORDS.has(error.keyword)) continue;
     if (covered.some((prefix) => error.schemaPath.startsWith(prefix))) continue;
@@ -202,11 +210,11 @@ export function schemaDiagnostics(errors: readonly ErrorObject[], document: unkn
     }
     const override = overrideOf(error);
     if (override) {
-      diagnostics.push({ code: override.code, severity: 'error', message: override.message, path: error.instancePath });
+      push({ code: override.code, severity: 'error', message: override.message, path: error.instancePath });
       continue;
     }
     const diagnostic = genericDiagnostic(error, document);
-    if (diagnostic) diagnostics.push(diagnostic);
+    if (diagnostic) push(diagnostic);
   }
   return diagnostics;
 }

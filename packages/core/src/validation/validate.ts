@@ -51,6 +51,7 @@ export function validate(request: unknown, options: ValidateOptions = {}): Valid
 interface Walked {
   leaves: LeafVisit[];
   actions: ActionVisit[];
+  lifetimeMs: number;
 }
 
 function check(request: unknown, mode: ValidationMode, now: number, sink: DiagnosticSink): Walked | undefined {
@@ -68,9 +69,10 @@ function check(request: unknown, mode: ValidationMode, now: number, sink: Diagno
   if (schemaErrors.length > 0) for (const diagnostic of schemaDiagnostics(schemaErrors, request)) sink.report(diagnostic);
 
   const actions = allActions(query);
-  const context: RuleContext = { request, query, mode, now, lifetimeMs: lifetimeOf(query), groups, leaves, actions, sink };
+  const lifetimeMs = lifetimeOf(query);
+  const context: RuleContext = { request, query, mode, now, lifetimeMs, groups, leaves, actions, sink };
   runRules(RULES, context);
-  return { leaves, actions };
+  return { leaves, actions, lifetimeMs };
 }
 
 function resultOf(request: unknown, mode: ValidationMode, sink: DiagnosticSink, walked: Walked | undefined): ValidationResult {
