@@ -1,0 +1,309 @@
+import type { Observable, ObservableInput } from 'rxjs';
+import type { Action, CallbackAction, LlmSpeed, QueryRequest } from '../generated/eql-types.js';
+import type { Observation, Topic } from './observations.js';
+
+/** A value that may arrive later. Stores and sinks may be synchronous (in-memory, SQLite) or not. */
+export type MaybePromise<T> = T | Promise<T>;
+
+// ---------------------------------------------------------------- data
+
+/**
+ * A source of observations. The engine calls `observe` once per topic it needs and shares the stream
+ * among every query on that topic; it unsubscribes when the last such query goes.
+ */
+export interface DataSource {
+  /** A name for logs and errors, such as `replay` or `ccxt:binance`. */
+  readonly name: string;
+  /** Whether this source serves the topic (a price source may know only some symbols). */
+  supports(topic: Topic): boolean;
+  /** Observations of the topic, in time order, timed on the engine's scheduler. */
+  observe(topic: Topic): Observable<Observation>;
+}
+
+/** Scores how well an item (a post, a news text) matches a condition's text: 0 to 100. */
+export interface SemanticMatcher {
+  match(conditionText: string, itemText: string): number;
+}
+
+// ---------------------------------------------------------------- LLM
+
+export interface LlmJudgeRequest {
+  /** The predicate of an llm condition. */
+  query: string;
+  speed: LlmSpeed;
+  /** Evaluation instant (epoch ms), so recorded verdicts can be replayed. */
+  at: number;
+}
+
+export interface LlmJudgement {
+  /** How strongly the predicate holds, 0 to 100. */
+  confidence: number;
+  reasoning?: string;
+}
+
+/** A trade the analysis of an llm action recommends; a trade callback turns it into an order. */
+export interface TradeSignal {
+  side: 'buy' | 'sell';
+  symbol?: string;
+  price?: number;
+  size?: number;
+  amountUsd?: number;
+  positionSizePercent?: number;
+  reason?: string;
+}
+
+export interface LlmAnalyzeRequest {
+  prompt: string;
+  analysisType: string;
+  speed: LlmSpeed;
+  assetMetadata?: Record<string, string>;
+  /** What fired: the query's title and the states of its conditions at the trigger. */
+  trigger: TriggerContext;
+}
+
+export interface LlmAnalysis {
+  response: string;
+  trades: TradeSignal[];
+}
+
+export interface LlmProvider {
+  /** Judges an llm condition; called once per `period`. */
+  judge(request: LlmJudgeRequest): ObservableInput<LlmJudgement>;
+  /** Runs the analysis of an llm action. */
+  analyze(request: LlmAnalyzeRequest): ObservableInput<LlmAnalysis>;
+}
+
+// ---------------------------------------------------------------- actions
+
+/** The state of one condition at an instant: what it read, whether it held. */
+export interface ConditionState {
+  /** JSON pointer of the condition inside `query.conditions`, such as `/AND/0`. */
+  path: string;
+  source: string;
+  method?: string;
+  holds: boolean;
+  /** The value read (price, indicator, confidence), when there is one. */
+  value?: number;
+  /** The threshold compared against, when it is a number or a live operand's value. */
+  threshold?: number;
+  /** Since when it has held (epoch ms). */
+  since?: number;
+  /** For latched matches: the item that matched. */
+  match?: { id?: string; text: string; confidence: number; at: number };
+}
+
+export interface TriggerContext {
+  queryId: string;
+  title?: string;
+  /** 1 for the first trigger, 2 for the second under a repeat policy, ... */
+  triggerIndex: number;
+  firedAt: number;
+  conditionStates: ConditionState[];
+}
+
+export interface ActionContext {
+  trigger: TriggerContext;
+  stepId: string;
+  executionId: string;
+  /** Stable across retries and restarts: `<queryId>:<triggerIndex>:<stepId>`. Use it as the idempotency key. */
+  idempotencyKey: string;
+  /** The owner of the query (an API key id in the host), for per-key secrets and exchange connections. */
+  ownerId?: string;
+  /** Current time of the engine's scheduler. */
+  now(): number;
+  /** For an llm callback: the analysis it acts on. */
+  analysis?: LlmAnalysis;
+}
+
+export interface ActionOutcome {
+  /** What the action produced: a notification id, an HTTP status, an order id, ... */
+  result?: Record<string, unknown>;
+}
+
+/** A failure with a stable code, recorded on the execution (`error: {code, message}`). */
+export class ActionError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly retryable = false,
+  ) {
+    super(message);
+    this.name = 'ActionError';
+  }
+}
+
+export interface ActionExecutor {
+  execute(action: Action | CallbackAction, context: ActionContext): ObservableInput<ActionOutcome>;
+}
+
+// ---------------------------------------------------------------- exchanges
+
+export interface OrderRequest {
+  /** Idempotency: a retry with the same id can never place a second order. */
+  clientOrderId: string;
+  symbol: string;
+  side: 'buy' | 'sell';
+  type: 'market' | 'limit';
+  /** Base units. */
+  amount: number;
+  price?: number;
+  reduceOnly?: boolean;
+  leverage?: number;
+  timeInForce?: 'GTC' | 'IOC' | 'PO';
+  takeProfit?: { price?: number; percent?: number };
+  stopLoss?: { price?: number; percent?: number };
+}
+
+export interface OrderResult {
+  orderId: string;
+  clientOrderId: string;
+  status: 'open' | 'filled' | 'partially_filled' | 'rejected';
+  filled: number;
+  averagePrice?: number;
+}
+
+export interface Exchange {
+  readonly id: string;
+  /** Whether the symbol is in the venue's perpetual universe (spec 2.9). */
+  isPerpetual(symbol: string): MaybePromise<boolean>;
+  /** Last traded price of a perpetual symbol, for sizing by amountUsd. */
+  lastPrice(symbol: string): MaybePromise<number>;
+  /** Free collateral in USD, for sizing by positionSizePercent. */
+  availableBalanceUsd(): MaybePromise<number>;
+  /** Places an order, or returns the one already placed under the same clientOrderId. */
+  placeOrder(order: OrderRequest): MaybePromise<OrderResult>;
+}
+
+/** Finds the exchange an owner has connected, by id. */
+export interface ExchangeDirectory {
+  get(exchangeId: string, ownerId: string | undefined): MaybePromise<Exchange | undefined>;
+}
+
+// ---------------------------------------------------------------- records
+
+export type ExecutionStatus = 'running' | 'succeeded' | 'failed';
+
+/** Spec 2.6: one run of one action. */
+export interface ExecutionRecord {
+  id: string;
+  queryId: string;
+  stepId: string;
+  /** The action type; an llm callback runs as its own execution with its own type. */
+  type: string;
+  status: ExecutionStatus;
+  triggerIndex: number;
+  createdAt: string;
+  finishedAt?: string;
+  attempts: number;
+  result?: Record<string, unknown>;
+  error?: { code: string; message: string };
+}
+
+/** Spec 2.10: what a notify action (and a query trigger) delivers over SSE. */
+export interface NotificationDraft {
+  type: string;
+  category: string;
+  title: string;
+  body: string;
+  data: { queryId: string; [key: string]: unknown };
+  priority: 'low' | 'normal' | 'high';
+  createdAt: string;
+  ownerId?: string;
+}
+
+export interface Notification extends NotificationDraft {
+  id: number;
+}
+
+/** Spec 2.8: an LLM session recorded by an llm action. */
+export interface LlmSession {
+  sessionId: string;
+  queryId: string;
+  title: string | null;
+  analysisType: string | null;
+  status: string;
+  createdAt: string;
+  executedAt: string;
+  messages: Array<{
+    query: string | null;
+    response: string | null;
+    status: string | null;
+    analysisType: string | null;
+    timestamp: string | null;
+    trades: TradeSignal[];
+  }>;
+}
+
+// ---------------------------------------------------------------- state
+
+/** What the engine must remember of a query across restarts. */
+export interface RuntimeState {
+  status: 'active' | 'triggered' | 'expired' | 'cancelled' | 'failed';
+  /** Triggers so far (a repeat policy allows several). */
+  triggerCount: number;
+  lastTriggerAt?: number;
+  /** A trigger whose actions have not all finished: resumed after a restart, never re-fired. */
+  pendingTrigger?: { triggerIndex: number; firedAt: number; conditionStates: ConditionState[]; completedSteps: string[] };
+  /** Latched tweet/news matches by condition path. */
+  latched: Record<string, { at: number; confidence: number; text: string; id?: string }>;
+  /** Last llm verdict by condition path. */
+  verdicts: Record<string, { at: number; confidence: number }>;
+  /** Last cron pulse by condition path. */
+  cronPulses: Record<string, number>;
+}
+
+/** Where the engine writes what must survive a restart. Calls may return promises; order is kept. */
+export interface StateStore {
+  saveRuntime(queryId: string, state: RuntimeState): MaybePromise<void>;
+  saveExecution(record: ExecutionRecord): MaybePromise<void>;
+  saveSession(session: LlmSession): MaybePromise<void>;
+  /** Stores a notification and gives it its numeric id. */
+  addNotification(draft: NotificationDraft): MaybePromise<Notification>;
+}
+
+/** A query as the engine receives it. */
+export interface QueryToRun {
+  queryId: string;
+  request: QueryRequest;
+  /** Epoch ms; the lifetime counts from here. */
+  createdAt: number;
+  ownerId?: string;
+}
+
+// ---------------------------------------------------------------- HTTP (webhooks, bot API)
+
+export interface HttpRequest {
+  url: string;
+  method: 'POST';
+  headers: Record<string, string>;
+  body: string;
+  /** Abort the request when no full response arrived in this time. */
+  timeoutMs: number;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Why a request got no HTTP response. */
+export type TransportFailure = 'timeout' | 'blocked-target' | 'network';
+
+export class TransportError extends Error {
+  constructor(
+    readonly failure: TransportFailure,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'TransportError';
+  }
+}
+
+/**
+ * Sends one HTTP request. The Node implementation (packages/adapters) resolves the host and refuses
+ * private addresses at send time, follows no redirects, and rejects with a TransportError.
+ */
+export interface HttpTransport {
+  send(request: HttpRequest): Promise<HttpResponse>;
+}

@@ -1,0 +1,70 @@
+/**
+ * What data sources emit. Times are epoch milliseconds. Recordings (JSON Lines) hold the same objects
+ * with `at` as an ISO 8601 string; see `recording.ts`.
+ */
+
+/** A trade price. `volume` is the base volume traded since the previous observation of the symbol. */
+export interface PriceObservation {
+  at: number;
+  source: 'price';
+  symbol: string;
+  price: number;
+  volume?: number;
+  exchange?: string;
+}
+
+/** A post by an account. */
+export interface TweetObservation {
+  at: number;
+  source: 'tweet';
+  username: string;
+  text: string;
+  tweetId: string;
+  url?: string;
+}
+
+/** A news item. */
+export interface NewsObservation {
+  at: number;
+  source: 'news';
+  text: string;
+  url?: string;
+  id?: string;
+}
+
+/** A recorded LLM verdict on a predicate, so a replay of an llm condition is deterministic. */
+export interface LlmVerdictObservation {
+  at: number;
+  source: 'llm';
+  query: string;
+  confidence: number;
+  reasoning?: string;
+}
+
+export type Observation = PriceObservation | TweetObservation | NewsObservation | LlmVerdictObservation;
+
+/** What a condition listens to; the engine shares one upstream subscription per topic. */
+export type Topic =
+  | { source: 'price'; symbol: string; exchange?: string }
+  | { source: 'tweet'; username: string }
+  | { source: 'news' };
+
+/** A stable text key of a topic: `price:BTC`, `price:BTC@binance`, `tweet:elonmusk`, `news`. */
+export function topicKey(topic: Topic): string {
+  switch (topic.source) {
+    case 'price':
+      return `price:${topic.symbol}${topic.exchange ? `@${topic.exchange}` : ''}`;
+    case 'tweet':
+      return `tweet:${topic.username.toLowerCase()}`;
+    case 'news':
+      return 'news';
+  }
+}
+
+/**
+ * The asset a market symbol is about, for matching price topics across symbol forms:
+ * `BTC`, `btc`, `BTC/USDT`, `BTC/USDT:USDT`, `BTC-PERP`, `BTC_USDT` all give `BTC`.
+ */
+export function baseAsset(symbol: string): string {
+  return (symbol.split(/[/:_-]/)[0] ?? symbol).toUpperCase();
+}
