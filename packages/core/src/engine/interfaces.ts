@@ -118,6 +118,8 @@ export interface ActionContext {
 export interface ActionOutcome {
   /** What the action produced: a notification id, an HTTP status, an order id, ... */
   result?: Record<string, unknown>;
+  /** An llm action's analysis, handed to its callback action. */
+  analysis?: LlmAnalysis;
 }
 
 /** A failure with a stable code, recorded on the execution (`error: {code, message}`). */
@@ -243,7 +245,7 @@ export interface RuntimeState {
   triggerCount: number;
   lastTriggerAt?: number;
   /** A trigger whose actions have not all finished: resumed after a restart, never re-fired. */
-  pendingTrigger?: { triggerIndex: number; firedAt: number; conditionStates: ConditionState[]; completedSteps: string[] };
+  pendingTrigger?: { triggerIndex: number; final: boolean; firedAt: number; conditionStates: ConditionState[]; completedSteps: string[] };
   /** Latched tweet/news matches by condition path. */
   latched: Record<string, { at: number; confidence: number; text: string; id?: string }>;
   /** Last llm verdict by condition path. */

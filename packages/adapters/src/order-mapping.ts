@@ -1,0 +1,72 @@
+import { type OrderRequest, type OrderResult } from './core-dev.js' /*DEV*/;
+import { type CcxtOrder, type CcxtParams } from './ccxt-types.js';
+
+/**
+ * OrderResult status of a ccxt order. ccxt statuses are `open`, `closed` (fully filled), `canceled`,
+ * `expired` and `rejected`; a venue may also leave it undefined right after placing. An order with some
+ * fill that is still open, or that ended canceled/expired, counts as partially filled; one that ended
+ * without any fill counts as rejected.
+ */
+export function orderStatusOf(order: CcxtOrder): OrderResult['status'] {
+  const filled = order.filled ?? 0;
+  const amount = order.amount;
+  const complete = amount !== undefined && amount > 0 && filled >= amount;
+  switch (order.status) {
+    case 'closed':
+      return 'filled';
+    case 'canceled':
+    case 'cancelled':
+    case 'expired':
+    case 'rejected':
+      return filled > 0 ? 'partially_filled' : 'rejected';
+    default:
+      if (complete) return 'filled';
+      return filled > 0 ? 'partially_filled' : 'open';
+  }
+}
+
+/** The OrderResult of a ccxt order, reported under the caller's own client order id. */
+export function toOrderResult(order: CcxtOrder, clientOrderId: string, venueClientOrderId: string): OrderResult {
+  const result: OrderResult = {
+    orderId: order.id ?? order.clientOrderId ?? venueClientOrderId,
+    clientOrderId,
+    status: orderStatusOf(order),
+    filled: order.filled ?? 0,
+  };
+  const average = order.average ?? (result.filled > 0 ? order.price : undefined);
+  if (average !== undefined && Number.isFinite(average)) result.averagePrice = average;
+  return result;
+}
+
+/** Trigger prices of the exits: absolute, or `percent` away from the reference (entry) price. */
+export function exitTriggers(order: OrderRequest, referencePrice: number | undefined): { takeProfit?: number; stopLoss?: number } {
+  const long = order.side === 'buy';
+  const level = (exit: { price?: number; percent?: number } | undefined, favourable: boolean): number | undefined => {
+    if (exit === undefined) return undefined;
+    if (exit.price !== undefined) return exit.price;
+    if (exit.percent === undefined || referencePrice === undefined) return undefined;
+    const distance = Math.abs(exit.percent) / 100;
+    const up = favourable === long;
+    return referencePrice * (up ? 1 + distance : 1 - distance);
+  };
+  const triggers: { takeProfit?: number; stopLoss?: number } = {};
+  const takeProfit = level(order.takeProfit, true);
+  const stopLoss = level(order.stopLoss, false);
+  if (takeProfit !== undefined) triggers.takeProfit = takeProfit;
+  if (stopLoss !== undefined) triggers.stopLoss = stopLoss;
+  return triggers;
+}
+
+/**
+ * The `params` of `createOrder`: ccxt's unified `clientOrderId`, `reduceOnly`, `timeInForce` /
+ * `postOnly`, and attached exits as `takeProfit: {triggerPrice}` / `stopLoss: {triggerPrice}`.
+ */
+export function createOrderParams(order: OrderRequest, venueClientOrderId: string, exits: { takeProfit?: number; stopLoss?: number }): CcxtParams {
+  const params: CcxtParams = { clientOrderId: venueClientOrderId };
+  if (order.reduceOnly === true) params.reduceOnly = true;
+  if (order.timeInForce === 'PO') params.postOnly = true;
+  else if (order.timeInForce !== undefined) params.timeInForce = order.timeInForce;
+  if (exits.takeProfit !== undefined) params.takeProfit = { triggerPrice: exits.takeProfit };
+  if (exits.stopLoss !== undefined) params.stopLoss = { triggerPrice: exits.stopLoss };
+  return params;
+}

@@ -1,0 +1,40 @@
+import { map, type Observable } from 'rxjs';
+import type { Action, CallbackAction } from '../../generated/eql-types.js';
+import { isRecord } from '../../util/json-pointer.js';
+import type { ActionContext, ActionExecutor, ActionOutcome, Notification, NotificationDraft, StateStore } from '../interfaces.js';
+import { isoTime, settle } from '../maybe.js';
+
+/**
+ * notify: a notification record of spec 2.10 (type `athena_query_notify_only`, category `alerts`),
+ * stored (which gives it its numeric id) and announced, so SSE streams deliver it. As an llm
+ * callback, the body is the analysis unless the callback names a message.
+ */
+export class NotifyExecutor implements ActionExecutor {
+  constructor(
+    private readonly store: StateStore,
+    private readonly announce: (notification: Notification) => void,
+  ) {}
+
+  execute(action: Action | CallbackAction, context: ActionContext): Observable<ActionOutcome> {
+    const params = isRecord(action.params) ? action.params : {};
+    const { trigger } = context;
+    const body =
+      typeof params.message === 'string' ? params.message : (context.analysis?.response ?? `The conditions of ${trigger.title ?? 'your query'} hold.`);
+    const draft: NotificationDraft = {
+      type: 'athena_query_notify_only',
+      category: 'alerts',
+      title: typeof params.title === 'string' ? params.title : (trigger.title ?? 'EQL query triggered'),
+      body,
+      data: { queryId: trigger.queryId, stepId: context.stepId, triggerIndex: trigger.triggerIndex, executionId: context.executionId },
+      priority: params.priority === 'low' || params.priority === 'normal' ? params.priority : 'high',
+      createdAt: isoTime(context.now()),
+      ...(context.ownerId === undefined ? {} : { ownerId: context.ownerId }),
+    };
+    return settle(this.store.addNotification(draft)).pipe(
+      map((notification) => {
+        this.announce(notification);
+        return { result: { notificationId: notification.id } };
+      }),
+    );
+  }
+}

@@ -1,0 +1,499 @@
+import { asyncScheduler, type Observable, type SchedulerLike, Subject, type Subscription } from 'rxjs';
+import { transition, type Transition } from '../lifecycle/query-lifecycle.js';
+import { runTrigger, type TriggerOutcome } from './action-runner.js';
+import { LlmActionExecutor } from './actions/llm-analysis.js';
+import { MessengerBotExecutor } from './actions/messenger-bot.js';
+import { NotifyExecutor } from './actions/notify.js';
+import { OrderExecutor } from './actions/orders.js';
+import { PaperExchange } from './actions/paper-exchange.js';
+import { WebhookExecutor } from './actions/webhook.js';
+import { ItemChannel } from './channels/item-channel.js';
+import { PriceChannel } from './channels/price-channel.js';
+import type { EngineEvent } from './events.js';
+import type {
+  ActionExecutor,
+  ConditionState,
+  DataSource,
+  ExchangeDirectory,
+  HttpTransport,
+  LlmProvider,
+  QueryToRun,
+  RuntimeState,
+  SemanticMatcher,
+  StateStore,
+  TriggerContext,
+} from './interfaces.js';
+import type { SemanticLeaf } from './leaves/semantic-leaf.js';
+import { LexicalMatcher } from './lexical-matcher.js';
+import { settle } from './maybe.js';
+import { MemoryStateStore } from './memory-store.js';
+import { type Observation, type Topic, topicKey } from './observations.js';
+import { QueryRuntime, type QueryServices } from './query-runtime.js';
+import type { SeriesDescription, SeriesValue } from './series-value.js';
+
+export interface EngineOptions {
+  /** Where observations come from; the first that supports a topic serves it. */
+  sources?: DataSource[];
+  /** Time: asyncScheduler (real time) by default; a virtual-time scheduler for previews and tests. */
+  scheduler?: SchedulerLike;
+  /** Where runtime state, executions, sessions and notifications go (in memory by default). */
+  store?: StateStore;
+  llm?: LlmProvider;
+  matcher?: SemanticMatcher;
+  /** Executors by action type, replacing the defaults below. */
+  executors?: Partial<Record<string, ActionExecutor>>;
+  /** For the default webhook and messenger_bot executors. */
+  http?: HttpTransport;
+  /** Exchanges connected per owner; the paper venue is always available. */
+  exchanges?: ExchangeDirectory;
+  /** The built-in paper venue (one is created when absent). */
+  paper?: PaperExchange;
+  /** Signing secret of webhooks, per owner. */
+  webhookSecret?: (ownerId: string | undefined) => string | undefined;
+  /** Deliver webhooks to private and loopback hosts (tests, self-hosted setups). */
+  allowPrivateWebhooks?: boolean;
+  /** Bot API base URL of messenger_bot (default https://api.telegram.org). */
+  messengerBaseUrl?: string;
+  /** Ids of executions and sessions (random UUIDs by default). */
+  newId?: () => string;
+}
+
+/** What `inspect` tells about a query now (the host's poll shows it as latestEvaluation). */
+export interface QueryInspection {
+  queryId: string;
+  status: RuntimeState['status'];
+  triggerCount: number;
+  lastTriggerAt?: number;
+  /** Time of the last input that reached the query's conditions (a tick, an item, a verdict). */
+  evaluatedAt: number;
+  wouldTriggerNow: boolean;
+  conditionStates: ConditionState[];
+  expiresAt: number;
+}
+
+interface ChannelEntry {
+  topic: Topic;
+  price?: PriceChannel;
+  items?: ItemChannel;
+  subscription?: Subscription;
+  users: number;
+  lastAt?: number;
+}
+
+/**
+ * The reactive evaluation engine. Queries compile to condition trees whose leaves read shared
+ * channels: one upstream subscription per topic (a symbol's prices, an account's posts, the news),
+ * one computation per series, thresholds indexed so that a tick visits only the conditions it
+ * changes. Every observation is a batch: series update, level conditions flip, then instants
+ * (crossings) are judged, then queries whose conditions hold fire. Time comes from the scheduler.
+ *
+ * Firing runs the actions in order (see action-runner); a query fires at most once per trigger it is
+ * allowed (one without `repeat`), across restarts too: the trigger is persisted before any action
+ * runs, and `add` with the persisted state resumes it instead of firing again.
+ */
+export class Engine {
+  readonly scheduler: SchedulerLike;
+  readonly store: StateStore;
+  readonly paper: PaperExchange;
+  private readonly sources: DataSource[];
+  private readonly llm: LlmProvider | undefined;
+  private readonly matcher: SemanticMatcher;
+  private readonly executors: Map<string, ActionExecutor>;
+  private readonly newId: () => string;
+  private readonly queries = new Map<string, QueryRuntime>();
+  private readonly channels = new Map<string, ChannelEntry>();
+  private readonly subject = new Subject<EngineEvent>();
+  private readonly services: QueryServices;
+  private depth = 0;
+  private pulses: Array<() => void> = [];
+  private candidates = new Set<QueryRuntime>();
+  private touched = new Set<QueryRuntime>();
+  private disposed = false;
+
+  /** Typed events: evaluations, condition changes, triggers, executions, status changes, problems. */
+  readonly events$: Observable<EngineEvent> = this.subject.asObservable();
+
+  constructor(options: EngineOptions = {}) {
+    this.scheduler = options.scheduler ?? asyncScheduler;
+    this.store = options.store ?? new MemoryStateStore();
+    this.sources = options.sources ?? [];
+    this.llm = options.llm;
+    this.matcher = options.matcher ?? new LexicalMatcher();
+    this.newId = options.newId ?? (() => crypto.randomUUID());
+    this.paper = options.paper ?? new PaperExchange();
+    this.services = this.createServices();
+    this.executors = this.createExecutors(options);
+  }
+
+  /** Number of queries the engine holds (active or kept for inspection). */
+  get size(): number {
+    return this.queries.size;
+  }
+
+  /** Number of upstream subscriptions open now (one per topic in use). */
+  get openTopics(): number {
+    let open = 0;
+    for (const entry of this.channels.values()) if (entry.subscription && !entry.subscription.closed) open += 1;
+    return open;
+  }
+
+  now(): number {
+    return this.scheduler.now();
+  }
+
+  /**
+   * Starts evaluating a query. With `resume` (its persisted runtime state) it continues where it
+   * stopped: triggers, cooldown, latched matches and verdicts are kept, a trigger whose actions were
+   * interrupted is finished (not fired again), and a terminal query is only kept for inspection.
+   */
+  add(source: QueryToRun, resume?: RuntimeState): void {
+    if (this.disposed) throw new Error('the engine is disposed');
+    if (this.queries.has(source.queryId)) throw new Error(`query ${source.queryId} is already in the engine`);
+    const query = new QueryRuntime(this.services, source, resume);
+    this.queries.set(query.id, query);
+    this.emit({ type: 'query-added', queryId: query.id, at: this.now() });
+    if (query.status !== 'active') return;
+    this.batch(() => {
+      const pending = query.pendingTrigger;
+      if (pending) {
+        // A trigger interrupted by a restart: finish its actions, never fire it again.
+        const trigger: TriggerContext = { queryId: query.id, triggerIndex: pending.triggerIndex, firedAt: pending.firedAt, conditionStates: pending.conditionStates };
+        if (query.title !== undefined) trigger.title = query.title;
+        if (!pending.final) query.attach();
+        this.runActions(query, trigger, pending.final, pending.completedSteps);
+        return;
+      }
+      if (this.now() >= query.expiresAt) {
+        this.expire(query);
+        return;
+      }
+      query.attach();
+      this.persist(query);
+    });
+  }
+
+  /** Spec 3: cancels an active query (409-style refusal otherwise); its actions in flight stop after the current step. */
+  cancel(queryId: string): Transition {
+    const query = this.queries.get(queryId);
+    if (!query) return { ok: false, httpStatus: 404, code: 'query-not-found', message: `no query ${queryId}` };
+    const result = transition({ status: query.status, deleted: false }, { type: 'cancel' });
+    if (result.ok) this.setStatus(query, 'cancelled');
+    return result;
+  }
+
+  /** Forgets a query: stops its evaluation and releases every subscription and timer it held. */
+  remove(queryId: string): boolean {
+    const query = this.queries.get(queryId);
+    if (!query) return false;
+    query.detach();
+    query.status = query.status === 'active' ? 'cancelled' : query.status;
+    this.queries.delete(queryId);
+    this.candidates.delete(query);
+    this.touched.delete(query);
+    return true;
+  }
+
+  inspect(queryId: string): QueryInspection | undefined {
+    const query = this.queries.get(queryId);
+    if (!query) return undefined;
+    const inspection: QueryInspection = {
+      queryId,
+      status: query.status,
+      triggerCount: query.triggerCount,
+      evaluatedAt: this.evaluatedAt(query),
+      wouldTriggerNow: query.wouldTriggerNow,
+      conditionStates: query.conditionStates(),
+      expiresAt: query.expiresAt,
+    };
+    if (query.lastTriggerAt !== undefined) inspection.lastTriggerAt = query.lastTriggerAt;
+    return inspection;
+  }
+
+  /** Stops everything: every query is detached and every upstream subscription closed. */
+  dispose(): void {
+    this.disposed = true;
+    for (const query of this.queries.values()) query.detach();
+    this.queries.clear();
+    for (const entry of this.channels.values()) entry.subscription?.unsubscribe();
+    this.channels.clear();
+    this.subject.complete();
+  }
+
+  /**
+   * Runs `work` as one batch: changes inside it settle before queries fire. Batches nest; the
+   * outermost one judges deferred instants, then fires the queries whose conditions hold.
+   */
+  batch(work: () => void): void {
+    this.depth += 1;
+    try {
+      work();
+    } catch (error) {
+      this.emit({ type: 'problem', queryId: '', at: this.now(), code: 'ENGINE_ERROR', message: error instanceof Error ? error.message : String(error) });
+    } finally {
+      this.depth -= 1;
+    }
+    if (this.depth === 0) this.flush();
+  }
+
+  // ------------------------------------------------------------------ internals
+
+  private flush(): void {
+    this.depth += 1;
+    try {
+      while (this.pulses.length > 0 || this.candidates.size > 0) {
+        const pulses = this.pulses;
+        this.pulses = [];
+        for (const pulse of pulses) pulse();
+        const candidates = [...this.candidates];
+        this.candidates.clear();
+        for (const query of candidates) if (query.root.effective) this.fire(query);
+      }
+      if (this.touched.size > 0) {
+        const touched = [...this.touched];
+        this.touched.clear();
+        if (this.subject.observed) {
+          const at = this.now();
+          for (const query of touched) {
+            if (this.queries.get(query.id) !== query) continue;
+            this.emit({ type: 'evaluation', queryId: query.id, at, wouldTriggerNow: query.wouldTriggerNow, conditionStates: query.conditionStates() });
+          }
+        }
+      }
+    } finally {
+      this.depth -= 1;
+    }
+  }
+
+  private fire(query: QueryRuntime): void {
+    if (!query.canFire() || !query.root.effective) return;
+    const conditionStates = query.conditionStates();
+    const firedAt = this.now();
+    const { triggerIndex, final } = query.recordTrigger();
+    const trigger: TriggerContext = { queryId: query.id, triggerIndex, firedAt, conditionStates };
+    if (query.title !== undefined) trigger.title = query.title;
+    query.pendingTrigger = { triggerIndex, final, firedAt, conditionStates, completedSteps: [] };
+    if (final) query.detach();
+    this.emit({ type: 'trigger', queryId: query.id, at: firedAt, triggerIndex, final, conditionStates });
+    this.runActions(query, trigger, final, query.pendingTrigger.completedSteps);
+  }
+
+  private runActions(query: QueryRuntime, trigger: TriggerContext, final: boolean, completedSteps: string[]): void {
+    query.firing = true;
+    const deps = {
+      executors: this.executors,
+      store: this.store,
+      now: () => this.now(),
+      newId: this.newId,
+      emit: (event: EngineEvent) => this.emit(event),
+      persist: (target: QueryRuntime) => settle(this.store.saveRuntime(target.id, target.runtimeState())),
+    };
+    // The trigger is on record before any action runs: a restart resumes it, never fires it again.
+    settle(this.store.saveRuntime(query.id, query.runtimeState())).subscribe({
+      next: () => runTrigger(deps, query, trigger, completedSteps).subscribe((outcome) => this.batch(() => this.settleTrigger(query, final, outcome))),
+      error: (error: unknown) => this.problem(query.id, 'STATE_STORE_ERROR', error),
+    });
+  }
+
+  private settleTrigger(query: QueryRuntime, final: boolean, outcome: TriggerOutcome): void {
+    query.firing = false;
+    query.pendingTrigger = undefined;
+    if (outcome === 'failed') {
+      if (query.status === 'active') this.setStatus(query, 'failed');
+      else this.persist(query);
+      return;
+    }
+    if (outcome === 'succeeded' && final && query.status === 'active') {
+      this.setStatus(query, 'triggered');
+      return;
+    }
+    this.persist(query);
+    // A re-armed query whose conditions still hold may fire again once out of cooldown.
+    if (query.status === 'active' && query.root.effective) this.candidates.add(query);
+  }
+
+  private setStatus(query: QueryRuntime, status: RuntimeState['status']): void {
+    const previous = query.status;
+    if (previous === status) return;
+    query.status = status;
+    if (status !== 'active') query.detach();
+    this.persist(query);
+    this.emit({ type: 'status-changed', queryId: query.id, at: this.now(), status, previous });
+    if (status === 'expired') this.emit({ type: 'expired', queryId: query.id, at: this.now() });
+  }
+
+  private expire(query: QueryRuntime): void {
+    if (query.status !== 'active' || query.firing) return;
+    const result = transition({ status: query.status, deleted: false }, { type: 'expire' });
+    if (result.ok) this.setStatus(query, 'expired');
+  }
+
+  private persist(query: QueryRuntime): void {
+    settle(this.store.saveRuntime(query.id, query.runtimeState())).subscribe({ error: (error: unknown) => this.problem(query.id, 'STATE_STORE_ERROR', error) });
+  }
+
+  private emit(event: EngineEvent): void {
+    if (this.subject.observed) this.subject.next(event);
+  }
+
+  private problem(queryId: string, code: string, error: unknown): void {
+    this.emit({ type: 'problem', queryId, at: this.now(), code, message: error instanceof Error ? error.message : String(error) });
+  }
+
+  private evaluatedAt(query: QueryRuntime): number {
+    let latest = query.createdAt;
+    for (const leaf of query.leaves) {
+      const at = leaf.inputAt?.();
+      if (at !== undefined && at > latest) latest = at;
+    }
+    return Math.min(latest, this.now());
+  }
+
+  private channel(topic: Topic): ChannelEntry {
+    const key = topicKey(topic);
+    let entry = this.channels.get(key);
+    if (entry) return entry;
+    entry = { topic, users: 0 };
+    if (topic.source === 'price') entry.price = new PriceChannel();
+    else entry.items = new ItemChannel();
+    this.channels.set(key, entry);
+    const source = this.sources.find((candidate) => candidate.supports(topic));
+    if (!source) {
+      this.emit({ type: 'problem', queryId: '', at: this.now(), code: 'NO_DATA_SOURCE', message: `no data source serves ${key}` });
+      return entry;
+    }
+    const target = entry;
+    target.subscription = source.observe(topic).subscribe({
+      next: (observation) => this.batch(() => this.observe(target, observation)),
+      error: (error: unknown) => this.problem('', 'DATA_SOURCE_ERROR', error),
+    });
+    return entry;
+  }
+
+  private releaseChannel(topic: Topic, entry: ChannelEntry): void {
+    entry.users -= 1;
+    if (entry.users > 0) return;
+    entry.subscription?.unsubscribe();
+    this.channels.delete(topicKey(topic));
+  }
+
+  private observe(entry: ChannelEntry, observation: Observation): void {
+    entry.lastAt = observation.at;
+    if (entry.items) {
+      entry.items.onObservation(observation);
+      for (const leaf of entry.items.leaves) this.touch(leaf.queryId);
+      return;
+    }
+    if (!entry.price || observation.source !== 'price') return;
+    this.paper.onPrice(observation.symbol, observation.price);
+    for (const series of entry.price.update(observation)) this.propagate(series);
+  }
+
+  /** A series changed: flip the level conditions it crosses, re-judge live operands, watch held crossings. */
+  private propagate(series: SeriesValue): void {
+    const value = series.value as number;
+    series.index.update(
+      series.previous,
+      value,
+      (leaf, holds) => {
+        leaf.flip(holds);
+        this.touch(leaf.queryId);
+      },
+      (leaf) => {
+        leaf.crossed();
+        this.touch(leaf.queryId);
+      },
+    );
+    for (const leaf of series.dynamic) {
+      leaf.evaluateDynamic();
+      this.touch(leaf.queryId);
+    }
+    for (const leaf of series.watching) leaf.checkPendingCrossing();
+  }
+
+  private touch(queryId: string): void {
+    if (!this.subject.observed) return;
+    const query = this.queries.get(queryId);
+    if (query) this.touched.add(query);
+  }
+
+  private createServices(): QueryServices {
+    return {
+      now: () => this.now(),
+      schedule: (delayMs, work) => this.scheduler.schedule(() => this.batch(work), Math.max(0, delayMs)),
+      acquireSeries: (topic: Topic, description: SeriesDescription) => {
+        const entry = this.channel(topic);
+        entry.users += 1;
+        return (entry.price as PriceChannel).acquire(description);
+      },
+      releaseSeries: (topic: Topic, series: SeriesValue) => {
+        const entry = this.channels.get(topicKey(topic));
+        if (!entry?.price) return;
+        entry.price.release(series);
+        this.releaseChannel(topic, entry);
+      },
+      watchItems: (topic: Topic, leaf: SemanticLeaf) => {
+        const entry = this.channel(topic);
+        entry.users += 1;
+        entry.items?.leaves.add(leaf);
+      },
+      unwatchItems: (topic: Topic, leaf: SemanticLeaf) => {
+        const entry = this.channels.get(topicKey(topic));
+        if (!entry?.items?.leaves.delete(leaf)) return;
+        this.releaseChannel(topic, entry);
+      },
+      topicLastAt: (topic: Topic) => this.channels.get(topicKey(topic))?.lastAt,
+      matcher: this.matcher,
+      llm: this.llm,
+      persist: (queryId) => {
+        const query = this.queries.get(queryId);
+        if (query) this.persist(query);
+        this.touch(queryId);
+      },
+      report: (queryId, code, message) => this.emit({ type: 'problem', queryId, at: this.now(), code, message }),
+      deferPulse: (pulse) => {
+        this.pulses.push(pulse);
+        if (this.depth === 0) this.flush();
+      },
+      rootHolds: (query, pulse) => {
+        if (pulse) this.fire(query);
+        else {
+          this.candidates.add(query);
+          if (this.depth === 0) this.flush();
+        }
+      },
+      expire: (query) => this.expire(query),
+    };
+  }
+
+  private createExecutors(options: EngineOptions): Map<string, ActionExecutor> {
+    const executors = new Map<string, ActionExecutor>();
+    executors.set('notify', new NotifyExecutor(this.store, (notification) => {
+      const queryId = notification.data.queryId;
+      this.emit({ type: 'notification', queryId, at: this.now(), notification });
+    }));
+    if (options.http) {
+      const webhook = { transport: options.http, scheduler: this.scheduler, allowPrivate: options.allowPrivateWebhooks ?? false };
+      executors.set('webhook', new WebhookExecutor(options.webhookSecret ? { ...webhook, secretFor: options.webhookSecret } : webhook));
+      const bot = { transport: options.http, scheduler: this.scheduler };
+      executors.set('messenger_bot', new MessengerBotExecutor(options.messengerBaseUrl ? { ...bot, baseUrl: options.messengerBaseUrl } : bot));
+    }
+    executors.set(
+      'llm',
+      new LlmActionExecutor({
+        llm: this.llm,
+        store: this.store,
+        newId: this.newId,
+        isFirstStep: (queryId, stepId) => this.queries.get(queryId)?.query.actions[0]?.stepId === stepId,
+      }),
+    );
+    const paper = this.paper;
+    const directory: ExchangeDirectory = {
+      get: (exchangeId, ownerId) => (exchangeId === 'paper' ? paper : options.exchanges?.get(exchangeId, ownerId)),
+    };
+    const orders = new OrderExecutor(directory);
+    executors.set('market_order', orders);
+    executors.set('limit_order', orders);
+    for (const [type, executor] of Object.entries(options.executors ?? {})) if (executor) executors.set(type, executor);
+    return executors;
+  }
+}

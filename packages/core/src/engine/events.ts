@@ -1,0 +1,19 @@
+import type { ConditionState, ExecutionRecord, Notification, RuntimeState } from './interfaces.js';
+
+/** What the engine tells its embedder, in order. Times are epoch ms of the engine's scheduler. */
+export type EngineEvent =
+  | { type: 'query-added'; queryId: string; at: number }
+  /** After an update that changed any condition of the query: its states and whether it would fire. */
+  | { type: 'evaluation'; queryId: string; at: number; wouldTriggerNow: boolean; conditionStates: ConditionState[] }
+  | { type: 'condition-changed'; queryId: string; at: number; path: string; holds: boolean }
+  | { type: 'trigger'; queryId: string; at: number; triggerIndex: number; final: boolean; conditionStates: ConditionState[] }
+  | { type: 'execution-started'; queryId: string; at: number; execution: ExecutionRecord }
+  | { type: 'execution-succeeded'; queryId: string; at: number; execution: ExecutionRecord }
+  | { type: 'execution-failed'; queryId: string; at: number; execution: ExecutionRecord }
+  | { type: 'status-changed'; queryId: string; at: number; status: RuntimeState['status']; previous: RuntimeState['status'] }
+  | { type: 'expired'; queryId: string; at: number }
+  | { type: 'notification'; queryId: string; at: number; notification: Notification }
+  /** Something kept a query from being evaluated as written (no data source, an LLM call failed, ...). */
+  | { type: 'problem'; queryId: string; at: number; code: string; message: string };
+
+export type EngineEventType = EngineEvent['type'];

@@ -1,0 +1,21 @@
+/** The reactive evaluation engine: run queries against data sources, fire actions, preview on recordings. */
+export { Engine, type EngineOptions, type QueryInspection } from './engine.js';
+export type { EngineEvent, EngineEventType } from './events.js';
+export * from './interfaces.js';
+export { type Observation, type PriceObservation, type TweetObservation, type NewsObservation, type LlmVerdictObservation, type Topic, topicKey, baseAsset } from './observations.js';
+export { parseRecording, serializeRecording, RecordingError, type Recording } from './recording.js';
+export { ReplaySource, matchesTopic, type ReplayOptions } from './replay-source.js';
+export { PushSource } from './push-source.js';
+export { RecordedLlmProvider } from './recorded-llm.js';
+export { LexicalMatcher, contentWords } from './lexical-matcher.js';
+export { MemoryStateStore } from './memory-store.js';
+export { preview, EpochVirtualScheduler, type PreviewOptions, type PreviewResult, type PreviewTrigger, type TimelineEntry } from './preview.js';
+export { PaperExchange } from './actions/paper-exchange.js';
+export { NotifyExecutor } from './actions/notify.js';
+export { WebhookExecutor, webhookBody, type WebhookOptions } from './actions/webhook.js';
+export { MessengerBotExecutor, messageText, type MessengerBotOptions } from './actions/messenger-bot.js';
+export { LlmActionExecutor, type LlmActionOptions } from './actions/llm-analysis.js';
+export { OrderExecutor } from './actions/orders.js';
+export { DEFAULT_BACKOFF, retryDelayMs, parseRetryAfter, type BackoffPolicy } from './actions/backoff.js';
+export { ThresholdIndex, type ThresholdOperator } from './threshold-index.js';
+export * from './series/index.js';

@@ -1,0 +1,68 @@
+import type { Subscription } from 'rxjs';
+import type { ConditionNode } from '../condition-tree.js';
+import type { ConditionState } from '../interfaces.js';
+import type { LeafServices } from '../services.js';
+import type { Leaf } from './leaf.js';
+
+/**
+ * A schedule. `once` holds from its instant on (at once if it has passed). `every` is an instant at
+ * `startAt + k × period` (k ≥ 0, only future instants) or, without startAt, at `created + k × period`
+ * (k ≥ 1); each instant is a pulse, so a repeat policy fires once per period.
+ */
+export class CronLeaf implements Leaf {
+  private timer: Subscription | undefined;
+
+  constructor(
+    readonly node: ConditionNode,
+    readonly queryId: string,
+    private readonly services: LeafServices,
+    readonly schedule: { kind: 'once'; at: number } | { kind: 'every'; periodMs: number; startAt: number; firstIndex: number },
+    private lastPulse: number | undefined,
+  ) {}
+
+  get lastPulseAt(): number | undefined {
+    return this.lastPulse;
+  }
+
+  attach(): void {
+    const now = this.services.now();
+    if (this.schedule.kind === 'once') {
+      if (this.schedule.at <= now) this.node.setRaw(true);
+      else this.timer = this.services.schedule(this.schedule.at - now, () => this.node.setRaw(true));
+      return;
+    }
+    this.scheduleNext();
+  }
+
+  detach(): void {
+    this.timer?.unsubscribe();
+    this.timer = undefined;
+  }
+
+  inputAt(): number | undefined {
+    if (this.schedule.kind === 'once') return this.schedule.at <= this.services.now() ? this.schedule.at : undefined;
+    return this.lastPulse;
+  }
+
+  state(): ConditionState {
+    const state: ConditionState = { path: this.node.path, source: 'cron', method: this.schedule.kind, holds: this.node.effective };
+    if (this.node.since !== undefined) state.since = this.node.since;
+    return state;
+  }
+
+  private scheduleNext(): void {
+    if (this.schedule.kind !== 'every') return;
+    const { periodMs, startAt, firstIndex } = this.schedule;
+    const now = this.services.now();
+    // The first instant not before now and after the last pulse (instants missed while stopped are skipped).
+    let k = Math.max(firstIndex, Math.ceil((now - startAt) / periodMs));
+    if (this.lastPulse !== undefined) k = Math.max(k, Math.floor((this.lastPulse - startAt) / periodMs) + 1);
+    const next = startAt + k * periodMs;
+    this.timer = this.services.schedule(Math.max(0, next - now), () => {
+      this.lastPulse = next;
+      this.services.persist(this.queryId);
+      this.scheduleNext();
+      this.node.pulse();
+    });
+  }
+}

@@ -1,0 +1,91 @@
+import { from, type Subscription, take } from 'rxjs';
+import type { LlmSpeed } from '../../generated/eql-types.js';
+import type { ConditionNode } from '../condition-tree.js';
+import type { ConditionState, RuntimeState } from '../interfaces.js';
+import type { LeafServices } from '../services.js';
+import { compare, type Comparison, type Leaf } from './leaf.js';
+
+type Verdict = RuntimeState['verdicts'][string];
+
+/**
+ * An llm condition: the predicate is judged through the LlmProvider at creation and then every
+ * `period`; between judgements the last verdict stands. It holds while the last verdict's confidence
+ * passes the test (`>= minConfidence`, or the condition's operator and value). After a restart the
+ * next judgement is due one period after the last one, so no call is paid twice.
+ */
+export class LlmLeaf implements Leaf {
+  private verdict: Verdict | undefined;
+  private timer: Subscription | undefined;
+  private call: Subscription | undefined;
+
+  constructor(
+    readonly node: ConditionNode,
+    readonly queryId: string,
+    private readonly services: LeafServices,
+    readonly query: string,
+    readonly periodMs: number,
+    readonly speed: LlmSpeed,
+    readonly operator: Comparison,
+    readonly threshold: number,
+    restored: Verdict | undefined,
+  ) {
+    this.verdict = restored;
+  }
+
+  get lastVerdict(): Verdict | undefined {
+    return this.verdict;
+  }
+
+  attach(): void {
+    if (this.verdict) this.node.setRaw(compare(this.verdict.confidence, this.operator, this.threshold));
+    const due = this.verdict ? this.verdict.at + this.periodMs : this.services.now();
+    this.scheduleAt(due);
+  }
+
+  detach(): void {
+    this.timer?.unsubscribe();
+    this.call?.unsubscribe();
+    this.timer = undefined;
+    this.call = undefined;
+  }
+
+  inputAt(): number | undefined {
+    return this.verdict?.at;
+  }
+
+  state(): ConditionState {
+    const state: ConditionState = { path: this.node.path, source: 'llm', method: 'athena_condition', holds: this.node.effective, threshold: this.threshold };
+    if (this.verdict) state.value = this.verdict.confidence;
+    if (this.node.since !== undefined) state.since = this.node.since;
+    return state;
+  }
+
+  private scheduleAt(due: number): void {
+    this.timer?.unsubscribe();
+    this.timer = this.services.schedule(Math.max(0, due - this.services.now()), () => this.judge());
+  }
+
+  private judge(): void {
+    const at = this.services.now();
+    this.scheduleAt(at + this.periodMs);
+    const llm = this.services.llm;
+    if (!llm) {
+      this.services.report(this.queryId, 'LLM_NOT_CONFIGURED', 'no LLM provider is configured to judge llm conditions');
+      return;
+    }
+    this.call?.unsubscribe();
+    this.call = from(llm.judge({ query: this.query, speed: this.speed, at }))
+      .pipe(take(1))
+      .subscribe({
+        next: (judgement) => {
+          const confidence = Math.max(0, Math.min(100, judgement.confidence));
+          this.verdict = { at, confidence };
+          this.services.persist(this.queryId);
+          this.node.setRaw(compare(confidence, this.operator, this.threshold));
+        },
+        error: (error: unknown) => {
+          this.services.report(this.queryId, 'LLM_CONDITION_UPSTREAM_ERROR', error instanceof Error ? error.message : String(error));
+        },
+      });
+  }
+}

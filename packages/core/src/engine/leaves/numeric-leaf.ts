@@ -1,0 +1,156 @@
+import type { Subscription } from 'rxjs';
+import type { ConditionNode } from '../condition-tree.js';
+import type { ConditionState } from '../interfaces.js';
+import type { Topic } from '../observations.js';
+import type { SeriesDescription, SeriesValue } from '../series-value.js';
+import type { LeafServices } from '../services.js';
+import type { ThresholdOperator } from '../threshold-index.js';
+import { compare, type Leaf } from './leaf.js';
+
+export interface NumericOperand {
+  topic: Topic;
+  description: SeriesDescription;
+}
+
+/**
+ * A price or indicator condition: `series <operator> threshold`, where the threshold is a number
+ * (the condition sits in the series' threshold index) or a live operand (it is evaluated on every
+ * update of either series).
+ *
+ * Level operators hold while the comparison holds (at once if it already does). `crosses_above t`
+ * holds at the update where the value goes from at or below t to above it (a previous value is
+ * needed); `crosses_below` mirrors it. With `holdFor` a crossing counts once the value has stayed on
+ * the crossed side for that long.
+ */
+export class NumericLeaf implements Leaf {
+  private left: SeriesValue | undefined;
+  private right: SeriesValue | undefined;
+  /** Last left - right of a live-operand comparison, for crossings. */
+  private lastDifference: number | undefined;
+  private pendingCrossing: Subscription | undefined;
+
+  constructor(
+    readonly node: ConditionNode,
+    readonly queryId: string,
+    private readonly services: LeafServices,
+    readonly operator: ThresholdOperator,
+    readonly subject: NumericOperand,
+    readonly threshold: number | NumericOperand,
+    readonly crossingHoldMs: number | undefined,
+  ) {}
+
+  get crossing(): boolean {
+    return this.operator === 'crosses_above' || this.operator === 'crosses_below';
+  }
+
+  attach(): void {
+    this.left = this.services.acquireSeries(this.subject.topic, this.subject.description);
+    if (typeof this.threshold === 'number') {
+      this.left.index.add(this.operator, this.threshold, this);
+      if (!this.crossing && this.left.value !== undefined) this.node.setRaw(compare(this.left.value, this.operator, this.threshold));
+      return;
+    }
+    this.right = this.services.acquireSeries(this.threshold.topic, this.threshold.description);
+    this.left.dynamic.add(this);
+    this.right.dynamic.add(this);
+    this.evaluateDynamic();
+  }
+
+  detach(): void {
+    this.cancelPendingCrossing();
+    if (this.left) {
+      if (typeof this.threshold === 'number') this.left.index.remove(this.operator, this.threshold, this);
+      this.left.dynamic.delete(this);
+      this.services.releaseSeries(this.subject.topic, this.left);
+    }
+    if (this.right && typeof this.threshold !== 'number') {
+      this.right.dynamic.delete(this);
+      this.services.releaseSeries(this.threshold.topic, this.right);
+    }
+    this.left = undefined;
+    this.right = undefined;
+  }
+
+  /** From the threshold index: a level comparison changed. */
+  flip(holds: boolean): void {
+    this.node.setRaw(holds);
+  }
+
+  /** From the threshold index or a live-operand evaluation: the value crossed the threshold. */
+  crossed(): void {
+    if (this.crossingHoldMs === undefined) {
+      this.services.deferPulse(() => this.node.pulse());
+      return;
+    }
+    this.cancelPendingCrossing();
+    this.left?.watching.add(this);
+    this.right?.watching.add(this);
+    this.pendingCrossing = this.services.schedule(this.crossingHoldMs, () => {
+      this.pendingCrossing = undefined;
+      this.left?.watching.delete(this);
+      this.right?.watching.delete(this);
+      this.node.pulse();
+    });
+  }
+
+  /** While a crossing waits out its holdFor: a move back across the threshold cancels it. */
+  checkPendingCrossing(): void {
+    const current = this.currentDifference();
+    if (current === undefined) return;
+    const stillCrossed = this.operator === 'crosses_above' ? current > 0 : current < 0;
+    if (!stillCrossed) this.cancelPendingCrossing();
+  }
+
+  /** A live-operand comparison: re-evaluated on every update of either side. */
+  evaluateDynamic(): void {
+    const difference = this.currentDifference();
+    if (difference === undefined) {
+      if (!this.crossing) this.node.setRaw(false);
+      return;
+    }
+    if (!this.crossing) {
+      this.node.setRaw(compare(difference, this.operator, 0));
+    } else {
+      const before = this.lastDifference;
+      if (before !== undefined) {
+        if (this.operator === 'crosses_above' && before <= 0 && difference > 0) this.crossed();
+        if (this.operator === 'crosses_below' && before >= 0 && difference < 0) this.crossed();
+      }
+    }
+    this.lastDifference = difference;
+  }
+
+  inputAt(): number | undefined {
+    const left = this.left?.updatedAt;
+    const right = this.right?.updatedAt;
+    if (left === undefined) return right;
+    return right === undefined ? left : Math.max(left, right);
+  }
+
+  state(): ConditionState {
+    const state: ConditionState = {
+      path: this.node.path,
+      source: this.subject.description.source,
+      method: this.subject.description.method,
+      holds: this.node.effective,
+    };
+    if (this.left?.value !== undefined) state.value = this.left.value;
+    const threshold = typeof this.threshold === 'number' ? this.threshold : this.right?.value;
+    if (threshold !== undefined) state.threshold = threshold;
+    if (this.node.since !== undefined) state.since = this.node.since;
+    return state;
+  }
+
+  private currentDifference(): number | undefined {
+    const left = this.left?.value;
+    const right = typeof this.threshold === 'number' ? this.threshold : this.right?.value;
+    return left === undefined || right === undefined ? undefined : left - right;
+  }
+
+  private cancelPendingCrossing(): void {
+    this.pendingCrossing?.unsubscribe();
+    this.pendingCrossing = undefined;
+    this.left?.watching.delete(this);
+    this.right?.watching.delete(this);
+  }
+}

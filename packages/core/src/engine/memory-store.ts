@@ -1,0 +1,36 @@
+import type { ExecutionRecord, LlmSession, Notification, NotificationDraft, RuntimeState, StateStore } from './interfaces.js';
+
+/**
+ * The default state store: everything in memory, synchronous. Good for previews, tests and embedders
+ * that persist elsewhere; the HTTP host uses its durable store instead.
+ */
+export class MemoryStateStore implements StateStore {
+  readonly runtime = new Map<string, RuntimeState>();
+  readonly executions = new Map<string, ExecutionRecord>();
+  readonly sessions = new Map<string, LlmSession>();
+  readonly notifications: Notification[] = [];
+  private nextNotificationId = 1;
+
+  saveRuntime(queryId: string, state: RuntimeState): void {
+    this.runtime.set(queryId, structuredClone(state));
+  }
+
+  saveExecution(record: ExecutionRecord): void {
+    this.executions.set(record.id, structuredClone(record));
+  }
+
+  saveSession(session: LlmSession): void {
+    this.sessions.set(session.sessionId, structuredClone(session));
+  }
+
+  addNotification(draft: NotificationDraft): Notification {
+    const notification: Notification = { ...structuredClone(draft), id: this.nextNotificationId++ };
+    this.notifications.push(notification);
+    return notification;
+  }
+
+  /** Executions of one query, oldest first. */
+  executionsOf(queryId: string): ExecutionRecord[] {
+    return [...this.executions.values()].filter((record) => record.queryId === queryId);
+  }
+}

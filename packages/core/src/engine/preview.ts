@@ -1,0 +1,155 @@
+import { type Observable, of, VirtualAction, VirtualTimeScheduler } from 'rxjs';
+import type { Action, CallbackAction, QueryRequest } from '../generated/eql-types.js';
+import { isRecord } from '../util/json-pointer.js';
+import { Engine } from './engine.js';
+import type { EngineEvent } from './events.js';
+import type { ActionContext, ActionExecutor, ActionOutcome, ConditionState, ExecutionRecord } from './interfaces.js';
+import { isoTime } from './maybe.js';
+import type { Recording } from './recording.js';
+import { RecordedLlmProvider } from './recorded-llm.js';
+import { ReplaySource } from './replay-source.js';
+
+/** A virtual-time scheduler whose clock reads epoch milliseconds. */
+export class EpochVirtualScheduler extends VirtualTimeScheduler {
+  constructor(start: number, end: number) {
+    super(VirtualAction, end);
+    this.frame = start;
+  }
+}
+
+export interface PreviewOptions {
+  /** Start of the replay (epoch ms); the recording's start by default. The query counts as created then. */
+  from?: number;
+  /** End of the replay (epoch ms); the recording's end by default. */
+  to?: number;
+  /** Most timeline entries kept (the trigger is always kept). Default 500. */
+  maxTimeline?: number;
+  queryId?: string;
+}
+
+export interface TimelineEntry {
+  at: string;
+  wouldTriggerNow: boolean;
+  /** Conditions whose `holds` changed at this instant, with what they read. */
+  changes: Array<Pick<ConditionState, 'path' | 'source' | 'method' | 'holds' | 'value' | 'threshold'>>;
+}
+
+export interface PreviewTrigger {
+  at: string;
+  triggerIndex: number;
+  final: boolean;
+  conditionStates: ConditionState[];
+}
+
+export interface PreviewResult {
+  queryId: string;
+  from: string;
+  to: string;
+  /** Status at the end of the replay. */
+  status: string;
+  triggered: boolean;
+  /** The first trigger, or null. */
+  trigger: PreviewTrigger | null;
+  triggers: PreviewTrigger[];
+  /** Changes of the conditions over time (only instants where something changed). */
+  timeline: TimelineEntry[];
+  timelineTruncated: boolean;
+  /** What the actions would have done: nothing is sent, no order is placed. */
+  executions: ExecutionRecord[];
+  problems: Array<{ at: string; code: string; message: string }>;
+}
+
+/**
+ * Replays a recording against one query in virtual time and tells when it would have fired, with
+ * the timeline of its conditions. Deterministic: the same query and recording give the same result.
+ * Actions run dry: notifications are recorded, webhooks, bot messages and orders are described, not
+ * sent; llm conditions and actions answer from the recording's verdicts.
+ */
+export function preview(request: QueryRequest | { query: QueryRequest['query']; title?: string }, recording: Recording, options: PreviewOptions = {}): PreviewResult {
+  const from = options.from ?? recording.start;
+  const to = options.to ?? recording.end;
+  const scheduler = new EpochVirtualScheduler(from, to);
+  const queryId = options.queryId ?? 'preview';
+  let counter = 0;
+  const engine = new Engine({
+    scheduler,
+    sources: [new ReplaySource(recording.observations, { scheduler })],
+    llm: new RecordedLlmProvider(recording.observations),
+    executors: dryRunExecutors(),
+    newId: () => `preview-${++counter}`,
+  });
+  const result: PreviewResult = {
+    queryId,
+    from: isoTime(from),
+    to: isoTime(to),
+    status: 'active',
+    triggered: false,
+    trigger: null,
+    triggers: [],
+    timeline: [],
+    timelineTruncated: false,
+    executions: [],
+    problems: [],
+  };
+  const maxTimeline = options.maxTimeline ?? 500;
+  const lastHolds = new Map<string, boolean>();
+  let lastWould = false;
+  const subscription = engine.events$.subscribe((event: EngineEvent) => {
+    switch (event.type) {
+      case 'evaluation': {
+        const changes = event.conditionStates
+          .filter((state) => lastHolds.get(state.path) !== state.holds)
+          .map(({ path, source, method, holds, value, threshold }) => ({ path, source, holds, ...(method === undefined ? {} : { method }), ...(value === undefined ? {} : { value }), ...(threshold === undefined ? {} : { threshold }) }));
+        for (const state of event.conditionStates) lastHolds.set(state.path, state.holds);
+        if (changes.length === 0 && event.wouldTriggerNow === lastWould) return;
+        lastWould = event.wouldTriggerNow;
+        if (result.timeline.length >= maxTimeline) {
+          result.timelineTruncated = true;
+          return;
+        }
+        result.timeline.push({ at: isoTime(event.at), wouldTriggerNow: event.wouldTriggerNow, changes });
+        return;
+      }
+      case 'trigger': {
+        const trigger = { at: isoTime(event.at), triggerIndex: event.triggerIndex, final: event.final, conditionStates: event.conditionStates };
+        result.triggers.push(trigger);
+        result.trigger ??= trigger;
+        result.triggered = true;
+        return;
+      }
+      case 'execution-succeeded':
+      case 'execution-failed':
+        result.executions.push(event.execution);
+        return;
+      case 'status-changed':
+        result.status = event.status;
+        return;
+      case 'problem':
+        if (result.problems.length < 100) result.problems.push({ at: isoTime(event.at), code: event.code, message: event.message });
+        return;
+      default:
+        return;
+    }
+  });
+  const title = 'title' in request ? request.title : undefined;
+  engine.add({ queryId, request: title === undefined ? { query: request.query } : { query: request.query, title }, createdAt: from });
+  scheduler.flush();
+  result.status = engine.inspect(queryId)?.status ?? result.status;
+  subscription.unsubscribe();
+  engine.dispose();
+  return result;
+}
+
+/** Executors that describe what they would do instead of doing it. */
+function dryRunExecutors(): Record<string, ActionExecutor> {
+  const describe = (what: (params: Record<string, unknown>, context: ActionContext) => Record<string, unknown>): ActionExecutor => ({
+    execute: (action: Action | CallbackAction, context: ActionContext): Observable<ActionOutcome> =>
+      of({ result: { dryRun: true, ...what(isRecord(action.params) ? action.params : {}, context) } }),
+  });
+  return {
+    webhook: describe((params) => ({ wouldPost: params.url })),
+    messenger_bot: describe((params) => ({ wouldMessageChat: params.chatId })),
+    market_order: describe((params, context) => ({ wouldPlace: 'market', exchange: params.exchange, symbol: params.symbol, side: params.side, signals: context.analysis?.trades.length })),
+    limit_order: describe((params, context) => ({ wouldPlace: 'limit', exchange: params.exchange, symbol: params.symbol, side: params.side, price: params.price, signals: context.analysis?.trades.length })),
+  };
+}

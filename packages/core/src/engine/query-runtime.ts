@@ -1,0 +1,250 @@
+import type { Subscription } from 'rxjs';
+import { lifetimeOf } from '../cost/estimate.js';
+import type { ConditionNode as ConditionNodeJson, Query } from '../generated/eql-types.js';
+import { parseDuration } from '../language/duration.js';
+import { LIMITS } from '../language/limits.js';
+import { isRecord } from '../util/json-pointer.js';
+import { ConditionNode, type ConditionTreeHost } from './condition-tree.js';
+import type { ConditionState, QueryToRun, RuntimeState } from './interfaces.js';
+import { CronLeaf } from './leaves/cron-leaf.js';
+import type { Comparison, Leaf } from './leaves/leaf.js';
+import { LlmLeaf } from './leaves/llm-leaf.js';
+import { NumericLeaf, type NumericOperand } from './leaves/numeric-leaf.js';
+import { SemanticLeaf } from './leaves/semantic-leaf.js';
+import type { LeafServices } from './services.js';
+import type { ThresholdOperator } from './threshold-index.js';
+
+/** What a query needs from the engine besides what its leaves need. */
+export interface QueryServices extends LeafServices {
+  /** The root came to hold (see ConditionTreeHost.rootHolds). */
+  rootHolds(query: QueryRuntime, pulse: boolean): void;
+  /** The query's lifetime elapsed. */
+  expire(query: QueryRuntime): void;
+}
+
+export type QueryStatus = RuntimeState['status'];
+
+/**
+ * One active query at run time: its condition tree and leaves, its lifecycle state (status, triggers,
+ * cooldown) and what it must persist. Firing and actions are the engine's; this class says whether
+ * the query may fire and keeps its books.
+ */
+export class QueryRuntime implements ConditionTreeHost {
+  readonly id: string;
+  readonly query: Query;
+  readonly title: string | undefined;
+  readonly ownerId: string | undefined;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  readonly root: ConditionNode;
+  readonly leaves: Leaf[] = [];
+  status: QueryStatus;
+  triggerCount: number;
+  lastTriggerAt: number | undefined;
+  pendingTrigger: RuntimeState['pendingTrigger'];
+  /** The actions of a trigger are running; no other trigger may start. */
+  firing = false;
+  private armedFrom: number;
+  private timers: Subscription[] = [];
+  private attached = false;
+
+  constructor(
+    private readonly services: QueryServices,
+    source: QueryToRun,
+    resume?: RuntimeState,
+  ) {
+    this.id = source.queryId;
+    this.query = source.request.query;
+    this.title = source.request.title;
+    this.ownerId = source.ownerId;
+    this.createdAt = source.createdAt;
+    this.expiresAt = source.createdAt + lifetimeOf(this.query);
+    this.status = resume?.status ?? 'active';
+    this.triggerCount = resume?.triggerCount ?? 0;
+    this.lastTriggerAt = resume?.lastTriggerAt;
+    this.pendingTrigger = resume?.pendingTrigger;
+    const cooldownMs = this.cooldownMs;
+    this.armedFrom = this.lastTriggerAt !== undefined && cooldownMs !== undefined ? this.lastTriggerAt + cooldownMs : -Infinity;
+    this.root = this.build(this.query.conditions, '', undefined, resume);
+  }
+
+  /** The repeat policy's cooldown, when the query has one. */
+  get cooldownMs(): number | undefined {
+    return this.query.repeat ? parseDuration(this.query.repeat.cooldown) : undefined;
+  }
+
+  now(): number {
+    return this.services.now();
+  }
+
+  schedule(delayMs: number, work: () => void): Subscription {
+    return this.services.schedule(delayMs, work);
+  }
+
+  rootHolds(pulse: boolean): void {
+    this.services.rootHolds(this, pulse);
+  }
+
+  /** Whether a trigger may start now: active, not already firing, out of any cooldown. */
+  canFire(): boolean {
+    return this.status === 'active' && !this.firing && this.services.now() >= this.armedFrom && this.services.now() < this.expiresAt;
+  }
+
+  /** Starts watching: leaves subscribe, expiry and re-arm timers are set. */
+  attach(): void {
+    if (this.attached) return;
+    this.attached = true;
+    const now = this.services.now();
+    this.timers.push(this.services.schedule(Math.max(0, this.expiresAt - now), () => this.services.expire(this)));
+    if (this.armedFrom > now) this.scheduleRearm(this.armedFrom - now);
+    for (const leaf of this.leaves) leaf.attach();
+  }
+
+  /** Stops watching and releases every subscription and timer. */
+  detach(): void {
+    if (!this.attached) return;
+    this.attached = false;
+    for (const timer of this.timers) timer.unsubscribe();
+    this.timers = [];
+    for (const leaf of this.leaves) leaf.detach();
+    this.root.dispose();
+  }
+
+  get isAttached(): boolean {
+    return this.attached;
+  }
+
+  /**
+   * Books a trigger: returns its index and whether it is the last one (no repeat policy, maxTriggers
+   * reached, or no room for another before expiry). A non-final trigger starts the cooldown and
+   * clears latched matches.
+   */
+  recordTrigger(): { triggerIndex: number; final: boolean } {
+    const now = this.services.now();
+    this.triggerCount += 1;
+    this.lastTriggerAt = now;
+    const cooldownMs = this.cooldownMs;
+    const maxTriggers = this.query.repeat?.maxTriggers;
+    const final =
+      cooldownMs === undefined || (maxTriggers !== undefined && this.triggerCount >= maxTriggers) || now + cooldownMs >= this.expiresAt;
+    if (!final) {
+      this.armedFrom = now + cooldownMs;
+      for (const leaf of this.leaves) leaf.rearm?.();
+      this.scheduleRearm(cooldownMs);
+    }
+    return { triggerIndex: this.triggerCount, final };
+  }
+
+  /** The state of every leaf, in document order. */
+  conditionStates(): ConditionState[] {
+    return this.leaves.map((leaf) => leaf.state());
+  }
+
+  /** Whether the conditions hold right now (and the query could fire, cooldown aside). */
+  get wouldTriggerNow(): boolean {
+    return this.root.effective;
+  }
+
+  /** What must survive a restart. */
+  runtimeState(): RuntimeState {
+    const state: RuntimeState = { status: this.status, triggerCount: this.triggerCount, latched: {}, verdicts: {}, cronPulses: {} };
+    if (this.lastTriggerAt !== undefined) state.lastTriggerAt = this.lastTriggerAt;
+    if (this.pendingTrigger) state.pendingTrigger = this.pendingTrigger;
+    for (const leaf of this.leaves) {
+      if (leaf instanceof SemanticLeaf && leaf.latched) state.latched[leaf.node.path] = leaf.latched;
+      if (leaf instanceof LlmLeaf && leaf.lastVerdict) state.verdicts[leaf.node.path] = leaf.lastVerdict;
+      if (leaf instanceof CronLeaf && leaf.lastPulseAt !== undefined) state.cronPulses[leaf.node.path] = leaf.lastPulseAt;
+    }
+    return state;
+  }
+
+  private scheduleRearm(delayMs: number): void {
+    this.timers.push(
+      this.services.schedule(delayMs, () => {
+        // Level conditions that still hold fire again at once (the leaves' own semantics).
+        if (this.root.effective) this.services.rootHolds(this, false);
+      }),
+    );
+  }
+
+  private build(json: ConditionNodeJson, path: string, parent: ConditionNode | undefined, resume: RuntimeState | undefined): ConditionNode {
+    const record = json as unknown as Record<string, unknown>;
+    const holdForMs = parseDuration(record.holdFor);
+    if ('source' in record) {
+      const node = new ConditionNode(this, path, 'leaf', holdForMs, parent);
+      this.leaves.push(this.leafFor(record, node, holdForMs, resume));
+      return node;
+    }
+    const operator = Array.isArray(record.AND) ? 'AND' : 'OR';
+    const node = new ConditionNode(this, path, operator, holdForMs, parent);
+    (record[operator] as ConditionNodeJson[]).forEach((member, index) => this.build(member, `${path}/${operator}/${index}`, node, resume));
+    return node;
+  }
+
+  private leafFor(condition: Record<string, unknown>, node: ConditionNode, holdForMs: number | undefined, resume: RuntimeState | undefined): Leaf {
+    const args = isRecord(condition.args) ? condition.args : {};
+    const test = semanticTest(condition, args);
+    switch (condition.source) {
+      case 'price':
+      case 'ta': {
+        const operator = condition.operator as ThresholdOperator;
+        const crossing = operator === 'crosses_above' || operator === 'crosses_below';
+        const threshold = typeof condition.value === 'number' ? condition.value : operandOf(condition.value as Record<string, unknown>);
+        return new NumericLeaf(node, this.id, this.services, operator, operandOf(condition), threshold, crossing ? holdForMs : undefined);
+      }
+      case 'tweet':
+        return new SemanticLeaf(
+          node,
+          this.id,
+          this.services,
+          { source: 'tweet', username: String(args.username).replace(/^@+/, '').toLowerCase() },
+          String(args.text),
+          test.operator,
+          test.threshold,
+          resume?.latched[node.path],
+        );
+      case 'news':
+        return new SemanticLeaf(node, this.id, this.services, { source: 'news' }, String(args.text), test.operator, test.threshold, resume?.latched[node.path]);
+      case 'llm':
+        return new LlmLeaf(
+          node,
+          this.id,
+          this.services,
+          String(args.query),
+          parseDuration(args.period) ?? LIMITS.minLlmPeriodMs,
+          args.speed === 'expert' || args.speed === 'adaptive' ? args.speed : 'fast',
+          test.operator,
+          test.threshold,
+          resume?.verdicts[node.path],
+        );
+      case 'cron': {
+        if (condition.method === 'once') {
+          return new CronLeaf(node, this.id, this.services, { kind: 'once', at: Date.parse(String(args.at)) }, undefined);
+        }
+        const periodMs = parseDuration(args.period) ?? LIMITS.minCronPeriodMs;
+        const startAt = typeof args.startAt === 'string' ? Date.parse(args.startAt) : this.createdAt;
+        const firstIndex = typeof args.startAt === 'string' ? 0 : 1;
+        return new CronLeaf(node, this.id, this.services, { kind: 'every', periodMs, startAt, firstIndex }, resume?.cronPulses[node.path]);
+      }
+      default:
+        throw new Error(`unknown condition source ${JSON.stringify(condition.source)}`);
+    }
+  }
+}
+
+/** A price or ta condition (or live operand) as the series it reads. */
+export function operandOf(condition: Record<string, unknown>): NumericOperand {
+  const args = isRecord(condition.args) ? condition.args : {};
+  const symbol = String(args.symbol);
+  const exchange = typeof args.exchange === 'string' ? args.exchange : undefined;
+  const topic = exchange === undefined ? { source: 'price' as const, symbol } : { source: 'price' as const, symbol, exchange };
+  return { topic, description: { source: condition.source === 'ta' ? 'ta' : 'price', method: String(condition.method), args } };
+}
+
+/** The confidence test of a tweet, news or llm condition: its operator and value, or >= minConfidence. */
+function semanticTest(condition: Record<string, unknown>, args: Record<string, unknown>): { operator: Comparison; threshold: number } {
+  if (typeof condition.operator === 'string' && typeof condition.value === 'number') {
+    return { operator: condition.operator as Comparison, threshold: condition.value };
+  }
+  return { operator: '>=', threshold: typeof args.minConfidence === 'number' ? args.minConfidence : LIMITS.defaultMinConfidence };
+}

@@ -1,0 +1,40 @@
+import type { NumericLeaf } from './leaves/numeric-leaf.js';
+import { ThresholdIndex } from './threshold-index.js';
+
+/** What a series is, for condition states and messages. */
+export interface SeriesDescription {
+  source: 'price' | 'ta';
+  method: string;
+  args: Record<string, unknown>;
+}
+
+/**
+ * One numeric series of a channel (BTC's last price, its 24h change, its 1h RSI(14), ...) and the
+ * conditions that read it: constant thresholds in an index, live-operand comparisons in a set.
+ */
+export class SeriesValue {
+  value: number | undefined;
+  previous: number | undefined;
+  updatedAt: number | undefined;
+  readonly index = new ThresholdIndex<NumericLeaf>();
+  /** Conditions comparing with another series (live operands): evaluated on every update of either. */
+  readonly dynamic = new Set<NumericLeaf>();
+  /** Crossings waiting out their holdFor: each update checks they stay on the crossed side. */
+  readonly watching = new Set<NumericLeaf>();
+  /** Conditions using this series in any role; the channel drops the series at zero. */
+  users = 0;
+
+  constructor(
+    readonly key: string,
+    readonly description: SeriesDescription,
+  ) {}
+
+  /** Records a new value; returns whether it changed. */
+  set(value: number, at: number): boolean {
+    this.updatedAt = at;
+    if (value === this.value) return false;
+    this.previous = this.value;
+    this.value = value;
+    return true;
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * The numeric series layer of the evaluation engine: candles from ticks, rolling price windows, and
+ * technical indicators on closed candles. Platform-neutral and synchronous; the engine owns the
+ * streams and calls these per observation.
+ */
+export { CandleBuilder, TIMEFRAME_MS, isTimeframe, timeframeMs, type Candle } from './candles.js';
+export { PriceWindow, type Tick } from './windows.js';
+export {
+  DEFAULT_TIMEFRAME,
+  TA_METHODS,
+  createIndicator,
+  createIndicatorFamily,
+  familyKey,
+  familyOf,
+  indicatorKey,
+  isTaMethod,
+  methodsOf,
+  resolveIndicator,
+  resolveTimeframe,
+  warmupCandles,
+  type BbandsParams,
+  type FamilyIndicator,
+  type FamilyParams,
+  type FamilySpec,
+  type Indicator,
+  type IndicatorFamily,
+  type IndicatorOutputs,
+  type MacdParams,
+  type PeriodParams,
+  type StochParams,
+  type TaArgs,
+  type TaMethod,
+} from './indicators.js';

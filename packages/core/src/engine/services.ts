@@ -1,0 +1,28 @@
+import type { Subscription } from 'rxjs';
+import type { LlmProvider, SemanticMatcher } from './interfaces.js';
+import type { Topic } from './observations.js';
+import type { SemanticLeaf } from './leaves/semantic-leaf.js';
+import type { SeriesDescription, SeriesValue } from './series-value.js';
+
+/** What leaves need from the engine: time, timers, shared channels, the matcher and the LLM. */
+export interface LeafServices {
+  now(): number;
+  /** Runs `work` after `delayMs` as a batch of its own (see Engine.batch). */
+  schedule(delayMs: number, work: () => void): Subscription;
+  /** The shared series for a price or indicator description on a price topic (created on first use). */
+  acquireSeries(topic: Topic, description: SeriesDescription): SeriesValue;
+  releaseSeries(topic: Topic, series: SeriesValue): void;
+  /** Registers a tweet or news condition on its shared topic. */
+  watchItems(topic: Topic, leaf: SemanticLeaf): void;
+  unwatchItems(topic: Topic, leaf: SemanticLeaf): void;
+  /** Time of the last observation on a topic. */
+  topicLastAt(topic: Topic): number | undefined;
+  readonly matcher: SemanticMatcher;
+  readonly llm: LlmProvider | undefined;
+  /** A leaf changed what must survive a restart (a latch, a verdict, a cron tick). */
+  persist(queryId: string): void;
+  /** A leaf could not do its work (an LLM call failed, a source is missing). */
+  report(queryId: string, code: string, message: string): void;
+  /** Defers a crossing (or other instant) to the end of the current batch, after level changes. */
+  deferPulse(pulse: () => void): void;
+}
