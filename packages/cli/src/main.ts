@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { estimateCommand } from './commands/estimate.js';
+import { previewCommand } from './commands/preview.js';
 import { validateCommand } from './commands/validate.js';
 import { type CliIo, processIo, UnusableInput } from './io.js';
 
@@ -35,6 +36,18 @@ function program(io: CliIo, exit: { code: number }): Command {
     .option('--json', 'print {simulationLlmCallsEstimate, estimatedCost} as JSON', false)
     .action(async (file: string, flags: { mode: 'api-key' | 'payment'; json: boolean }) => {
       exit.code = await estimateCommand(file, flags, io);
+    });
+
+  eql
+    .command('preview')
+    .description('replay a recording against a query in virtual time: when it fires, its timeline, its actions (dry run)')
+    .argument('<file>', 'JSON file with the request, or - for standard input')
+    .requiredOption('--data <recording>', 'recording of observations (JSON Lines)')
+    .option('--from <time>', 'start of the replay (ISO 8601), default the recording start')
+    .option('--to <time>', 'end of the replay (ISO 8601), default the recording end')
+    .option('--json', 'print the preview result as JSON', false)
+    .action(async (file: string, flags: { data: string; json: boolean; from?: string; to?: string }) => {
+      exit.code = await previewCommand(file, flags, io);
     });
 
   return eql;

@@ -126,6 +126,59 @@ describe('eql estimate', () => {
   });
 });
 
+describe('eql preview', () => {
+  const recording = `${fixtures}../recordings/btc-1d.jsonl`;
+  const crossing = JSON.stringify({
+    title: 'BTC breaks 105k',
+    query: {
+      conditions: { AND: [{ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: 'crosses_above', value: 105000 }] },
+      actions: [{ stepId: 'alert', type: 'notify', params: { message: 'BTC crossed 105k' } }],
+      expiresIn: '7d',
+    },
+  });
+  const realFiles = async (path: string) => (path === 'q.json' ? crossing : readFile(path, 'utf8'));
+
+  async function runWithRealFiles(argv: string[]) {
+    let stdout = '';
+    let stderr = '';
+    const code = await main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), readStdin: () => Promise.resolve(''), readFile: realFiles, color: false });
+    return { code, stdout, stderr };
+  }
+
+  it('prints when the query fires, its timeline and its dry-run actions', async () => {
+    const { code, stdout } = await runWithRealFiles(['preview', 'q.json', '--data', recording]);
+    expect(code).toBe(0);
+    expect(stdout).toContain('✓ fires at 2026-01-06T16:02:00.000Z');
+    expect(stdout).toContain('/AND/0 price.current = 105120.63 (threshold 105000) holds');
+    expect(stdout).toContain('alert (notify) succeeded');
+    expect(stdout).toContain('status at the end: triggered');
+  });
+
+  it('prints the preview result as JSON', async () => {
+    const { code, stdout } = await runWithRealFiles(['preview', 'q.json', '--data', recording, '--json']);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ triggered: true, trigger: { at: '2026-01-06T16:02:00.000Z', triggerIndex: 1 }, status: 'triggered' });
+  });
+
+  it('honours --from and --to', async () => {
+    const { stdout } = await runWithRealFiles(['preview', 'q.json', '--data', recording, '--to', '2026-01-06T12:00:00Z', '--json']);
+    expect(JSON.parse(stdout)).toMatchObject({ triggered: false, to: '2026-01-06T12:00:00.000Z' });
+  });
+
+  it('exits 2 for a missing or malformed recording', async () => {
+    expect((await runWithRealFiles(['preview', 'q.json', '--data', '/nonexistent.jsonl'])).code).toBe(2);
+    const bad = await run(['preview', 'q.json', '--data', 'r.jsonl'], { 'q.json': crossing, 'r.jsonl': '{"at":"2026-01-01T00:00:00Z","source":"price","symbol":"BTC","price":-1}' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('r.jsonl: line 1: price must be a positive number');
+  });
+
+  it('exits 1 with the findings for an invalid query', async () => {
+    const { code, stdout } = await run(['preview', 'q.json', '--data', 'r.jsonl'], { 'q.json': '{"query": {"conditions": {"AND": []}, "actions": []}}' });
+    expect(code).toBe(1);
+    expect(stdout).toContain('is invalid');
+  });
+});
+
 describe('the eql binary', () => {
   const exec = promisify(execFile);
 

@@ -254,7 +254,7 @@ export class Engine {
         if (this.subject.observed) {
           const at = this.now();
           for (const query of touched) {
-            if (this.queries.get(query.id) !== query) continue;
+            if (this.queries.get(query.id) !== query || !query.isAttached) continue;
             this.emit({ type: 'evaluation', queryId: query.id, at, wouldTriggerNow: query.wouldTriggerNow, conditionStates: query.conditionStates() });
           }
         }

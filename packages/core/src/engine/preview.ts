@@ -11,9 +11,23 @@ import { ReplaySource } from './replay-source.js';
 
 /** A virtual-time scheduler whose clock reads epoch milliseconds. */
 export class EpochVirtualScheduler extends VirtualTimeScheduler {
-  constructor(start: number, end: number) {
+  constructor(start: number, end: number = Number.MAX_SAFE_INTEGER) {
     super(VirtualAction, end);
     this.frame = start;
+  }
+
+  /** Runs everything due up to `time` and moves the clock there (even when nothing was due). */
+  advanceTo(time: number): void {
+    this.maxFrames = Math.max(this.maxFrames, time);
+    const limit = this.maxFrames;
+    this.maxFrames = time;
+    this.flush();
+    this.maxFrames = limit;
+    if (this.frame < time) this.frame = time;
+  }
+
+  advanceBy(ms: number): void {
+    this.advanceTo(this.now() + ms);
   }
 }
 
@@ -30,6 +44,8 @@ export interface PreviewOptions {
 export interface TimelineEntry {
   at: string;
   wouldTriggerNow: boolean;
+  /** Set on the entry of a trigger: its index (the states are those at the trigger). */
+  trigger?: number;
   /** Conditions whose `holds` changed at this instant, with what they read. */
   changes: Array<Pick<ConditionState, 'path' | 'source' | 'method' | 'holds' | 'value' | 'threshold'>>;
 }
@@ -112,6 +128,14 @@ export function preview(request: QueryRequest | { query: QueryRequest['query']; 
       }
       case 'trigger': {
         const trigger = { at: isoTime(event.at), triggerIndex: event.triggerIndex, final: event.final, conditionStates: event.conditionStates };
+        result.timeline.push({
+          at: trigger.at,
+          wouldTriggerNow: true,
+          trigger: event.triggerIndex,
+          changes: event.conditionStates.map(({ path, source, method, holds, value, threshold }) => ({ path, source, holds, ...(method === undefined ? {} : { method }), ...(value === undefined ? {} : { value }), ...(threshold === undefined ? {} : { threshold }) })),
+        });
+        for (const state of event.conditionStates) lastHolds.set(state.path, state.holds);
+        lastWould = true;
         result.triggers.push(trigger);
         result.trigger ??= trigger;
         result.triggered = true;

@@ -1,6 +1,9 @@
 import BTreeModule from 'sorted-btree';
 
-const BTree = BTreeModule.default;
+// sorted-btree is CommonJS with `exports.default`: Node's ESM loader hands over `module.exports`,
+// bundlers (and vitest) the default export itself. Take whichever is the class.
+type BTreeClass = typeof BTreeModule.default;
+const BTree: BTreeClass = (BTreeModule as unknown as { default?: BTreeClass }).default ?? (BTreeModule as unknown as BTreeClass);
 type Tree<V> = InstanceType<typeof BTree<number, V>>;
 
 /** Comparison operators of a series against a constant. */

@@ -1,0 +1,79 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parseRecording, preview, type QueryRequest } from '@eql/core';
+
+/** The notable moments of fixtures/recordings/README.md, found by queries replayed on the recording. */
+const market = parseRecording(readFileSync(new URL('../../../fixtures/recordings/market-3d.jsonl', import.meta.url), 'utf8'));
+const btcDay = parseRecording(readFileSync(new URL('../../../fixtures/recordings/btc-1d.jsonl', import.meta.url), 'utf8'));
+
+const query = (conditions: unknown, extra: Record<string, unknown> = {}): QueryRequest =>
+  ({ title: 'preview test', query: { conditions, actions: [{ stepId: 'n', type: 'notify', params: { message: 'fired' } }], expiresIn: '7d', ...extra } }) as QueryRequest;
+const leaf = (condition: Record<string, unknown>) => ({ AND: [condition] });
+
+describe('preview on the shipped recordings', () => {
+  it.each([
+    ['BTC crossing 105,000', leaf({ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: 'crosses_above', value: 105000 }), '2026-01-06T16:02:00.000Z'],
+    ['the same on the one-day recording', leaf({ source: 'price', method: 'current', args: { symbol: 'BTC/USDT' }, operator: '>', value: 105000 }), '2026-01-06T16:02:00.000Z'],
+    ["elonmusk's dogecoin post", leaf({ source: 'tweet', args: { username: 'elonmusk', text: 'dogecoin', minConfidence: 80 } }), '2026-01-06T02:14:37.000Z'],
+    ["saylor's bitcoin purchase", leaf({ source: 'tweet', args: { username: 'saylor', text: 'acquired BTC', minConfidence: 80 } }), '2026-01-05T12:31:04.000Z'],
+    ['the Solana ETF approval', leaf({ source: 'news', args: { text: 'SEC approves spot Solana ETF', minConfidence: 80 } }), '2026-01-05T20:30:00.000Z'],
+    ['the exploit', leaf({ source: 'news', args: { text: 'protocol exploited drained', minConfidence: 80 } }), '2026-01-07T02:47:00.000Z'],
+    ['bullish sentiment above 80', leaf({ source: 'llm', method: 'athena_condition', args: { query: 'Is crypto market sentiment bullish?', period: '1h' } }), '2026-01-06T16:00:00.000Z'],
+    ['a liquidity crisis at 50 or more', leaf({ source: 'llm', args: { query: 'Is a major exchange facing a liquidity crisis?', period: '1h' }, operator: '>=', value: 50 }), '2026-01-07T10:00:00.000Z'],
+    // README: hourly closes at HH:59; our 1h candle closes at the first tick of the next hour.
+    ['SOL RSI(14, 1h) above 70', leaf({ source: 'ta', method: 'rsi', args: { symbol: 'SOL', timeframe: '1h', period: 14 }, operator: '>', value: 70 }), '2026-01-06T00:00:00.000Z'],
+    ['SOL RSI(14, 1h) below 30', leaf({ source: 'ta', method: 'rsi', args: { symbol: 'SOL' }, operator: '<', value: 30 }), '2026-01-07T04:00:00.000Z'],
+    ['BTC 24h high above 106,000 (first at 16:33, the day high at 16:43)', leaf({ source: 'price', method: 'high', args: { symbol: 'BTC', period: '24h' }, operator: '>', value: 106000 }), '2026-01-06T16:33:00.000Z'],
+  ])('finds %s', (_name, conditions, at) => {
+    const recording = _name.includes('one-day') ? btcDay : market;
+    const result = preview(query(conditions), recording);
+    expect(result.trigger?.at).toBe(at);
+    expect(result.status).toBe('triggered');
+    expect(result.executions).toEqual([expect.objectContaining({ stepId: 'n', status: 'succeeded' })]);
+  });
+
+  it('combines conditions: BTC above 104,000 while the sentiment verdict is at 80 or more', () => {
+    const result = preview(
+      query({ AND: [leaf({ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '>', value: 104000 }).AND[0], leaf({ source: 'llm', args: { query: 'Is crypto market sentiment bullish?', period: '1h' } }).AND[0]] }),
+      market,
+    );
+    expect(result.trigger?.at).toBe('2026-01-06T16:00:00.000Z');
+    expect(result.trigger?.conditionStates.map((state) => state.holds)).toEqual([true, true]);
+    expect(result.timeline.at(-1)).toMatchObject({ at: '2026-01-06T16:00:00.000Z', trigger: 1 });
+  });
+
+  it('does not fire when the recording never satisfies the query, and ends active', () => {
+    const result = preview(query(leaf({ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '>', value: 200000 })), market);
+    expect(result).toMatchObject({ triggered: false, trigger: null, status: 'active' });
+  });
+
+  it('repeats with a cooldown: one trigger a day while BTC stays above 1', () => {
+    const result = preview(query(leaf({ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '>', value: 1 }), { repeat: { cooldown: '1d' } }), market);
+    expect(result.triggers.map((trigger) => trigger.at)).toEqual(['2026-01-05T00:00:00.000Z', '2026-01-06T00:00:00.000Z', '2026-01-07T00:00:00.000Z']);
+  });
+
+  it('is deterministic', () => {
+    const q = query({ OR: [leaf({ source: 'ta', method: 'macd_histogram', args: { symbol: 'ETH', timeframe: '15m' }, operator: 'crosses_below', value: 0 }).AND[0], leaf({ source: 'news', args: { text: 'FlowEx halts withdrawals' } }).AND[0]] });
+    expect(preview(q, market)).toEqual(preview(q, market));
+  });
+
+  it('describes actions instead of running them', () => {
+    const result = preview(
+      {
+        query: {
+          conditions: leaf({ source: 'price', method: 'current', args: { symbol: 'ETH' }, operator: '<', value: 3200 }),
+          actions: [
+            { stepId: 'hook', type: 'webhook', params: { url: 'https://hooks.example.com/eql' } },
+            { stepId: 'sell', type: 'market_order', params: { exchange: 'hyperliquid', symbol: 'ETH', side: 'sell', amountUsd: 500 } },
+          ],
+          expiresIn: '7d',
+        },
+      } as QueryRequest,
+      market,
+    );
+    expect(result.executions.map((e) => e.result)).toEqual([
+      { dryRun: true, wouldPost: 'https://hooks.example.com/eql' },
+      { dryRun: true, wouldPlace: 'market', exchange: 'hyperliquid', symbol: 'ETH', side: 'sell' },
+    ]);
+  });
+});
