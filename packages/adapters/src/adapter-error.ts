@@ -1,30 +1,34 @@
+import { ActionError } from '@eql/core';
+
 /**
- * A failure of an exchange adapter with a stable code, shaped like the engine's `ActionError`
- * (`code`, `message`, `retryable`) so the engine can record it as is. Messages never carry
- * credentials, signatures or request URLs' query strings.
+ * A failure of an exchange adapter: an engine {@link ActionError} with a stable code, so the order
+ * executor records the code and honours `retryable` as is. Messages never carry credentials,
+ * signatures or the query strings of request URLs.
  */
-export class ExchangeAdapterError extends Error {
-  constructor(
-    readonly code: ExchangeErrorCode,
-    message: string,
-    readonly retryable = false,
-  ) {
-    super(message);
+export class ExchangeAdapterError extends ActionError {
+  constructor(code: ExchangeErrorCode, message: string, retryable = false) {
+    super(code, message, retryable);
     this.name = 'ExchangeAdapterError';
   }
 }
 
 export type ExchangeErrorCode =
-  | 'exchange-unknown'
-  | 'exchange-credentials-missing'
-  | 'exchange-credentials-rejected'
-  | 'exchange-unavailable'
-  | 'exchange-unknown-symbol'
-  | 'exchange-not-perpetual'
-  | 'exchange-no-price'
-  | 'exchange-invalid-order'
-  | 'exchange-insufficient-funds'
-  | 'exchange-order-rejected'
-  | 'exchange-exits-unsupported'
-  | 'exchange-leverage-failed'
-  | 'exchange-error';
+  /** ccxt has no exchange by that id. */
+  | 'EXCHANGE_UNKNOWN'
+  /** A credential the venue requires was not given (the message names the fields). */
+  | 'EXCHANGE_CREDENTIALS_MISSING'
+  /** The venue refused the credentials, or they are malformed. */
+  | 'EXCHANGE_CREDENTIALS_REJECTED'
+  /** The venue could not be reached or answered with a transient failure; retryable. */
+  | 'EXCHANGE_UNAVAILABLE'
+  /** The symbol names no active perpetual market of the venue. */
+  | 'SYMBOL_NOT_PERPETUAL'
+  /** The venue gave no usable last price; retryable. */
+  | 'EXCHANGE_NO_PRICE'
+  | 'ORDER_INVALID'
+  | 'INSUFFICIENT_BALANCE'
+  | 'ORDER_REJECTED'
+  /** Take-profit/stop-loss requested on a venue that cannot attach them to an order. */
+  | 'ORDER_EXITS_UNSUPPORTED'
+  | 'LEVERAGE_REJECTED'
+  | 'EXCHANGE_ERROR';

@@ -22,13 +22,27 @@ export interface ConnectOptions {
   pro?: boolean;
 }
 
+/** Orders trade perpetuals: balances and defaults of the swap account. */
+const DEFAULT_OPTIONS: Record<string, unknown> = { defaultType: 'swap' };
+
+/**
+ * Per-venue ccxt options set unless the config says otherwise. On Hyperliquid, ccxt by default charges
+ * every order a builder fee paid to ccxt's builder address and permanently sets a ccxt referrer on the
+ * account; a host trading on its users' behalf must not do either silently, so both are off
+ * (`builderFee: false` makes ccxt approve its builder at 0% and attach it with fee 0).
+ */
+const VENUE_OPTIONS: Record<string, Record<string, unknown>> = {
+  hyperliquid: { builderFee: false, refSet: true },
+};
+
 const CREDENTIAL_FIELDS = ['apiKey', 'secret', 'password', 'uid', 'walletAddress', 'privateKey'] as const;
 
 /**
  * Builds `ccxt[exchangeId]` with credentials and proves them with one cheap authenticated call
  * (`fetchBalance`). Orders trade perpetuals, so `options.defaultType` is `swap` unless the config says
- * otherwise. Thrown errors are {@link ExchangeAdapterError}s naming missing fields, never values, and
- * the venue's answer is scrubbed of every credential value.
+ * otherwise; see {@link VENUE_OPTIONS} for venue defaults. Thrown errors are
+ * {@link ExchangeAdapterError}s naming missing fields, never values, and the venue's answer is
+ * scrubbed of every credential value.
  */
 export async function connectCcxt(exchangeId: string, credentials: ExchangeCredentials, options: ConnectOptions = {}): Promise<CcxtClient> {
   const id = exchangeId.trim().toLowerCase();
@@ -38,12 +52,12 @@ export async function connectCcxt(exchangeId: string, credentials: ExchangeCrede
     if (typeof value === 'string' && value !== '') provided[field] = value;
   }
   const config = options.config ?? {};
-  const ccxtOptions = isRecord(config.options) ? config.options : {};
+  const ccxtOptions = { ...DEFAULT_OPTIONS, ...VENUE_OPTIONS[id], ...(isRecord(config.options) ? config.options : {}) };
   let client: CcxtClient;
   try {
-    client = await createCcxtClient(id, { ...config, ...provided, options: { defaultType: 'swap', ...ccxtOptions } }, { pro: options.pro ?? false });
+    client = await createCcxtClient(id, { ...config, ...provided, options: ccxtOptions }, { pro: options.pro ?? false });
   } catch (error) {
-    if (error instanceof UnknownExchangeError) throw new ExchangeAdapterError('exchange-unknown', error.message);
+    if (error instanceof UnknownExchangeError) throw new ExchangeAdapterError('EXCHANGE_UNKNOWN', error.message);
     throw error;
   }
   const missing = Object.entries(client.requiredCredentials ?? {})
@@ -51,10 +65,11 @@ export async function connectCcxt(exchangeId: string, credentials: ExchangeCrede
     .map(([field]) => field);
   if (missing.length > 0) {
     await client.close?.();
-    throw new ExchangeAdapterError('exchange-credentials-missing', `${id} needs ${missing.join(', ')}`);
+    throw new ExchangeAdapterError('EXCHANGE_CREDENTIALS_MISSING', `${id} needs ${missing.join(', ')}`);
   }
   if (id === 'hyperliquid' && provided.privateKey !== undefined && !/^(0x)?[0-9a-fA-F]{64}$/.test(provided.privateKey)) {
-    throw new ExchangeAdapterError('exchange-credentials-rejected', `${id} privateKey must be 32 bytes of hex`);
+    await client.close?.();
+    throw new ExchangeAdapterError('EXCHANGE_CREDENTIALS_REJECTED', `${id} privateKey must be 32 bytes of hex`);
   }
   try {
     await client.fetchBalance();
@@ -62,10 +77,10 @@ export async function connectCcxt(exchangeId: string, credentials: ExchangeCrede
     await client.close?.().catch(() => undefined);
     const detail = describeCcxtError(error, redactor(Object.values(provided)));
     if (isTransientCcxtError(error)) {
-      throw new ExchangeAdapterError('exchange-unavailable', `${id} could not be reached to verify the credentials: ${detail}`, true);
+      throw new ExchangeAdapterError('EXCHANGE_UNAVAILABLE', `${id} could not be reached to verify the credentials: ${detail}`, true);
     }
     const refused = ccxtErrorKinds(error).includes('AuthenticationError');
-    throw new ExchangeAdapterError('exchange-credentials-rejected', `${id} ${refused ? 'refused' : 'did not accept'} the credentials: ${detail}`);
+    throw new ExchangeAdapterError('EXCHANGE_CREDENTIALS_REJECTED', `${id} ${refused ? 'refused' : 'did not accept'} the credentials: ${detail}`);
   }
   return client;
 }

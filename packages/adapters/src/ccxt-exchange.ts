@@ -1,4 +1,4 @@
-import { type Exchange, type OrderRequest, type OrderResult } from './core-dev.js' /*DEV*/;
+import { type Exchange, type OrderRequest, type OrderResult } from '@eql/core';
 import { ExchangeAdapterError } from './adapter-error.js';
 import { ccxtErrorKinds, describeCcxtError, isCcxtError, isDuplicateOrderError, isTransientCcxtError } from './ccxt-errors.js';
 import { type CcxtClient, type CcxtMarket, type CcxtOrder, type CcxtParams } from './ccxt-types.js';
@@ -10,7 +10,7 @@ import { redactor } from './redact.js';
 
 export interface CcxtExchangeOptions {
   /** The venue id for an EQL client order id; by default {@link venueClientOrderId}. */
-  clientOrderIdFor?: (clientOrderId: string, exchangeId: string) => string;
+  clientOrderIdFor?: (exchangeId: string, clientOrderId: string) => string;
   /**
    * Whether `fetchOrder(id, symbol, {clientOrderId})` finds orders by client order id on this venue.
    * Known for the venues in {@link CLIENT_ID_LOOKUP_VENUES}; others are searched in open and closed orders.
@@ -75,7 +75,8 @@ export class CcxtExchange implements Exchange {
    */
   static async connect(exchangeId: string, credentials: ExchangeCredentials, options: ConnectOptions & CcxtExchangeOptions = {}): Promise<CcxtExchange> {
     const client = await connectCcxt(exchangeId, credentials, options);
-    return new CcxtExchange(client, { ...options, secrets: [...(options.secrets ?? []), ...Object.values(credentials)] });
+    const secrets = [credentials.apiKey, credentials.secret, credentials.password, credentials.uid, credentials.walletAddress, credentials.privateKey];
+    return new CcxtExchange(client, { ...options, secrets: [...(options.secrets ?? []), ...secrets] });
   }
 
   async isPerpetual(symbol: string): Promise<boolean> {
@@ -102,7 +103,7 @@ export class CcxtExchange implements Exchange {
 
   /** The id this venue sees for an EQL client order id. */
   venueClientOrderId(clientOrderId: string): string {
-    return (this.options.clientOrderIdFor ?? venueClientOrderId)(clientOrderId, this.id);
+    return (this.options.clientOrderIdFor ?? venueClientOrderId)(this.id, clientOrderId);
   }
 
   async placeOrder(order: OrderRequest): Promise<OrderResult> {
@@ -116,7 +117,7 @@ export class CcxtExchange implements Exchange {
     const reference = order.price ?? (needsReference ? await this.priceOf(market) : undefined);
     const exits = this.rounded(market.symbol, exitTriggers(order, reference));
     if ((exits.takeProfit !== undefined || exits.stopLoss !== undefined) && !this.client.has.createOrderWithTakeProfitAndStopLoss) {
-      throw new ExchangeAdapterError('exchange-exits-unsupported', `${this.id} cannot attach take-profit or stop-loss to an order; nothing was placed`);
+      throw new ExchangeAdapterError('ORDER_EXITS_UNSUPPORTED', `${this.id} cannot attach take-profit or stop-loss to an order; nothing was placed`);
     }
     if (order.leverage !== undefined) await this.applyLeverage(order.leverage, market.symbol);
 
@@ -184,10 +185,10 @@ export class CcxtExchange implements Exchange {
   private async perpetual(symbol: string): Promise<CcxtMarket> {
     const market = resolveMarket(symbol, await this.markets(), 'trade');
     if (market === undefined) {
-      throw new ExchangeAdapterError('exchange-unknown-symbol', `${this.id} has no perpetual market for "${symbol}"`);
+      throw new ExchangeAdapterError('SYMBOL_NOT_PERPETUAL', `${this.id} has no perpetual market for "${symbol}"`);
     }
     if (!isActivePerpetual(market)) {
-      throw new ExchangeAdapterError('exchange-not-perpetual', `${market.symbol} is not an active perpetual market on ${this.id}`);
+      throw new ExchangeAdapterError('SYMBOL_NOT_PERPETUAL', `${market.symbol} is not an active perpetual market on ${this.id}`);
     }
     return market;
   }
@@ -196,7 +197,7 @@ export class CcxtExchange implements Exchange {
     const ticker = await this.call(`fetch the ticker of ${market.symbol}`, () => this.client.fetchTicker(market.symbol));
     const price = ticker.last ?? ticker.close ?? ticker.markPrice;
     if (price === undefined || !Number.isFinite(price) || price <= 0) {
-      throw new ExchangeAdapterError('exchange-no-price', `${this.id} gave no last price for ${market.symbol}`, true);
+      throw new ExchangeAdapterError('EXCHANGE_NO_PRICE', `${this.id} gave no last price for ${market.symbol}`, true);
     }
     return price;
   }
@@ -221,9 +222,9 @@ export class CcxtExchange implements Exchange {
     } catch (error) {
       if (isCcxtError(error, 'NoChange')) return;
       const failure = this.failure('set leverage', error);
-      throw failure.code === 'exchange-unavailable'
+      throw failure.code === 'EXCHANGE_UNAVAILABLE'
         ? failure
-        : new ExchangeAdapterError('exchange-leverage-failed', `${this.id} refused leverage ${leverage} on ${symbol}; nothing was placed (${describeCcxtError(error, this.redact)})`);
+        : new ExchangeAdapterError('LEVERAGE_REJECTED', `${this.id} refused leverage ${leverage} on ${symbol}; nothing was placed (${describeCcxtError(error, this.redact)})`);
     }
   }
 
@@ -241,25 +242,25 @@ export class CcxtExchange implements Exchange {
     const detail = describeCcxtError(error, this.redact);
     const message = `${this.id} could not ${what}: ${detail}`;
     const kinds = ccxtErrorKinds(error);
-    if (forceRetryable || isTransientCcxtError(error)) return new ExchangeAdapterError('exchange-unavailable', message, true);
-    if (kinds.includes('AuthenticationError')) return new ExchangeAdapterError('exchange-credentials-rejected', message);
-    if (kinds.includes('BadSymbol')) return new ExchangeAdapterError('exchange-unknown-symbol', message);
-    if (kinds.includes('InsufficientFunds')) return new ExchangeAdapterError('exchange-insufficient-funds', message);
+    if (forceRetryable || isTransientCcxtError(error)) return new ExchangeAdapterError('EXCHANGE_UNAVAILABLE', message, true);
+    if (kinds.includes('AuthenticationError')) return new ExchangeAdapterError('EXCHANGE_CREDENTIALS_REJECTED', message);
+    if (kinds.includes('BadSymbol')) return new ExchangeAdapterError('SYMBOL_NOT_PERPETUAL', message);
+    if (kinds.includes('InsufficientFunds')) return new ExchangeAdapterError('INSUFFICIENT_BALANCE', message);
     if (kinds.includes('InvalidOrder') || kinds.includes('ArgumentsRequired') || kinds.includes('BadRequest')) {
-      return new ExchangeAdapterError('exchange-invalid-order', message);
+      return new ExchangeAdapterError('ORDER_INVALID', message);
     }
-    return new ExchangeAdapterError(what === 'place the order' ? 'exchange-order-rejected' : 'exchange-error', message);
+    return new ExchangeAdapterError(what === 'place the order' ? 'ORDER_REJECTED' : 'EXCHANGE_ERROR', message);
   }
 }
 
 function checkOrder(order: OrderRequest): void {
   if (!(Number.isFinite(order.amount) && order.amount > 0)) {
-    throw new ExchangeAdapterError('exchange-invalid-order', `order amount must be a positive number, not ${order.amount}`);
+    throw new ExchangeAdapterError('ORDER_INVALID', `order amount must be a positive number, not ${order.amount}`);
   }
   if (order.type === 'limit' && !(order.price !== undefined && Number.isFinite(order.price) && order.price > 0)) {
-    throw new ExchangeAdapterError('exchange-invalid-order', 'a limit order needs a positive price');
+    throw new ExchangeAdapterError('ORDER_INVALID', 'a limit order needs a positive price');
   }
-  if (order.clientOrderId === '') throw new ExchangeAdapterError('exchange-invalid-order', 'an order needs a clientOrderId');
+  if (order.clientOrderId === '') throw new ExchangeAdapterError('ORDER_INVALID', 'an order needs a clientOrderId');
 }
 
 function hasPercentExit(order: OrderRequest): boolean {

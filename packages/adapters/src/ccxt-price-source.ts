@@ -1,5 +1,5 @@
 import { asyncScheduler, defer, exhaustMap, filter, map, Observable, switchMap, throwError, timer, type SchedulerLike } from 'rxjs';
-import { type DataSource, type Observation, type PriceObservation, type Topic } from './core-dev.js' /*DEV*/;
+import { type DataSource, type Observation, type PriceObservation, type Topic } from '@eql/core';
 import { isPermanentCcxtError } from './ccxt-errors.js';
 import { createCcxtClient, UnknownExchangeError, type CcxtConfig } from './ccxt-load.js';
 import { retryTransient } from './ccxt-retry.js';
@@ -118,7 +118,7 @@ export class CcxtPriceSource implements DataSource {
   }
 
   private tickers(client: CcxtClient, marketSymbol: string): Observable<CcxtTicker> {
-    if (this.useWebsocket && client.has.watchTicker === true && client.watchTicker !== undefined) {
+    if (this.useWebsocket && client.has.watchTicker && client.watchTicker !== undefined) {
       return this.watched(client, marketSymbol).pipe(this.retry<CcxtTicker>());
     }
     return timer(0, this.pollIntervalMs, this.scheduler).pipe(
@@ -148,7 +148,7 @@ export class CcxtPriceSource implements DataSource {
           return;
         }
         this.watchers.delete(marketSymbol);
-        if (client.has.unWatchTicker === true && client.unWatchTicker) client.unWatchTicker(marketSymbol).catch(() => undefined);
+        if (client.has.unWatchTicker && client.unWatchTicker) client.unWatchTicker(marketSymbol).catch(() => undefined);
       };
     });
   }

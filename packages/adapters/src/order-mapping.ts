@@ -1,4 +1,4 @@
-import { type OrderRequest, type OrderResult } from './core-dev.js' /*DEV*/;
+import { type OrderRequest, type OrderResult } from '@eql/core';
 import { type CcxtOrder, type CcxtParams } from './ccxt-types.js';
 
 /**
@@ -33,8 +33,7 @@ export function toOrderResult(order: CcxtOrder, clientOrderId: string, venueClie
     status: orderStatusOf(order),
     filled: order.filled ?? 0,
   };
-  const average = order.average ?? (result.filled > 0 ? order.price : undefined);
-  if (average !== undefined && Number.isFinite(average)) result.averagePrice = average;
+  if (order.average !== undefined && Number.isFinite(order.average)) result.averagePrice = order.average;
   return result;
 }
 

@@ -1,5 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
-import { isPublicAddress } from './core-dev.js' /*DEV*/;
+import { isPublicAddress } from '@eql/core';
 
 /** The callback of a `lookup` as `net.connect` calls it: one address, or all of them when `options.all`. */
 export type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;

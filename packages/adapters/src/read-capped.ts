@@ -21,7 +21,6 @@ export async function readCapped(
     const room = maxBytes - size;
     if (chunk.byteLength > room) {
       if (room > 0) chunks.push(chunk.subarray(0, room));
-      size = maxBytes;
       truncated = true;
       break;
     }

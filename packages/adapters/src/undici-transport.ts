@@ -1,5 +1,5 @@
 import { Agent, request as undiciRequest } from 'undici';
-import { addressRange, TransportError, type HttpRequest, type HttpResponse, type HttpTransport } from './core-dev.js' /*DEV*/;
+import { addressRange, TransportError, type HttpRequest, type HttpResponse, type HttpTransport } from '@eql/core';
 import { BlockedAddressError, publicOnlyLookup, type Resolver } from './public-lookup.js';
 import { readCapped } from './read-capped.js';
 
@@ -133,6 +133,5 @@ function causeChain(error: unknown): unknown[] {
 
 function codeOf(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
-  const code = (error as { code: unknown }).code;
-  return typeof code === 'string' ? code : undefined;
+  return typeof error.code === 'string' ? error.code : undefined;
 }

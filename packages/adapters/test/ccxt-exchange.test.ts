@@ -1,6 +1,6 @@
-import { ExchangeNotAvailable, InsufficientFunds, NetworkError, NoChange, RequestTimeout } from 'ccxt';
+import { ExchangeNotAvailable, InsufficientFunds, NetworkError, NoChange, OrderNotFound, RequestTimeout } from 'ccxt';
 import { describe, expect, it } from 'vitest';
-import { type OrderRequest } from '../src/core-dev.js'; /*DEV*/
+import { ActionError, type OrderRequest } from '@eql/core';
 import { CcxtExchange, ExchangeAdapterError, hyperliquidCloid, orderStatusOf, venueClientOrderId } from '../src/index.js';
 import { FakeVenue, market } from './support/fake-venue.js';
 
@@ -15,6 +15,7 @@ async function failureOf(promise: Promise<unknown>): Promise<ExchangeAdapterErro
     await promise;
   } catch (error) {
     expect(error).toBeInstanceOf(ExchangeAdapterError);
+    expect(error).toBeInstanceOf(ActionError); // the engine's order executor keeps its code and retryable flag
     return error as ExchangeAdapterError;
   }
   throw new Error('expected a rejection');
@@ -34,7 +35,7 @@ describe('CcxtExchange reads (fake venue)', () => {
     const exchange = new CcxtExchange(venue);
     await expect(exchange.lastPrice('BTC')).resolves.toBe(64_000.5);
     expect(venue.calls.find((call) => call.method === 'fetchTicker')?.args[0]).toBe('BTC/USDT:USDT');
-    await expect(failureOf(exchange.lastPrice('SOL'))).resolves.toMatchObject({ code: 'exchange-unknown-symbol' });
+    await expect(failureOf(exchange.lastPrice('SOL'))).resolves.toMatchObject({ code: 'SYMBOL_NOT_PERPETUAL' });
   });
 
   it('sums free USDT, USDC and USD', async () => {
@@ -104,27 +105,14 @@ describe('CcxtExchange.placeOrder (fake venue)', () => {
 
   it('on a duplicate-id refusal, fetches and returns the existing order', async () => {
     const venue = new FakeVenue();
-    venue.has.fetchOpenOrders = false;
-    venue.has.fetchClosedOrders = false;
-    const exchange = new CcxtExchange(venue);
-    await exchange.placeOrder(order()); // no lookup possible: placed
-    venue.has.fetchClosedOrders = true; // the venue's list becomes readable only after the refusal
-    const lists = venue.count('fetchClosedOrders');
-    venue.has.fetchClosedOrders = false;
-    const original = venue.fetchClosedOrders.bind(venue);
-    let listed = false;
-    venue.fetchClosedOrders = (symbol?: string) => {
-      listed = true;
-      return original(symbol);
-    };
-    const createBefore = venue.count('createOrder');
-    const pending = exchange.placeOrder(order());
-    venue.has.fetchClosedOrders = true; // readable for the lookup after the refusal
-    const result = await pending;
-    expect(venue.count('createOrder')).toBe(createBefore + 1); // tried, refused as duplicate
-    expect(listed).toBe(true);
-    expect(lists).toBe(0);
-    expect(result).toMatchObject({ orderId: 'o1', clientOrderId: KEY, status: 'filled' });
+    const exchange = new CcxtExchange(venue, { lookupByClientOrderId: true });
+    // An order the venue already has under this id, which its first lookup does not show yet.
+    venue.orders.push({ id: 'o9', clientOrderId: exchange.venueClientOrderId(KEY), symbol: 'BTC/USDT:USDT', amount: 0.5, status: 'open', filled: 0.2 });
+    venue.failNext('fetchOrder', new OrderNotFound('not yet visible'));
+    const result = await exchange.placeOrder(order());
+    expect(venue.count('createOrder')).toBe(1); // tried, refused as duplicate
+    expect(venue.count('fetchOrder')).toBe(2);
+    expect(result).toEqual({ orderId: 'o9', clientOrderId: KEY, status: 'partially_filled', filled: 0.2, averagePrice: undefined });
   });
 
   it('after a timeout while placing, returns the order if the venue has it', async () => {
@@ -143,7 +131,7 @@ describe('CcxtExchange.placeOrder (fake venue)', () => {
     venue.failNext('fetchOrder', new ExchangeNotAvailable('503'));
     const exchange = new CcxtExchange(venue, { lookupByClientOrderId: true });
     const error = await failureOf(exchange.placeOrder(order()));
-    expect(error).toMatchObject({ code: 'exchange-unavailable', retryable: true });
+    expect(error).toMatchObject({ code: 'EXCHANGE_UNAVAILABLE', retryable: true });
     expect(venue.count('createOrder')).toBe(0);
   });
 
@@ -151,20 +139,20 @@ describe('CcxtExchange.placeOrder (fake venue)', () => {
     const venue = new FakeVenue();
     venue.failNext('createOrder', new InsufficientFunds('fakevenue margin is insufficient'));
     const exchange = new CcxtExchange(venue);
-    await expect(failureOf(exchange.placeOrder(order()))).resolves.toMatchObject({ code: 'exchange-insufficient-funds', retryable: false });
+    await expect(failureOf(exchange.placeOrder(order()))).resolves.toMatchObject({ code: 'INSUFFICIENT_BALANCE', retryable: false });
     venue.failNext('createOrder', new NetworkError('reset'));
-    await expect(failureOf(exchange.placeOrder(order({ clientOrderId: 'other' })))).resolves.toMatchObject({ code: 'exchange-unavailable', retryable: true });
+    await expect(failureOf(exchange.placeOrder(order({ clientOrderId: 'other' })))).resolves.toMatchObject({ code: 'EXCHANGE_UNAVAILABLE', retryable: true });
   });
 
   it('refuses non-perpetual symbols, bad amounts and unsupported exits before placing anything', async () => {
     const venue = new FakeVenue();
     const exchange = new CcxtExchange(venue);
-    await expect(failureOf(exchange.placeOrder(order({ symbol: 'BTC/USDT' })))).resolves.toMatchObject({ code: 'exchange-not-perpetual' });
-    await expect(failureOf(exchange.placeOrder(order({ symbol: 'SOL' })))).resolves.toMatchObject({ code: 'exchange-unknown-symbol' });
-    await expect(failureOf(exchange.placeOrder(order({ amount: 0 })))).resolves.toMatchObject({ code: 'exchange-invalid-order' });
-    await expect(failureOf(exchange.placeOrder(order({ type: 'limit' })))).resolves.toMatchObject({ code: 'exchange-invalid-order' });
+    await expect(failureOf(exchange.placeOrder(order({ symbol: 'BTC/USDT' })))).resolves.toMatchObject({ code: 'SYMBOL_NOT_PERPETUAL' });
+    await expect(failureOf(exchange.placeOrder(order({ symbol: 'SOL' })))).resolves.toMatchObject({ code: 'SYMBOL_NOT_PERPETUAL' });
+    await expect(failureOf(exchange.placeOrder(order({ amount: 0 })))).resolves.toMatchObject({ code: 'ORDER_INVALID' });
+    await expect(failureOf(exchange.placeOrder(order({ type: 'limit' })))).resolves.toMatchObject({ code: 'ORDER_INVALID' });
     venue.has.createOrderWithTakeProfitAndStopLoss = false;
-    await expect(failureOf(exchange.placeOrder(order({ takeProfit: { price: 1e6 } })))).resolves.toMatchObject({ code: 'exchange-exits-unsupported' });
+    await expect(failureOf(exchange.placeOrder(order({ takeProfit: { price: 1e6 } })))).resolves.toMatchObject({ code: 'ORDER_EXITS_UNSUPPORTED' });
     expect(venue.count('createOrder')).toBe(0);
   });
 

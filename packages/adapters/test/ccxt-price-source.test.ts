@@ -1,7 +1,7 @@
 import { NetworkError, RateLimitExceeded, BadSymbol } from 'ccxt';
 import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { type PriceObservation } from '../src/core-dev.js'; /*DEV*/
+import { type PriceObservation } from '@eql/core';
 import { CcxtPriceSource, UnknownSymbolError, backoffDelay } from '../src/index.js';
 import { FakeVenue } from './support/fake-venue.js';
 import { record, sleep, until } from './support/streams.js';
@@ -193,5 +193,13 @@ describe('CcxtPriceSource watching (fake ccxt pro venue)', () => {
 describe('backoffDelay', () => {
   it('doubles from the base up to the cap', () => {
     expect([1, 2, 3, 4, 5, 6, 100].map((attempt) => backoffDelay(attempt, 500, 5_000))).toEqual([500, 1000, 2000, 4000, 5000, 5000, 5000]);
+  });
+});
+
+describe('CcxtPriceSource built from an id', () => {
+  it('errors the stream (once, no retries) when ccxt has no such exchange', async () => {
+    const run = record(new CcxtPriceSource('nosuchvenue', fast).observe({ source: 'price', symbol: 'BTC' }));
+    await until(() => run.errors.length === 1);
+    expect(String(run.errors[0])).toMatch(/ccxt has no exchange "nosuchvenue"/);
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HttpRequest } from '../src/core-dev.js'; /*DEV*/
-import { UndiciHttpTransport } from '../src/index.js';
+import { TransportError, type HttpRequest } from '@eql/core';
+import { BlockedAddressError, UndiciHttpTransport, publicOnlyLookup } from '../src/index.js';
 import { closedPort, startServer, type LocalServer } from './support/local-server.js';
 
 const SECRET = 'Bearer sk-live-DO-NOT-LEAK-7f3a';
@@ -96,7 +96,7 @@ describe('UndiciHttpTransport against local servers (allowPrivate)', () => {
   it('times out on a server that never answers', async () => {
     const started = Date.now();
     const error = await rejection(transport.send(post(`${server.url}/hang`, { timeoutMs: 300 })));
-    expect(error.name).toBe('TransportError');
+    expect(error).toBeInstanceOf(TransportError);
     expect(error.failure).toBe('timeout');
     expect(Date.now() - started).toBeLessThan(2000);
     expect(error.message).not.toContain('sk-live');
@@ -173,7 +173,7 @@ describe('UndiciHttpTransport SSRF protection (allowPrivate false)', () => {
 
   it('refuses a name that resolves to 127.0.0.1 (localhost) at connect time, without connecting', async () => {
     const error = await rejection(transport.send(post(`http://localhost:${server.port}/hook`)));
-    expect(error.name).toBe('TransportError');
+    expect(error).toBeInstanceOf(TransportError);
     expect(error.failure).toBe('blocked-target');
     expect(error.message).toContain('localhost');
     expect(server.connections()).toBe(0);
@@ -196,24 +196,41 @@ describe('UndiciHttpTransport SSRF protection (allowPrivate false)', () => {
     }
   });
 
-  it('checks at every send: a name that turns private after an earlier answer is refused', async () => {
-    let answer = '203.0.113.9'; // TEST-NET-3: reserved, so refused too; the point is the re-check
+  it('checks at every connection: a name that turns private after a public answer is refused', async () => {
+    const answers = ['198.51.100.7', '127.0.0.1']; // first a routable-looking answer, then the rebind
     const seen: string[] = [];
     const resolving = new UndiciHttpTransport({
       resolver: (hostname) => {
         seen.push(hostname);
-        return Promise.resolve([{ address: answer, family: 4 }]);
+        return Promise.resolve([{ address: answers.shift() ?? '127.0.0.1', family: 4 }]);
       },
     });
     try {
-      answer = '127.0.0.1';
-      const error = await rejection(resolving.send(post(`http://rebind.example.com:${server.port}/hook`)));
-      expect(error.failure).toBe('blocked-target');
-      expect(seen).toEqual(['rebind.example.com']);
+      // TEST-NET-2 is "reserved", so even the first answer is refused: the check runs on what resolves.
+      const first = await rejection(resolving.send(post(`http://rebind.example.com:${server.port}/hook`, { timeoutMs: 300 })));
+      const second = await rejection(resolving.send(post(`http://rebind.example.com:${server.port}/hook`, { timeoutMs: 300 })));
+      expect([first.failure, second.failure]).toEqual(['blocked-target', 'blocked-target']);
+      expect(seen).toEqual(['rebind.example.com', 'rebind.example.com']);
       expect(server.connections()).toBe(0);
     } finally {
       await resolving.close();
     }
+  });
+
+  it('passes a name whose addresses are all public, in the form net.connect asked for', async () => {
+    const lookup = publicOnlyLookup(() =>
+      Promise.resolve([
+        { address: '8.8.8.8', family: 4 },
+        { address: '2001:4860:4860::8888', family: 6 },
+      ]),
+    );
+    const ask = (all: boolean): Promise<unknown[]> =>
+      new Promise((resolve) => lookup('dns.example.com', { all }, (...args) => resolve(args)));
+    expect(await ask(true)).toEqual([null, [{ address: '8.8.8.8', family: 4 }, { address: '2001:4860:4860::8888', family: 6 }]]);
+    expect(await ask(false)).toEqual([null, '8.8.8.8', 4]);
+    const refused = publicOnlyLookup(() => Promise.resolve([{ address: '8.8.8.8', family: 4 }, { address: 'fd00::1', family: 6 }]));
+    const [error] = await new Promise<unknown[]>((resolve) => refused('mixed.example.com', { all: true }, (...args) => resolve(args)));
+    expect(error).toBeInstanceOf(BlockedAddressError);
   });
 
   it('reports an unresolvable name as network', async () => {
