@@ -30,15 +30,16 @@ interface Step {
  * `succeeded` with its result or `failed` with `{code, message}`. An llm step's callback runs right
  * after it as its own execution (stepId `<step>.callback`) with the analysis. The first failure stops
  * the chain. Steps already completed before a restart are skipped; the rest run with the same
- * idempotency keys, so nothing is delivered or ordered twice. If the query stops being active
- * (cancelled) between steps, the remaining steps do not run.
+ * idempotency keys, so nothing is delivered or ordered twice. If the query is cancelled between
+ * steps, the remaining steps do not run (an expiry lets the trigger finish).
  */
 export function runTrigger(deps: ActionRunnerDeps, query: QueryRuntime, trigger: TriggerContext, completedSteps: string[]): Observable<TriggerOutcome> {
   const steps = stepsOf(query);
   const analyses = new Map<string, LlmAnalysis>();
   return from(steps).pipe(
     concatMap((step) => {
-      if (query.status !== 'active') return throwError(() => new StopChain());
+      // A cancel stops the rest of the chain; an expiry during a re-arming trigger lets it finish.
+      if (query.status === 'cancelled' || query.status === 'failed') return throwError(() => new StopChain());
       if (completedSteps.includes(step.stepId)) return EMPTY;
       const analysis = step.callbackOf === undefined ? undefined : analyses.get(step.callbackOf);
       if (step.callbackOf !== undefined && analysis === undefined) return EMPTY;

@@ -11,6 +11,8 @@ export interface ConditionTreeHost {
    * the current batch of updates and check `root.effective` again.
    */
   rootHolds(pulse: boolean): void;
+  /** A leaf's effective state changed (for `condition-changed` events). */
+  leafChanged?(node: ConditionNode): void;
 }
 
 /**
@@ -83,6 +85,7 @@ export class ConditionNode {
     if (value === this.effective) return;
     this.effective = value;
     this.since = value ? this.host.now() : undefined;
+    if (this.kind === 'leaf' && !pulse) this.host.leafChanged?.(this);
     const parent = this.parent;
     if (parent === undefined) {
       if (value) this.host.rootHolds(pulse);

@@ -76,6 +76,7 @@ interface ChannelEntry {
   price?: PriceChannel;
   items?: ItemChannel;
   subscription?: Subscription;
+  connecting?: boolean;
   users: number;
   lastAt?: number;
 }
@@ -322,7 +323,8 @@ export class Engine {
   }
 
   private expire(query: QueryRuntime): void {
-    if (query.status !== 'active' || query.firing) return;
+    // A final trigger decides the outcome itself; a re-arming one does not hold expiry back.
+    if (query.status !== 'active' || (query.firing && query.pendingTrigger?.final === true)) return;
     const result = transition({ status: query.status, deleted: false }, { type: 'expire' });
     if (result.ok) this.setStatus(query, 'expired');
   }
@@ -356,17 +358,28 @@ export class Engine {
     if (topic.source === 'price') entry.price = new PriceChannel();
     else entry.items = new ItemChannel();
     this.channels.set(key, entry);
-    const source = this.sources.find((candidate) => candidate.supports(topic));
+    return entry;
+  }
+
+  /**
+   * Subscribes a channel upstream, once. Called after the first series or watcher is registered, so
+   * that a source giving its latest value synchronously on subscribe reaches it.
+   */
+  private connect(entry: ChannelEntry): void {
+    if (entry.subscription || entry.connecting) return;
+    entry.connecting = true;
+    const source = this.sources.find((candidate) => candidate.supports(entry.topic));
     if (!source) {
-      this.emit({ type: 'problem', queryId: '', at: this.now(), code: 'NO_DATA_SOURCE', message: `no data source serves ${key}` });
-      return entry;
+      this.emit({ type: 'problem', queryId: '', at: this.now(), code: 'NO_DATA_SOURCE', message: `no data source serves ${topicKey(entry.topic)}` });
+      return;
     }
-    const target = entry;
-    target.subscription = source.observe(topic).subscribe({
-      next: (observation) => this.batch(() => this.observe(target, observation)),
+    const subscription = source.observe(entry.topic).subscribe({
+      next: (observation) => this.batch(() => this.observe(entry, observation)),
       error: (error: unknown) => this.problem('', 'DATA_SOURCE_ERROR', error),
     });
-    return entry;
+    // A released channel (all its users gone while subscribing) must not keep the subscription.
+    if (this.channels.get(topicKey(entry.topic)) === entry) entry.subscription = subscription;
+    else subscription.unsubscribe();
   }
 
   private releaseChannel(topic: Topic, entry: ChannelEntry): void {
@@ -423,7 +436,9 @@ export class Engine {
       acquireSeries: (topic: Topic, description: SeriesDescription) => {
         const entry = this.channel(topic);
         entry.users += 1;
-        return (entry.price as PriceChannel).acquire(description);
+        const series = (entry.price as PriceChannel).acquire(description);
+        this.connect(entry);
+        return series;
       },
       releaseSeries: (topic: Topic, series: SeriesValue) => {
         const entry = this.channels.get(topicKey(topic));
@@ -435,6 +450,7 @@ export class Engine {
         const entry = this.channel(topic);
         entry.users += 1;
         entry.items?.leaves.add(leaf);
+        this.connect(entry);
       },
       unwatchItems: (topic: Topic, leaf: SemanticLeaf) => {
         const entry = this.channels.get(topicKey(topic));
@@ -462,6 +478,9 @@ export class Engine {
         }
       },
       expire: (query) => this.expire(query),
+      conditionChanged: (query, node) => {
+        if (this.subject.observed) this.emit({ type: 'condition-changed', queryId: query.id, at: this.now(), path: node.path, holds: node.effective });
+      },
     };
   }
 

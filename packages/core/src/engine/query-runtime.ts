@@ -20,6 +20,8 @@ export interface QueryServices extends LeafServices {
   rootHolds(query: QueryRuntime, pulse: boolean): void;
   /** The query's lifetime elapsed. */
   expire(query: QueryRuntime): void;
+  /** A leaf's effective state changed. */
+  conditionChanged(query: QueryRuntime, node: ConditionNode): void;
 }
 
 export type QueryStatus = RuntimeState['status'];
@@ -83,6 +85,10 @@ export class QueryRuntime implements ConditionTreeHost {
 
   rootHolds(pulse: boolean): void {
     this.services.rootHolds(this, pulse);
+  }
+
+  leafChanged(node: ConditionNode): void {
+    this.services.conditionChanged(this, node);
   }
 
   /** Whether a trigger may start now: active, not already firing, out of any cooldown. */

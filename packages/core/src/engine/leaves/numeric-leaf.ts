@@ -28,6 +28,8 @@ export class NumericLeaf implements Leaf {
   /** Last left - right of a live-operand comparison, for crossings. */
   private lastDifference: number | undefined;
   private pendingCrossing: Subscription | undefined;
+  /** Values at the last detach. */
+  private lastRead: { value: number | undefined; threshold: number | undefined; at: number | undefined } | undefined;
 
   constructor(
     readonly node: ConditionNode,
@@ -57,6 +59,8 @@ export class NumericLeaf implements Leaf {
   }
 
   detach(): void {
+    // Keep what was last read, so a query that fired or stopped still shows its values.
+    this.lastRead = { value: this.left?.value, threshold: typeof this.threshold === 'number' ? this.threshold : this.right?.value, at: this.inputAt() };
     this.cancelPendingCrossing();
     if (this.left) {
       if (typeof this.threshold === 'number') this.left.index.remove(this.operator, this.threshold, this);
@@ -121,7 +125,8 @@ export class NumericLeaf implements Leaf {
   }
 
   inputAt(): number | undefined {
-    const left = this.left?.updatedAt;
+    if (!this.left) return this.lastRead?.at;
+    const left = this.left.updatedAt;
     const right = this.right?.updatedAt;
     if (left === undefined) return right;
     return right === undefined ? left : Math.max(left, right);
@@ -134,8 +139,9 @@ export class NumericLeaf implements Leaf {
       method: this.subject.description.method,
       holds: this.node.effective,
     };
-    if (this.left?.value !== undefined) state.value = this.left.value;
-    const threshold = typeof this.threshold === 'number' ? this.threshold : this.right?.value;
+    const value = this.left ? this.left.value : this.lastRead?.value;
+    if (value !== undefined) state.value = value;
+    const threshold = typeof this.threshold === 'number' ? this.threshold : this.right ? this.right.value : this.lastRead?.threshold;
     if (threshold !== undefined) state.threshold = threshold;
     if (this.node.since !== undefined) state.since = this.node.since;
     return state;
