@@ -13,7 +13,14 @@ export interface ConditionTreeHost {
   rootHolds(pulse: boolean): void;
   /** A leaf's effective state changed (for `condition-changed` events). */
   leafChanged?(node: ConditionNode): void;
+  /**
+   * Calls `node.settle()` at the end of the current instant, after every update of the instant: a
+   * break in a held node counts only if it is still there then.
+   */
+  settleLater(node: ConditionNode): void;
 }
+
+const NO_CHILDREN: readonly ConditionNode[] = Object.freeze([]);
 
 /**
  * One node of a query's condition tree: a leaf condition or an AND / OR group.
@@ -31,7 +38,8 @@ export class ConditionNode {
   /** Members that hold (groups only). */
   private holding = 0;
   private holdTimer: Subscription | undefined;
-  readonly children: ConditionNode[] = [];
+  /** Members of a group, set once by whoever builds the tree (leaves keep the shared empty list). */
+  children: readonly ConditionNode[] = NO_CHILDREN;
 
   constructor(
     readonly host: ConditionTreeHost,
@@ -40,11 +48,13 @@ export class ConditionNode {
     readonly kind: 'AND' | 'OR' | 'leaf',
     readonly holdForMs: number | undefined,
     readonly parent: ConditionNode | undefined,
-  ) {
-    parent?.children.push(this);
-  }
+  ) {}
 
-  /** Sets the node's own test result (leaves), honouring holdFor. */
+  /**
+   * Sets the node's own test result (leaves), honouring holdFor. Within one instant a held node may
+   * go false and true again (an OR whose members hand over): the wait goes on, because only the
+   * state at the end of the instant counts (see `settle`).
+   */
   setRaw(value: boolean): void {
     if (value === this.raw) return;
     this.raw = value;
@@ -52,16 +62,23 @@ export class ConditionNode {
       this.setEffective(value, false);
       return;
     }
-    this.holdTimer?.unsubscribe();
-    this.holdTimer = undefined;
     if (!value) {
-      this.setEffective(false, false);
+      this.host.settleLater(this);
       return;
     }
+    if (this.holdTimer || this.effective) return;
     this.holdTimer = this.host.schedule(this.holdForMs, () => {
       this.holdTimer = undefined;
       if (this.raw) this.setEffective(true, false);
     });
+  }
+
+  /** End of an instant: a held node that is still false stops waiting and stops holding. */
+  settle(): void {
+    if (this.raw) return;
+    this.holdTimer?.unsubscribe();
+    this.holdTimer = undefined;
+    this.setEffective(false, false);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { asyncScheduler, type Observable, type SchedulerLike, Subject, type Subscription } from 'rxjs';
+import { asyncScheduler, type Observable, type SchedulerLike, Subject, Subscription } from 'rxjs';
 import { transition, type Transition } from '../lifecycle/query-lifecycle.js';
 import { runTrigger, type TriggerOutcome } from './action-runner.js';
 import { LlmActionExecutor } from './actions/llm-analysis.js';
@@ -23,10 +23,12 @@ import type {
   StateStore,
   TriggerContext,
 } from './interfaces.js';
+import type { ConditionNode } from './condition-tree.js';
 import type { SemanticLeaf } from './leaves/semantic-leaf.js';
 import { LexicalMatcher } from './lexical-matcher.js';
 import { settle } from './maybe.js';
 import { MemoryStateStore } from './memory-store.js';
+import { ExpiryQueue } from './expiry-queue.js';
 import { type Observation, type Topic, topicKey } from './observations.js';
 import { QueryRuntime, type QueryServices } from './query-runtime.js';
 import type { SeriesDescription, SeriesValue } from './series-value.js';
@@ -105,8 +107,10 @@ export class Engine {
   private readonly channels = new Map<string, ChannelEntry>();
   private readonly subject = new Subject<EngineEvent>();
   private readonly services: QueryServices;
+  private readonly expiries: ExpiryQueue<QueryRuntime>;
   private depth = 0;
   private pulses: Array<() => void> = [];
+  private settlements: ConditionNode[] = [];
   private candidates = new Set<QueryRuntime>();
   private touched = new Set<QueryRuntime>();
   private disposed = false;
@@ -124,6 +128,7 @@ export class Engine {
     this.paper = options.paper ?? new PaperExchange();
     this.services = this.createServices();
     this.executors = this.createExecutors(options);
+    this.expiries = new ExpiryQueue<QueryRuntime>(() => this.now(), (delayMs, work) => this.services.schedule(delayMs, work), (query) => this.expire(query));
   }
 
   /** Number of queries the engine holds (active or kept for inspection). */
@@ -160,7 +165,10 @@ export class Engine {
         // A trigger interrupted by a restart: finish its actions, never fire it again.
         const trigger: TriggerContext = { queryId: query.id, triggerIndex: pending.triggerIndex, firedAt: pending.firedAt, conditionStates: pending.conditionStates };
         if (query.title !== undefined) trigger.title = query.title;
-        if (!pending.final) query.attach();
+        if (!pending.final) {
+          query.attach();
+          this.expiries.add(query);
+        }
         this.runActions(query, trigger, pending.final, pending.completedSteps);
         return;
       }
@@ -169,7 +177,9 @@ export class Engine {
         return;
       }
       query.attach();
-      this.persist(query);
+      this.expiries.add(query);
+      // A fresh query has nothing to remember yet; its first change (a latch, a verdict, a trigger) is saved.
+      if (resume) this.persist(query);
     });
   }
 
@@ -217,6 +227,7 @@ export class Engine {
     this.queries.clear();
     for (const entry of this.channels.values()) entry.subscription?.unsubscribe();
     this.channels.clear();
+    this.expiries.clear();
     this.subject.complete();
   }
 
@@ -241,10 +252,15 @@ export class Engine {
   private flush(): void {
     this.depth += 1;
     try {
-      while (this.pulses.length > 0 || this.candidates.size > 0) {
+      while (this.settlements.length > 0 || this.pulses.length > 0 || this.candidates.size > 0) {
+        // Breaks in held nodes first (the instant's level updates are done), then instants, then firing.
+        const settlements = this.settlements;
+        this.settlements = [];
+        for (const node of settlements) node.settle();
         const pulses = this.pulses;
         this.pulses = [];
         for (const pulse of pulses) pulse();
+        if (this.settlements.length > 0) continue;
         const candidates = [...this.candidates];
         this.candidates.clear();
         for (const query of candidates) if (query.root.effective) this.fire(query);
@@ -432,7 +448,7 @@ export class Engine {
   private createServices(): QueryServices {
     return {
       now: () => this.now(),
-      schedule: (delayMs, work) => this.scheduler.schedule(() => this.batch(work), Math.max(0, delayMs)),
+      schedule: (delayMs, work) => scheduleLong(this.scheduler, delayMs, () => this.batch(work)),
       acquireSeries: (topic: Topic, description: SeriesDescription) => {
         const entry = this.channel(topic);
         entry.users += 1;
@@ -470,6 +486,10 @@ export class Engine {
         this.pulses.push(pulse);
         if (this.depth === 0) this.flush();
       },
+      settleLater: (node) => {
+        this.settlements.push(node);
+        if (this.depth === 0) this.flush();
+      },
       rootHolds: (query, pulse) => {
         if (pulse) this.fire(query);
         else {
@@ -477,7 +497,7 @@ export class Engine {
           if (this.depth === 0) this.flush();
         }
       },
-      expire: (query) => this.expire(query),
+      detached: (query) => this.expiries.remove(query),
       conditionChanged: (query, node) => {
         if (this.subject.observed) this.emit({ type: 'condition-changed', queryId: query.id, at: this.now(), path: node.path, holds: node.effective });
       },
@@ -515,4 +535,27 @@ export class Engine {
     for (const [type, executor] of Object.entries(options.executors ?? {})) if (executor) executors.set(type, executor);
     return executors;
   }
+}
+
+/** Longest delay a Node timer takes (2^31 - 1 ms, about 24.8 days); longer ones would fire at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** Schedules `work` after `delayMs`, in steps no timer implementation clamps. */
+function scheduleLong(scheduler: SchedulerLike, delayMs: number, work: () => void): Subscription {
+  const holder = new SubscriptionHolder();
+  const step = (remaining: number): void => {
+    const delay = Math.max(0, Math.min(remaining, MAX_TIMER_MS));
+    holder.current = scheduler.schedule(() => {
+      if (remaining > MAX_TIMER_MS) step(remaining - MAX_TIMER_MS);
+      else work();
+    }, delay);
+  };
+  step(delayMs);
+  return holder.subscription;
+}
+
+/** A subscription that cancels whichever step of a long timer is pending. */
+class SubscriptionHolder {
+  current: Subscription | undefined;
+  readonly subscription = new Subscription(() => this.current?.unsubscribe());
 }

@@ -11,20 +11,21 @@ export class MemoryStateStore implements StateStore {
   readonly notifications: Notification[] = [];
   private nextNotificationId = 1;
 
+  // The engine hands over fresh objects and never changes them afterwards, so they are kept as given.
   saveRuntime(queryId: string, state: RuntimeState): void {
-    this.runtime.set(queryId, structuredClone(state));
+    this.runtime.set(queryId, state);
   }
 
   saveExecution(record: ExecutionRecord): void {
-    this.executions.set(record.id, structuredClone(record));
+    this.executions.set(record.id, record);
   }
 
   saveSession(session: LlmSession): void {
-    this.sessions.set(session.sessionId, structuredClone(session));
+    this.sessions.set(session.sessionId, session);
   }
 
   addNotification(draft: NotificationDraft): Notification {
-    const notification: Notification = { ...structuredClone(draft), id: this.nextNotificationId++ };
+    const notification: Notification = { ...draft, id: this.nextNotificationId++ };
     this.notifications.push(notification);
     return notification;
   }

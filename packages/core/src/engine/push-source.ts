@@ -1,38 +1,66 @@
-import { filter, Observable, Subject } from 'rxjs';
+import { Observable, Subject } from 'rxjs';
 import type { DataSource } from './interfaces.js';
 import { baseAsset, type Observation, type PriceObservation, type Topic } from './observations.js';
-import { matchesTopic } from './replay-source.js';
 
 /**
  * A data source for embedders that have their own feed: `push` observations in, every query on the
- * topic sees them. A new price subscriber gets the last pushed price at once. Serves any topic.
+ * topic sees them. Each push goes straight to its topic's stream (prices by asset, posts by account,
+ * news), so its cost does not grow with the number of topics. A new price subscriber gets the last
+ * pushed price of its asset at once. Serves any topic.
  */
 export class PushSource implements DataSource {
   readonly name = 'push';
-  private readonly stream = new Subject<Observation>();
+  private readonly streams = new Map<string, Subject<Observation>>();
   private readonly lastPrices = new Map<string, PriceObservation>();
 
   push(observation: Observation): void {
-    if (observation.source === 'price') this.lastPrices.set(baseAsset(observation.symbol), observation);
-    this.stream.next(observation);
+    let key: string;
+    if (observation.source === 'price') {
+      key = `price:${baseAsset(observation.symbol)}`;
+      this.lastPrices.set(key, observation);
+    } else if (observation.source === 'tweet') key = `tweet:${observation.username.toLowerCase()}`;
+    else if (observation.source === 'news') key = 'news';
+    else return;
+    this.streams.get(key)?.next(observation);
   }
 
   supports(topic: Topic): boolean {
-    return topic.source !== undefined;
+    return topic.source === 'price' || topic.source === 'tweet' || topic.source === 'news';
   }
 
   observe(topic: Topic): Observable<Observation> {
+    const key = keyOf(topic);
     return new Observable<Observation>((subscriber) => {
-      if (topic.source === 'price') {
-        const last = this.lastPrices.get(baseAsset(topic.symbol));
-        if (last) subscriber.next(last);
+      let stream = this.streams.get(key);
+      if (!stream) {
+        stream = new Subject<Observation>();
+        this.streams.set(key, stream);
       }
-      return this.stream.pipe(filter((observation) => matchesTopic(observation, topic))).subscribe(subscriber);
+      const last = this.lastPrices.get(key);
+      if (last) subscriber.next(last);
+      const subscription = stream.subscribe(subscriber);
+      const current = stream;
+      return () => {
+        subscription.unsubscribe();
+        if (!current.observed && this.streams.get(key) === current) this.streams.delete(key);
+      };
     });
   }
 
   /** Whether anything listens (for tests of subscription release). */
   get observed(): boolean {
-    return this.stream.observed;
+    for (const stream of this.streams.values()) if (stream.observed) return true;
+    return false;
+  }
+}
+
+function keyOf(topic: Topic): string {
+  switch (topic.source) {
+    case 'price':
+      return `price:${baseAsset(topic.symbol)}`;
+    case 'tweet':
+      return `tweet:${topic.username.toLowerCase()}`;
+    case 'news':
+      return 'news';
   }
 }

@@ -18,10 +18,10 @@ import type { ThresholdOperator } from './threshold-index.js';
 export interface QueryServices extends LeafServices {
   /** The root came to hold (see ConditionTreeHost.rootHolds). */
   rootHolds(query: QueryRuntime, pulse: boolean): void;
-  /** The query's lifetime elapsed. */
-  expire(query: QueryRuntime): void;
   /** A leaf's effective state changed. */
   conditionChanged(query: QueryRuntime, node: ConditionNode): void;
+  /** The query stopped watching (fired for good, expired, cancelled, removed). */
+  detached(query: QueryRuntime): void;
 }
 
 export type QueryStatus = RuntimeState['status'];
@@ -39,7 +39,9 @@ export class QueryRuntime implements ConditionTreeHost {
   readonly createdAt: number;
   readonly expiresAt: number;
   readonly root: ConditionNode;
-  readonly leaves: Leaf[] = [];
+  readonly leaves: Leaf[];
+  /** Position in the engine's expiry queue (-1 when not queued). */
+  expiryIndex = -1;
   status: QueryStatus;
   triggerCount: number;
   lastTriggerAt: number | undefined;
@@ -47,7 +49,7 @@ export class QueryRuntime implements ConditionTreeHost {
   /** The actions of a trigger are running; no other trigger may start. */
   firing = false;
   private armedFrom: number;
-  private timers: Subscription[] = [];
+  private rearmTimer: Subscription | undefined;
   private attached = false;
 
   constructor(
@@ -67,7 +69,9 @@ export class QueryRuntime implements ConditionTreeHost {
     this.pendingTrigger = resume?.pendingTrigger;
     const cooldownMs = this.cooldownMs;
     this.armedFrom = this.lastTriggerAt !== undefined && cooldownMs !== undefined ? this.lastTriggerAt + cooldownMs : -Infinity;
-    this.root = this.build(this.query.conditions, '', undefined, resume);
+    const leaves: Leaf[] = [];
+    this.root = this.build(this.query.conditions, '', undefined, resume, leaves);
+    this.leaves = leaves.slice();
   }
 
   /** The repeat policy's cooldown, when the query has one. */
@@ -91,17 +95,20 @@ export class QueryRuntime implements ConditionTreeHost {
     this.services.conditionChanged(this, node);
   }
 
+  settleLater(node: ConditionNode): void {
+    this.services.settleLater(node);
+  }
+
   /** Whether a trigger may start now: active, not already firing, out of any cooldown. */
   canFire(): boolean {
     return this.status === 'active' && !this.firing && this.services.now() >= this.armedFrom && this.services.now() < this.expiresAt;
   }
 
-  /** Starts watching: leaves subscribe, expiry and re-arm timers are set. */
+  /** Starts watching: leaves subscribe, a pending re-arm is scheduled (the engine keeps expiries). */
   attach(): void {
     if (this.attached) return;
     this.attached = true;
     const now = this.services.now();
-    this.timers.push(this.services.schedule(Math.max(0, this.expiresAt - now), () => this.services.expire(this)));
     if (this.armedFrom > now) this.scheduleRearm(this.armedFrom - now);
     for (const leaf of this.leaves) leaf.attach();
   }
@@ -110,10 +117,11 @@ export class QueryRuntime implements ConditionTreeHost {
   detach(): void {
     if (!this.attached) return;
     this.attached = false;
-    for (const timer of this.timers) timer.unsubscribe();
-    this.timers = [];
+    this.rearmTimer?.unsubscribe();
+    this.rearmTimer = undefined;
     for (const leaf of this.leaves) leaf.detach();
     this.root.dispose();
+    this.services.detached(this);
   }
 
   get isAttached(): boolean {
@@ -155,7 +163,7 @@ export class QueryRuntime implements ConditionTreeHost {
   runtimeState(): RuntimeState {
     const state: RuntimeState = { status: this.status, triggerCount: this.triggerCount, latched: {}, verdicts: {}, cronPulses: {} };
     if (this.lastTriggerAt !== undefined) state.lastTriggerAt = this.lastTriggerAt;
-    if (this.pendingTrigger) state.pendingTrigger = this.pendingTrigger;
+    if (this.pendingTrigger) state.pendingTrigger = { ...this.pendingTrigger, completedSteps: [...this.pendingTrigger.completedSteps] };
     for (const leaf of this.leaves) {
       if (leaf instanceof SemanticLeaf && leaf.latched) state.latched[leaf.node.path] = leaf.latched;
       if (leaf instanceof LlmLeaf && leaf.lastVerdict) state.verdicts[leaf.node.path] = leaf.lastVerdict;
@@ -165,25 +173,28 @@ export class QueryRuntime implements ConditionTreeHost {
   }
 
   private scheduleRearm(delayMs: number): void {
-    this.timers.push(
-      this.services.schedule(delayMs, () => {
-        // Level conditions that still hold fire again at once (the leaves' own semantics).
-        if (this.root.effective) this.services.rootHolds(this, false);
-      }),
-    );
+    this.rearmTimer?.unsubscribe();
+    this.rearmTimer = this.services.schedule(delayMs, () => {
+      this.rearmTimer = undefined;
+      // Level conditions that still hold fire again at once (the leaves' own semantics).
+      if (this.root.effective) this.services.rootHolds(this, false);
+    });
   }
 
-  private build(json: ConditionNodeJson, path: string, parent: ConditionNode | undefined, resume: RuntimeState | undefined): ConditionNode {
+  private build(json: ConditionNodeJson, path: string, parent: ConditionNode | undefined, resume: RuntimeState | undefined, leaves: Leaf[]): ConditionNode {
     const record = json as unknown as Record<string, unknown>;
     const holdForMs = parseDuration(record.holdFor);
     if ('source' in record) {
       const node = new ConditionNode(this, path, 'leaf', holdForMs, parent);
-      this.leaves.push(this.leafFor(record, node, holdForMs, resume));
+      leaves.push(this.leafFor(record, node, holdForMs, resume));
       return node;
     }
     const operator = Array.isArray(record.AND) ? 'AND' : 'OR';
+    const members = record[operator] as ConditionNodeJson[];
+    // A group of one member without holdFor is that member: one node less, the same truth.
+    if (members.length === 1 && holdForMs === undefined) return this.build(members[0] as ConditionNodeJson, `${path}/${operator}/0`, parent, resume, leaves);
     const node = new ConditionNode(this, path, operator, holdForMs, parent);
-    (record[operator] as ConditionNodeJson[]).forEach((member, index) => this.build(member, `${path}/${operator}/${index}`, node, resume));
+    node.children = members.map((member, index) => this.build(member, `${path}/${operator}/${index}`, node, resume, leaves));
     return node;
   }
 

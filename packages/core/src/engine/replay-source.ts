@@ -1,4 +1,4 @@
-import { Observable, type SchedulerLike } from 'rxjs';
+import { Observable, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
 import type { DataSource } from './interfaces.js';
 import { baseAsset, type Observation, type Topic } from './observations.js';
 
@@ -12,33 +12,58 @@ export interface ReplayOptions {
 
 /** Whether an observation belongs to a topic: prices by asset (BTC, BTC/USDT and BTC-PERP are one), posts by account. */
 export function matchesTopic(observation: Observation, topic: Topic): boolean {
+  return keyOfObservation(observation) === keyOfTopic(topic);
+}
+
+function keyOfTopic(topic: Topic): string {
   switch (topic.source) {
     case 'price':
-      return observation.source === 'price' && baseAsset(observation.symbol) === baseAsset(topic.symbol);
+      return `price:${baseAsset(topic.symbol)}`;
     case 'tweet':
-      return observation.source === 'tweet' && observation.username.toLowerCase() === topic.username.toLowerCase();
+      return `tweet:${topic.username.toLowerCase()}`;
     case 'news':
-      return observation.source === 'news';
+      return 'news';
+  }
+}
+
+function keyOfObservation(observation: Observation): string | undefined {
+  switch (observation.source) {
+    case 'price':
+      return `price:${baseAsset(observation.symbol)}`;
+    case 'tweet':
+      return `tweet:${observation.username.toLowerCase()}`;
+    case 'news':
+      return 'news';
+    default:
+      return undefined;
   }
 }
 
 /**
  * A data source replaying recorded observations at their recorded times on the engine's scheduler:
  * in virtual time for previews and tests (deterministic), in real time (shifted, looping) for a demo
- * host. A new price subscriber first gets the latest recorded price at or before now, so a level
- * condition is judged at once; posts and news are never replayed from the past. `llm` lines are not
- * served here: a RecordedLlmProvider answers llm conditions from them.
+ * host. One cursor walks the recording in order and hands each observation to the subscribers of its
+ * topic, so observations at the same time arrive in the recording's order whatever their topics.
+ * A new price subscriber first gets the latest recorded price at or before now, so a level condition
+ * is judged at once; posts and news are never replayed from the past. `llm` lines are not served
+ * here: a RecordedLlmProvider answers llm conditions from them.
  */
 export class ReplaySource implements DataSource {
   readonly name = 'replay';
   private readonly observations: readonly Observation[];
+  private readonly keys: readonly (string | undefined)[];
   private readonly span: number;
+  private readonly subscribers = new Map<string, Set<Subscriber<Observation>>>();
+  private cursor = 0;
+  private lap = 0;
+  private timer: Subscription | undefined;
 
   constructor(
     observations: readonly Observation[],
     private readonly options: ReplayOptions,
   ) {
     this.observations = observations.filter((observation) => observation.source !== 'llm');
+    this.keys = this.observations.map(keyOfObservation);
     const first = this.observations[0]?.at ?? 0;
     const last = this.observations[this.observations.length - 1]?.at ?? first;
     // One minute past the last observation, so a loop does not put two observations at one instant.
@@ -46,48 +71,90 @@ export class ReplaySource implements DataSource {
   }
 
   supports(topic: Topic): boolean {
-    return this.observations.some((observation) => matchesTopic(observation, topic));
+    return this.keys.includes(keyOfTopic(topic));
   }
 
   observe(topic: Topic): Observable<Observation> {
-    const matching = this.observations.filter((observation) => matchesTopic(observation, topic));
-    const { scheduler } = this.options;
-    const shift = this.options.shiftMs ?? 0;
+    const key = keyOfTopic(topic);
     return new Observable<Observation>((subscriber) => {
-      if (matching.length === 0) {
-        subscriber.complete();
-        return undefined;
+      if (this.subscribers.size === 0) this.seek();
+      if (topic.source === 'price') {
+        const latest = this.latestBefore(key);
+        if (latest) subscriber.next({ ...latest, at: this.options.scheduler.now() });
       }
-      const now = scheduler.now();
-      let lap = this.options.loop ? Math.max(0, Math.floor((now - shift - (matching[0] as Observation).at) / this.span)) : 0;
-      const timeOf = (index: number) => (matching[index] as Observation).at + shift + lap * this.span;
-      let index = 0;
-      while (index < matching.length && timeOf(index) < now) index += 1;
-      if (topic.source === 'price' && index > 0) subscriber.next({ ...(matching[index - 1] as Observation), at: now });
-      const emitNext = (): void => {
-        if (subscriber.closed) return;
-        if (index >= matching.length) {
-          if (!this.options.loop) {
-            subscriber.complete();
-            return;
-          }
-          lap += 1;
-          index = 0;
-        }
-        const at = timeOf(index);
-        const delay = Math.max(0, at - scheduler.now());
-        subscription.add(
-          scheduler.schedule(() => {
-            const observation = matching[index] as Observation;
-            index += 1;
-            subscriber.next({ ...observation, at });
-            emitNext();
-          }, delay),
-        );
+      let set = this.subscribers.get(key);
+      if (!set) this.subscribers.set(key, (set = new Set()));
+      set.add(subscriber);
+      this.arm();
+      return () => {
+        set.delete(subscriber);
+        if (set.size === 0) this.subscribers.delete(key);
+        if (this.subscribers.size === 0) this.disarm();
       };
-      const subscription = subscriber;
-      emitNext();
-      return undefined;
     });
+  }
+
+  private timeOf(index: number, lap = this.lap): number {
+    return (this.observations[index] as Observation).at + (this.options.shiftMs ?? 0) + lap * this.span;
+  }
+
+  /** Puts the cursor on the first observation not before now (the replay starts when the first topic is watched). */
+  private seek(): void {
+    const now = this.options.scheduler.now();
+    const count = this.observations.length;
+    if (count === 0) return;
+    this.lap = this.options.loop ? Math.max(0, Math.floor((now - this.timeOf(0, 0)) / this.span)) : 0;
+    this.cursor = 0;
+    while (this.cursor < count && this.timeOf(this.cursor) < now) this.cursor += 1;
+    if (this.cursor === count && this.options.loop) {
+      this.lap += 1;
+      this.cursor = 0;
+    }
+  }
+
+  /** The latest price of a topic strictly before the cursor (this lap, or the end of the previous one). */
+  private latestBefore(key: string): Observation | undefined {
+    for (let index = this.cursor - 1; index >= 0; index -= 1) if (this.keys[index] === key) return this.observations[index];
+    if (this.options.loop && this.lap > 0) {
+      for (let index = this.observations.length - 1; index >= this.cursor; index -= 1) if (this.keys[index] === key) return this.observations[index];
+    }
+    return undefined;
+  }
+
+  private arm(): void {
+    if (this.timer || this.cursor >= this.observations.length) return;
+    const scheduler = this.options.scheduler;
+    this.timer = scheduler.schedule(() => {
+      this.timer = undefined;
+      this.emitDue();
+      this.arm();
+    }, Math.max(0, this.timeOf(this.cursor) - scheduler.now()));
+  }
+
+  private disarm(): void {
+    this.timer?.unsubscribe();
+    this.timer = undefined;
+  }
+
+  /** Hands out every observation due now, in recording order. */
+  private emitDue(): void {
+    const now = this.options.scheduler.now();
+    while (this.cursor < this.observations.length && this.timeOf(this.cursor) <= now) {
+      const index = this.cursor;
+      const at = this.timeOf(index);
+      this.cursor += 1;
+      if (this.cursor === this.observations.length && this.options.loop) {
+        this.cursor = 0;
+        this.lap += 1;
+      }
+      const key = this.keys[index];
+      const set = key === undefined ? undefined : this.subscribers.get(key);
+      if (!set) continue;
+      const observation = { ...(this.observations[index] as Observation), at };
+      for (const subscriber of [...set]) subscriber.next(observation);
+    }
+    if (this.cursor >= this.observations.length && !this.options.loop) {
+      for (const set of this.subscribers.values()) for (const subscriber of [...set]) subscriber.complete();
+    }
   }
 }

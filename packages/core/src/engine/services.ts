@@ -1,4 +1,5 @@
 import type { Subscription } from 'rxjs';
+import type { ConditionNode } from './condition-tree.js';
 import type { LlmProvider, SemanticMatcher } from './interfaces.js';
 import type { Topic } from './observations.js';
 import type { SemanticLeaf } from './leaves/semantic-leaf.js';
@@ -25,4 +26,6 @@ export interface LeafServices {
   report(queryId: string, code: string, message: string): void;
   /** Defers a crossing (or other instant) to the end of the current batch, after level changes. */
   deferPulse(pulse: () => void): void;
+  /** Settles a held node at the end of the current batch (see ConditionNode.settle). */
+  settleLater(node: ConditionNode): void;
 }

@@ -1,13 +1,53 @@
-import BTreeModule from 'sorted-btree';
-
-// sorted-btree is CommonJS with `exports.default`: Node's ESM loader hands over `module.exports`,
-// bundlers (and vitest) the default export itself. Take whichever is the class.
-type BTreeClass = typeof BTreeModule.default;
-const BTree: BTreeClass = (BTreeModule as unknown as { default?: BTreeClass }).default ?? (BTreeModule as unknown as BTreeClass);
-type Tree<V> = InstanceType<typeof BTree<number, V>>;
-
 /** Comparison operators of a series against a constant. */
 export type ThresholdOperator = '>' | '>=' | '<' | '<=' | '==' | '!=' | 'crosses_above' | 'crosses_below';
+
+/**
+ * Thresholds of one operator, sorted, each with the conditions that use it. Binary search finds the
+ * range a move crosses; inserting and removing shift the arrays, which stay small per series (the
+ * queries of one symbol and operator). No closures and no copies on the hot path.
+ */
+class SortedThresholds<L> {
+  readonly keys: number[] = [];
+  readonly buckets: L[][] = [];
+
+  /** Index of the first threshold >= value (or > value when `strict`). */
+  lowerBound(value: number, strict: boolean): number {
+    const keys = this.keys;
+    let lo = 0;
+    let hi = keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const key = keys[mid] as number;
+      if (key < value || (strict && key === value)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  add(threshold: number, leaf: L): void {
+    const at = this.lowerBound(threshold, false);
+    if (this.keys[at] === threshold) (this.buckets[at] as L[]).push(leaf);
+    else {
+      this.keys.splice(at, 0, threshold);
+      this.buckets.splice(at, 0, [leaf]);
+    }
+  }
+
+  remove(threshold: number, leaf: L): boolean {
+    const at = this.lowerBound(threshold, false);
+    if (this.keys[at] !== threshold) return false;
+    const bucket = this.buckets[at] as L[];
+    const position = bucket.indexOf(leaf);
+    if (position < 0) return false;
+    if (bucket.length === 1) {
+      this.keys.splice(at, 1);
+      this.buckets.splice(at, 1);
+    } else bucket.splice(position, 1);
+    return true;
+  }
+}
+
+type Visit<L> = (leaf: L, holds: boolean) => void;
 
 /**
  * The conditions on one numeric series that compare it with a constant, indexed by threshold so that
@@ -20,7 +60,7 @@ export type ThresholdOperator = '>' | '>=' | '<' | '<=' | '==' | '!=' | 'crosses
  * The first value sets every level condition that holds.
  */
 export class ThresholdIndex<L> {
-  private readonly levels = new Map<ThresholdOperator, Tree<L[]>>();
+  private readonly sorted = new Map<ThresholdOperator, SortedThresholds<L>>();
   private readonly exact = new Map<'==' | '!=', Map<number, L[]>>();
   private count = 0;
 
@@ -29,86 +69,93 @@ export class ThresholdIndex<L> {
   }
 
   add(operator: ThresholdOperator, threshold: number, leaf: L): void {
-    const bucket = this.bucketFor(operator, threshold, true) as L[];
-    bucket.push(leaf);
+    if (operator === '==' || operator === '!=') {
+      let map = this.exact.get(operator);
+      if (!map) this.exact.set(operator, (map = new Map<number, L[]>()));
+      const bucket = map.get(threshold);
+      if (bucket) bucket.push(leaf);
+      else map.set(threshold, [leaf]);
+    } else {
+      let list = this.sorted.get(operator);
+      if (!list) this.sorted.set(operator, (list = new SortedThresholds<L>()));
+      list.add(threshold, leaf);
+    }
     this.count += 1;
   }
 
   remove(operator: ThresholdOperator, threshold: number, leaf: L): void {
-    const bucket = this.bucketFor(operator, threshold, false);
-    if (!bucket) return;
-    const at = bucket.indexOf(leaf);
-    if (at < 0) return;
-    bucket.splice(at, 1);
-    this.count -= 1;
-    if (bucket.length > 0) return;
-    if (operator === '==' || operator === '!=') this.exact.get(operator)?.delete(threshold);
-    else this.levels.get(operator)?.delete(threshold);
+    if (operator === '==' || operator === '!=') {
+      const map = this.exact.get(operator);
+      const bucket = map?.get(threshold);
+      const position = bucket ? bucket.indexOf(leaf) : -1;
+      if (!map || !bucket || position < 0) return;
+      if (bucket.length === 1) map.delete(threshold);
+      else bucket.splice(position, 1);
+      this.count -= 1;
+      return;
+    }
+    if (this.sorted.get(operator)?.remove(threshold, leaf)) this.count -= 1;
   }
 
   /**
    * Reports the conditions whose truth changes when the series moves from `previous` (undefined for
    * the first value) to `current`: `flip(leaf, holds)` for level operators, `fire(leaf)` for crossings.
+   * Callers must not add or remove conditions of this series from inside the callbacks.
    */
-  update(previous: number | undefined, current: number, flip: (leaf: L, holds: boolean) => void, fire: (leaf: L) => void): void {
+  update(previous: number | undefined, current: number, flip: Visit<L>, fire: (leaf: L) => void): void {
     if (this.count === 0 || previous === current) return;
     if (previous === undefined) {
-      this.range('>', -Infinity, current, false, false, (leaf) => flip(leaf, true));
-      this.range('>=', -Infinity, current, false, true, (leaf) => flip(leaf, true));
-      this.range('<', current, Infinity, false, true, (leaf) => flip(leaf, true));
-      this.range('<=', current, Infinity, true, true, (leaf) => flip(leaf, true));
-      for (const leaf of this.exact.get('==')?.get(current) ?? []) flip(leaf, true);
-      for (const [threshold, leaves] of this.exact.get('!=') ?? []) {
-        if (threshold !== current) for (const leaf of leaves) flip(leaf, true);
-      }
+      this.visit('>', -Infinity, current, false, false, true, flip);
+      this.visit('>=', -Infinity, current, false, true, true, flip);
+      this.visit('<', current, Infinity, false, true, true, flip);
+      this.visit('<=', current, Infinity, true, true, true, flip);
+      const equal = this.exact.get('==')?.get(current);
+      if (equal) for (const leaf of equal) flip(leaf, true);
+      const unequal = this.exact.get('!=');
+      if (unequal) for (const [threshold, leaves] of unequal) if (threshold !== current) for (const leaf of leaves) flip(leaf, true);
       return;
     }
     const rising = current > previous;
     const lo = rising ? previous : current;
     const hi = rising ? current : previous;
-    // x > t holds after a rise for t in [lo, hi) that did not hold before.
-    this.range('>', lo, hi, true, false, (leaf) => flip(leaf, rising));
-    this.range('>=', lo, hi, false, true, (leaf) => flip(leaf, rising));
-    this.range('<', lo, hi, false, true, (leaf) => flip(leaf, !rising));
-    this.range('<=', lo, hi, true, false, (leaf) => flip(leaf, !rising));
-    for (const leaf of this.exact.get('==')?.get(previous) ?? []) flip(leaf, false);
-    for (const leaf of this.exact.get('==')?.get(current) ?? []) flip(leaf, true);
-    for (const leaf of this.exact.get('!=')?.get(previous) ?? []) flip(leaf, true);
-    for (const leaf of this.exact.get('!=')?.get(current) ?? []) flip(leaf, false);
-    if (rising) this.range('crosses_above', lo, hi, true, false, fire);
-    else this.range('crosses_below', lo, hi, false, true, fire);
-  }
-
-  private range(operator: ThresholdOperator, lo: number, hi: number, includeLo: boolean, includeHi: boolean, visit: (leaf: L) => void): void {
-    const tree = this.levels.get(operator);
-    if (!tree || tree.size === 0) return;
-    tree.forRange(lo, hi, includeHi, (threshold, leaves) => {
-      if (!includeLo && threshold === lo) return;
-      // Visit a copy: a visit may remove conditions (a query that fires releases its leaves).
-      for (const leaf of leaves.length === 1 ? leaves : [...leaves]) visit(leaf);
-    });
-  }
-
-  private bucketFor(operator: ThresholdOperator, threshold: number, create: boolean): L[] | undefined {
-    if (operator === '==' || operator === '!=') {
-      let map = this.exact.get(operator);
-      if (!map) {
-        if (!create) return undefined;
-        map = new Map();
-        this.exact.set(operator, map);
+    this.visit('>', lo, hi, true, false, rising, flip);
+    this.visit('>=', lo, hi, false, true, rising, flip);
+    this.visit('<', lo, hi, false, true, !rising, flip);
+    this.visit('<=', lo, hi, true, false, !rising, flip);
+    const equal = this.exact.get('==');
+    if (equal) {
+      const before = equal.get(previous);
+      if (before) for (const leaf of before) flip(leaf, false);
+      const after = equal.get(current);
+      if (after) for (const leaf of after) flip(leaf, true);
+    }
+    const unequal = this.exact.get('!=');
+    if (unequal) {
+      const before = unequal.get(previous);
+      if (before) for (const leaf of before) flip(leaf, true);
+      const after = unequal.get(current);
+      if (after) for (const leaf of after) flip(leaf, false);
+    }
+    const crossings = this.sorted.get(rising ? 'crosses_above' : 'crosses_below');
+    if (crossings && crossings.keys.length > 0) {
+      const start = crossings.lowerBound(lo, !rising);
+      for (let i = start; i < crossings.keys.length; i += 1) {
+        const key = crossings.keys[i] as number;
+        if (rising ? key >= hi : key > hi) break;
+        for (const leaf of crossings.buckets[i] as L[]) fire(leaf);
       }
-      let bucket = map.get(threshold);
-      if (!bucket && create) map.set(threshold, (bucket = []));
-      return bucket;
     }
-    let tree = this.levels.get(operator);
-    if (!tree) {
-      if (!create) return undefined;
-      tree = new BTree<number, L[]>();
-      this.levels.set(operator, tree);
+  }
+
+  /** Visits thresholds in the range (lo..hi, ends included as told) of an operator. */
+  private visit(operator: ThresholdOperator, lo: number, hi: number, includeLo: boolean, includeHi: boolean, holds: boolean, flip: Visit<L>): void {
+    const list = this.sorted.get(operator);
+    if (!list || list.keys.length === 0) return;
+    const keys = list.keys;
+    for (let i = list.lowerBound(lo, !includeLo); i < keys.length; i += 1) {
+      const key = keys[i] as number;
+      if (includeHi ? key > hi : key >= hi) break;
+      for (const leaf of list.buckets[i] as L[]) flip(leaf, holds);
     }
-    let bucket = tree.get(threshold);
-    if (!bucket && create) tree.set(threshold, (bucket = []));
-    return bucket;
   }
 }

@@ -74,9 +74,10 @@ export class PriceChannel {
     if (!Number.isFinite(price) || price <= 0) return [];
     const volume = tick.volume ?? 0;
     for (const use of this.windows.values()) use.window.add(at, price, volume);
-    const outputs = new Map<string, Record<string, number | undefined>>();
+    let outputs: Map<string, Record<string, number | undefined>> | undefined;
     for (const [tfMs, use] of this.timeframes) {
       for (const candle of use.builder.add(at, price, volume)) {
+        outputs ??= new Map();
         for (const [family, familyUse] of use.families) outputs.set(`${tfMs}:${family}`, { ...familyUse.indicator.update(candle) });
       }
     }
@@ -88,7 +89,7 @@ export class PriceChannel {
     return changed;
   }
 
-  private valueOf(computation: Computation, price: number, outputs: Map<string, Record<string, number | undefined>>): number | undefined {
+  private valueOf(computation: Computation, price: number, outputs: Map<string, Record<string, number | undefined>> | undefined): number | undefined {
     switch (computation.kind) {
       case 'current':
         return price;
@@ -101,7 +102,7 @@ export class PriceChannel {
         return window.volume();
       }
       case 'indicator':
-        return outputs.get(`${computation.tfMs}:${computation.family}`)?.[computation.method];
+        return outputs?.get(`${computation.tfMs}:${computation.family}`)?.[computation.method];
     }
   }
 

@@ -1,0 +1,465 @@
+// Benchmark: the EQL evaluation engine against two peers on the same price workload, in one run.
+//
+//  1. Ticks per second with 1k, 10k and 100k active price queries over 500 symbols, for
+//     (a) the EQL Engine: data pushed synchronously through a PushSource, virtual time (a heap-backed
+//         scheduler, bench/support/heap-scheduler.mjs: the default asyncScheduler cannot hold a 30d
+//         expiry, Node clamps timers over 2^31-1 ms to 1 ms so every query would expire at once; rxjs's
+//         VirtualTimeScheduler re-sorts all its actions on every schedule), queries as EQL requests;
+//     (b) json-rules-engine 7: one Engine per symbol, one rule per query, facts {price, previous};
+//     (c) naive RxJS: one BehaviorSubject per symbol, one pairwise/map/filter/take(1) pipeline per query;
+//     plus, for information only, the EQL Engine behind a source keyed by asset (the PushSource fix).
+//  2. Tick-to-trigger latency of the EQL Engine (push() to its synchronous `trigger` event) for planted
+//     queries that fire on the tick, at every size.
+//  3. Heap per active query of the EQL Engine (after gc, N queries minus none) at every size.
+//
+// Workload (bench/support/price-workload.mjs): ticks round-robin over 500 symbols (mean-reverting
+// random walk, 0.05 % per tick); queries > 20 %, >= 10 %, < 20 %, <= 10 %, crosses_above 19 %,
+// crosses_below 19 %, == 2 % on price.current, thresholds 0.2-10 % from the price on the side where the
+// level does not hold yet. A query that fires is final: it leaves the system (engine.remove / removeRule
+// / unsubscribe) and its slot is refilled with a new query around the current price, so N stays
+// constant. Queries depend only on (slot, generation, price), so the three systems must fire exactly
+// the same queries: the first 5,000 ticks are cross-checked.
+//
+// Every measurement runs in a fresh child process (node --expose-gc bench/engine.mjs --worker SYSTEM N)
+// so that systems do not share JIT feedback or heap; this parent prints the tables and the AIMS.
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { availableParallelism, loadavg } from 'node:os';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { BehaviorSubject, filter, map, pairwise, take } from 'rxjs';
+import { Engine, PushSource, validate } from '@eql/core';
+import { HeapVirtualScheduler } from './support/heap-scheduler.mjs';
+import { KeyedPushSource } from './support/keyed-push-source.mjs';
+import { eqlRequest, hash2, Market, OPERATORS, Population, slotOf, SYMBOL_COUNT, SYMBOLS } from './support/price-workload.mjs';
+
+const require = createRequire(import.meta.url);
+const { Engine: RulesEngine, Rule } = require('json-rules-engine');
+
+const SIZES = [1_000, 10_000, 100_000];
+const SYSTEMS = ['eql', 'jre', 'rxjs', 'eql-keyed'];
+const START = Date.UTC(2025, 0, 1);
+const TICK_MS = 10; // virtual time between two ticks
+const CHECK_TICKS = 5_000; // fired sets of every system are compared over these first ticks
+const WARMUP_MS = 1_000; // and at least CHECK_TICKS ticks
+const MEASURE_MS = 3_000;
+const JRE_100K_MEASURE_MS = 10_000; // json-rules-engine is ~1k ticks/s there: 10 s gives >10 rounds of the 500 symbols
+const LATENCY_SAMPLES = 3_000;
+
+// ------------------------------------------------------------------ systems under test
+
+/** The EQL Engine behind a PushSource (or the keyed source), in virtual time. */
+class EqlSystem {
+  constructor(population, keyed) {
+    this.population = population;
+    this.market = population.market;
+    this.scheduler = new HeapVirtualScheduler(START);
+    this.source = keyed ? new KeyedPushSource() : new PushSource();
+    this.engine = new Engine({ scheduler: this.scheduler, sources: [this.source] });
+    this.fired = [];
+    this.plantedId = undefined;
+    this.plantedAt = 0n;
+    this.engine.events$.subscribe((event) => {
+      if (event.type !== 'trigger') return;
+      if (event.queryId === this.plantedId) this.plantedAt = process.hrtime.bigint();
+      else if (event.queryId.charCodeAt(0) === 113 /* q */) this.fired.push(slotOf(event.queryId));
+    });
+    for (let s = 0; s < SYMBOL_COUNT; s++) this.source.push(this.observation(s, START));
+  }
+
+  observation(s, at) {
+    return { at, source: 'price', symbol: SYMBOLS[s], price: this.market.price[s] };
+  }
+
+  add(slot) {
+    this.engine.add({ queryId: this.population.id(slot), createdAt: this.scheduler.now(), request: this.population.request(slot) });
+  }
+
+  remove(slot) {
+    this.engine.remove(this.population.id(slot));
+  }
+
+  tick(s, at) {
+    this.scheduler.advanceTo(at);
+    this.source.push(this.observation(s, at));
+  }
+}
+
+const JRE_OPERATORS = { '>': 'greaterThan', '>=': 'greaterThanInclusive', '<': 'lessThan', '<=': 'lessThanInclusive', '==': 'equal' };
+
+function jreConditions(operator, value) {
+  if (operator === 'crosses_above') {
+    return { all: [{ fact: 'previous', operator: 'lessThanInclusive', value }, { fact: 'price', operator: 'greaterThan', value }] };
+  }
+  if (operator === 'crosses_below') {
+    return { all: [{ fact: 'previous', operator: 'greaterThanInclusive', value }, { fact: 'price', operator: 'lessThan', value }] };
+  }
+  return { all: [{ fact: 'price', operator: JRE_OPERATORS[operator], value }] };
+}
+
+/** json-rules-engine: one Engine per symbol, one rule per query, facts {price, previous}. */
+class JreSystem {
+  constructor(population) {
+    this.population = population;
+    this.market = population.market;
+    this.engines = SYMBOLS.map(() => new RulesEngine([], { allowUndefinedFacts: false }));
+    this.rules = new Array(population.size);
+    this.fired = [];
+  }
+
+  add(slot) {
+    const p = this.population;
+    const rule = new Rule({ name: p.id(slot), conditions: jreConditions(p.operatorOf(slot), p.threshold[slot]), event: { type: 'fire', params: { slot } } });
+    this.engines[p.symbol[slot]].addRule(rule);
+    this.rules[slot] = rule;
+  }
+
+  remove(slot) {
+    this.engines[this.population.symbol[slot]].removeRule(this.rules[slot]);
+  }
+
+  async tick(s) {
+    const { results } = await this.engines[s].run({ price: this.market.price[s], previous: this.market.previous[s] });
+    for (const result of results) this.fired.push(result.event.params.slot);
+  }
+}
+
+const RX_TESTS = {
+  '>': (t) => ([, current]) => current > t,
+  '>=': (t) => ([, current]) => current >= t,
+  '<': (t) => ([, current]) => current < t,
+  '<=': (t) => ([, current]) => current <= t,
+  '==': (t) => ([, current]) => current === t,
+  crosses_above: (t) => ([previous, current]) => previous <= t && current > t,
+  crosses_below: (t) => ([previous, current]) => previous >= t && current < t,
+};
+
+/** Naive RxJS: a BehaviorSubject per symbol, a pairwise/map/filter/take(1) pipeline per query. */
+class RxjsSystem {
+  constructor(population) {
+    this.population = population;
+    this.market = population.market;
+    this.subjects = SYMBOLS.map((_, s) => new BehaviorSubject(this.market.price[s]));
+    this.subscriptions = new Array(population.size);
+    this.fired = [];
+  }
+
+  add(slot) {
+    const p = this.population;
+    const test = RX_TESTS[p.operatorOf(slot)](p.threshold[slot]);
+    this.subscriptions[slot] = this.subjects[p.symbol[slot]]
+      .pipe(pairwise(), map(test), filter(Boolean), take(1))
+      .subscribe(() => this.fired.push(slot));
+  }
+
+  remove(slot) {
+    this.subscriptions[slot].unsubscribe();
+  }
+
+  tick(s) {
+    this.subjects[s].next(this.market.price[s]);
+  }
+}
+
+// ------------------------------------------------------------------ worker: one system, one size
+
+/** Fired queries leave; their slots get the next generation. Records the cross-check window. */
+function settle(system, population, check) {
+  const fired = system.fired;
+  system.fired = [];
+  const inWindow = population.market.tick <= CHECK_TICKS;
+  for (const slot of fired) {
+    if (inWindow) {
+      check.count += 1;
+      check.sum = (check.sum + hash2(slot, population.generation[slot])) >>> 0;
+    }
+    system.remove(slot);
+    population.replace(slot);
+    system.add(slot);
+  }
+  return fired.length;
+}
+
+function runSync(system, population, check, budgetMs, minTicks) {
+  const market = population.market;
+  const start = performance.now();
+  let ticks = 0;
+  let fires = 0;
+  let elapsed;
+  do {
+    for (let i = 0; i < 250; i++) {
+      const s = market.advance();
+      system.tick(s, START + market.tick * TICK_MS);
+      if (system.fired.length > 0) fires += settle(system, population, check);
+    }
+    ticks += 250;
+    elapsed = performance.now() - start;
+  } while (elapsed < budgetMs || ticks < minTicks);
+  return { ticks, ms: elapsed, fires };
+}
+
+async function runAsync(system, population, check, budgetMs, minTicks) {
+  const market = population.market;
+  const start = performance.now();
+  let ticks = 0;
+  let fires = 0;
+  let elapsed;
+  do {
+    for (let i = 0; i < 50; i++) {
+      const s = market.advance();
+      await system.tick(s, START + market.tick * TICK_MS);
+      if (system.fired.length > 0) fires += settle(system, population, check);
+    }
+    ticks += 50;
+    elapsed = performance.now() - start;
+  } while (elapsed < budgetMs || ticks < minTicks);
+  return { ticks, ms: elapsed, fires };
+}
+
+const heapUsed = () => {
+  globalThis.gc();
+  globalThis.gc();
+  return process.memoryUsage().heapUsed;
+};
+
+/** Records GC pauses from now on; `stop()` returns them (entries arrive asynchronously). */
+function watchGc() {
+  const entries = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) entries.push({ start: entry.startTime, duration: entry.duration });
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return async () => {
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    observer.disconnect();
+    return entries;
+  };
+}
+
+/**
+ * Planted queries that fire on the next tick: push() to the `trigger` event, in nanoseconds. A planted
+ * query is added just before the tick (threshold between the old and the new price, one of > >=
+ * crosses_above on a rise, < <= crosses_below on a fall) and removed after it. Samples during which a
+ * GC pause started are counted apart, to tell GC from the engine's own work.
+ */
+async function measureLatency(system, population, check) {
+  const market = population.market;
+  const samples = [];
+  const kinds = [
+    ['>', '>=', 'crosses_above'],
+    ['<', '<=', 'crosses_below'],
+  ];
+  const stopGc = watchGc();
+  let tries = 0;
+  while (samples.length < LATENCY_SAMPLES) {
+    if (++tries > LATENCY_SAMPLES * 10) throw new Error('could not plant enough latency queries');
+    const s = market.advance();
+    const at = START + market.tick * TICK_MS;
+    const previous = market.previous[s];
+    const current = market.price[s];
+    const threshold = (previous + current) / 2;
+    const plant = tries % 2 === 0 && threshold > Math.min(previous, current) && threshold < Math.max(previous, current);
+    let id;
+    if (plant) {
+      id = `p${samples.length}`;
+      const operator = kinds[current > previous ? 0 : 1][samples.length % 3];
+      system.plantedId = id;
+      system.plantedAt = 0n;
+      system.engine.add({ queryId: id, createdAt: system.scheduler.now(), request: eqlRequest(SYMBOLS[s], operator, threshold) });
+    }
+    system.scheduler.advanceTo(at);
+    const observation = system.observation(s, at);
+    const started = performance.now();
+    const t0 = process.hrtime.bigint();
+    system.source.push(observation);
+    if (plant) {
+      if (system.plantedAt === 0n) throw new Error(`planted query ${id} did not fire on its tick`);
+      const ns = Number(system.plantedAt - t0);
+      samples.push({ ns, started, ended: started + ns / 1e6 });
+      system.engine.remove(id);
+      system.plantedId = undefined;
+    }
+    if (system.fired.length > 0) settle(system, population, check);
+  }
+  const pauses = await stopGc();
+  const hitByGc = (sample) => pauses.some((pause) => pause.start < sample.ended && pause.start + pause.duration > sample.started);
+  const quantiles = (values) => {
+    const sorted = values.map((sample) => sample.ns).sort((a, b) => a - b);
+    const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+    return { p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1] };
+  };
+  const clean = samples.filter((sample) => !hitByGc(sample));
+  return { samples: samples.length, ...quantiles(samples), withGc: samples.length - clean.length, withoutGc: quantiles(clean) };
+}
+
+async function worker(systemName, size) {
+  const market = new Market(1);
+  const population = new Population(size, market);
+  const check = { count: 0, sum: 0 };
+  const result = { system: systemName, size };
+  let system;
+  const setupStart = performance.now();
+  if (systemName === 'eql' || systemName === 'eql-keyed') {
+    system = new EqlSystem(population, systemName === 'eql-keyed');
+    const before = heapUsed();
+    for (let slot = 0; slot < size; slot++) system.add(slot);
+    const after = heapUsed();
+    result.bytesPerQuery = (after - before) / size;
+    if (system.engine.size !== size) throw new Error(`engine holds ${system.engine.size} queries, expected ${size}`);
+  } else {
+    system = systemName === 'jre' ? new JreSystem(population) : new RxjsSystem(population);
+    for (let slot = 0; slot < size; slot++) system.add(slot);
+  }
+  result.setupMs = performance.now() - setupStart;
+  const run = systemName === 'jre' ? runAsync : runSync;
+  heapUsed();
+  result.warmup = await run(system, population, check, WARMUP_MS, CHECK_TICKS);
+  result.check = check;
+  heapUsed();
+  const measureMs = systemName === 'jre' && size >= 100_000 ? JRE_100K_MEASURE_MS : MEASURE_MS;
+  const stopGc = watchGc();
+  const windowStart = performance.now();
+  const cpuStart = process.cpuUsage();
+  const measured = await run(system, population, check, measureMs, 4 * SYMBOL_COUNT);
+  const cpu = process.cpuUsage(cpuStart);
+  const windowEnd = performance.now();
+  const gcPauses = await stopGc();
+  measured.cpuMs = (cpu.user + cpu.system) / 1000;
+  measured.gcMs = gcPauses.filter((entry) => entry.start >= windowStart && entry.start < windowEnd).reduce((sum, entry) => sum + entry.duration, 0);
+  result.measured = measured;
+  result.ticksPerSecond = measured.ticks / (measured.ms / 1000);
+  result.ticksPerCpuSecond = measured.ticks / (measured.cpuMs / 1000);
+  if (systemName === 'eql' || systemName === 'eql-keyed') {
+    heapUsed();
+    result.latency = await measureLatency(system, population, check);
+    if (system.engine.size !== size) throw new Error(`engine holds ${system.engine.size} queries after the run, expected ${size}`);
+  }
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+// ------------------------------------------------------------------ parent: run everything, print
+
+const fmt = (n, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const sizeLabel = (n) => (n >= 1000 ? `${n / 1000}k` : String(n));
+const us = (ns) => `${fmt(ns / 1000, 1)} µs`;
+
+function validateSamples() {
+  const market = new Market(1);
+  const population = new Population(2_000, market);
+  const seen = new Set();
+  let checked = 0;
+  for (let slot = 0; slot < population.size && seen.size < OPERATORS.length; slot++) {
+    const operator = population.operatorOf(slot);
+    if (seen.has(operator)) continue;
+    seen.add(operator);
+    const result = validate(population.request(slot));
+    checked += 1;
+    if (!result.valid) throw new Error(`sample query is not valid EQL: ${JSON.stringify(population.request(slot))}\n${JSON.stringify(result.diagnostics)}`);
+  }
+  if (seen.size !== OPERATORS.length) throw new Error('the sample does not cover every operator');
+  return checked;
+}
+
+function spawnWorker(systemName, size) {
+  const self = fileURLToPath(import.meta.url);
+  const child = spawnSync(process.execPath, ['--expose-gc', self, '--worker', systemName, String(size)], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  if (child.status !== 0) throw new Error(`worker ${systemName} ${size} failed (exit ${child.status})`);
+  const lines = child.stdout.trim().split('\n');
+  return JSON.parse(lines[lines.length - 1]);
+}
+
+const LABELS = { eql: 'EQL (PushSource)', jre: 'json-rules-engine', rxjs: 'naive RxJS', 'eql-keyed': 'EQL, keyed source*' };
+const load = () => loadavg().map((n) => n.toFixed(1)).join(' ');
+
+async function main() {
+  const began = performance.now();
+  const validated = validateSamples();
+  console.log('engine benchmark: EQL Engine vs json-rules-engine 7 vs naive RxJS, price.current queries over 500 symbols');
+  console.log(`  ${validated} sample queries (one per operator) validated with validate() from @eql/core`);
+  console.log('  ticks round-robin over the symbols (mean-reverting random walk, 0.05 %/tick); operators > 20%, >= 10%, < 20%, <= 10%,');
+  console.log('  crosses_above 19%, crosses_below 19%, == 2%; thresholds 0.2-10 % from the price, on the side where the level does not hold yet');
+  console.log('  fired queries are final: they leave the system and their slot gets a new query around the current price (N stays constant)');
+  console.log('  EQL: virtual time (heap scheduler), synchronous PushSource.push(); each cell in a fresh `node --expose-gc` process;');
+  console.log(`  warmup >= ${WARMUP_MS / 1000} s and >= ${fmt(CHECK_TICKS)} ticks, then >= ${MEASURE_MS / 1000} s (json-rules-engine at 100k: ${JRE_100K_MEASURE_MS / 1000} s)`);
+  console.log(`  load average at start: ${load()} (${availableParallelism()} CPUs)`);
+  console.log('');
+  const results = new Map();
+  for (const size of SIZES) {
+    for (const systemName of SYSTEMS) {
+      const result = spawnWorker(systemName, size);
+      results.set(`${systemName}:${size}`, result);
+      console.log(`  done ${sizeLabel(size).padStart(4)} ${LABELS[systemName].padEnd(19)} ${fmt(result.ticksPerSecond).padStart(9)} ticks/s, setup ${fmt(result.setupMs / 1000, 1)} s`);
+    }
+  }
+  const get = (systemName, size) => results.get(`${systemName}:${size}`);
+
+  console.log('\nThroughput (wall clock; cpu = ticks per CPU-second of the process, less sensitive to other load on the machine)');
+  console.log('  queries  system               ticks/s   ticks/cpu-s   measured ticks   fires/1k ticks   GC % of window');
+  for (const size of SIZES) {
+    for (const systemName of SYSTEMS) {
+      const r = get(systemName, size);
+      const m = r.measured;
+      console.log(
+        `  ${(systemName === 'eql' ? sizeLabel(size) : '').padStart(7)}  ${LABELS[systemName].padEnd(19)} ${fmt(r.ticksPerSecond).padStart(9)} ${fmt(r.ticksPerCpuSecond).padStart(13)} ${fmt(m.ticks).padStart(16)} ${fmt((1000 * m.fires) / m.ticks, 1).padStart(16)} ${fmt((100 * m.gcMs) / m.ms, 1).padStart(16)}`,
+      );
+    }
+  }
+  console.log('  * information only: the same engine behind a source that routes each push to its symbol (bench/support/keyed-push-source.mjs)');
+
+  console.log('\nRatios (wall clock; cpu in parentheses)');
+  console.log('  queries   EQL/json-rules-engine   EQL/naive RxJS   | keyed*/json-rules-engine   keyed*/naive RxJS');
+  const ratio = (a, b) => `${fmt(a.ticksPerSecond / b.ticksPerSecond, 2)}x (${fmt(a.ticksPerCpuSecond / b.ticksPerCpuSecond, 2)}x)`;
+  for (const size of SIZES) {
+    const [eql, jre, rx, keyed] = SYSTEMS.map((systemName) => get(systemName, size));
+    console.log(`  ${sizeLabel(size).padStart(7)}   ${ratio(eql, jre).padStart(21)}   ${ratio(eql, rx).padStart(14)}   | ${ratio(keyed, jre).padStart(24)}   ${ratio(keyed, rx).padStart(17)}`);
+  }
+
+  console.log(`\nCross-check: queries fired over the first ${fmt(CHECK_TICKS)} ticks (count / order-free checksum of slot and generation)`);
+  let consistent = true;
+  for (const size of SIZES) {
+    const checks = SYSTEMS.map((systemName) => get(systemName, size).check);
+    const same = checks.every((c) => c.count === checks[0].count && c.sum === checks[0].sum);
+    consistent &&= same;
+    console.log(`  ${sizeLabel(size).padStart(7)}: ${SYSTEMS.map((systemName, i) => `${systemName} ${checks[i].count}/${checks[i].sum.toString(16)}`).join(', ')}  ${same ? 'SAME' : 'DIFFERENT'}`);
+  }
+
+  console.log(`\nEQL tick-to-trigger latency (push() to the synchronous trigger event, ${fmt(LATENCY_SAMPLES)} planted queries per size;`);
+  console.log('"without GC": the samples during which no GC pause started)');
+  console.log('  queries  source                 p50         p99         max  | hit by GC   p99 without GC   max without GC');
+  for (const size of SIZES) {
+    for (const systemName of ['eql', 'eql-keyed']) {
+      const { latency } = get(systemName, size);
+      console.log(
+        `  ${(systemName === 'eql' ? sizeLabel(size) : '').padStart(7)}  ${(systemName === 'eql' ? 'PushSource' : 'keyed source*').padEnd(15)} ${us(latency.p50).padStart(11)} ${us(latency.p99).padStart(11)} ${us(latency.max).padStart(11)}  | ${String(latency.withGc).padStart(9)} ${us(latency.withoutGc.p99).padStart(16)} ${us(latency.withoutGc.max).padStart(16)}`,
+      );
+    }
+  }
+
+  console.log('\nEQL heap per active query (heapUsed after gc with N queries minus with none, / N; the engine keeps the request,');
+  console.log('its MemoryStateStore keeps a runtime-state copy, and each query holds an expiry timer)');
+  for (const size of SIZES) console.log(`  ${sizeLabel(size).padStart(7)}: ${fmt(get('eql', size).bytesPerQuery)} bytes`);
+
+  const eql100k = get('eql', 100_000);
+  const jre100k = get('jre', 100_000);
+  const throughputRatio = eql100k.ticksPerSecond / jre100k.ticksPerSecond;
+  const cpuRatio = eql100k.ticksPerCpuSecond / jre100k.ticksPerCpuSecond;
+  const p99At10k = get('eql', 10_000).latency.p99;
+  const worstBytes = Math.max(get('eql', 10_000).bytesPerQuery, eql100k.bytesPerQuery);
+  const verdict = (ok) => (ok ? 'MET' : 'NOT MET');
+  console.log('\nAIMS');
+  console.log(
+    `  at 100k queries EQL >= 50x json-rules-engine throughput: ${fmt(throughputRatio, 2)}x (${fmt(eql100k.ticksPerSecond)} vs ${fmt(jre100k.ticksPerSecond)} ticks/s; per CPU-second ${fmt(cpuRatio, 2)}x)  ${verdict(throughputRatio >= 50)}`,
+  );
+  console.log(`  p99 tick-to-trigger < 1 ms at 10k queries: ${us(p99At10k)}  ${verdict(p99At10k < 1e6)}`);
+  console.log(`  < 2 KB per query: ${fmt(get('eql', 10_000).bytesPerQuery)} B at 10k, ${fmt(eql100k.bytesPerQuery)} B at 100k  ${verdict(worstBytes < 2048)}`);
+  console.log(`  (fired queries identical across systems: ${consistent ? 'yes' : 'NO'}; load average at end: ${load()}; whole run ${fmt((performance.now() - began) / 1000)} s)`);
+  if (!consistent) process.exitCode = 1;
+}
+
+if (process.argv[2] === '--worker') await worker(process.argv[3], Number(process.argv[4]));
+else await main();
