@@ -7,7 +7,6 @@
 //         VirtualTimeScheduler re-sorts all its actions on every schedule), queries as EQL requests;
 //     (b) json-rules-engine 7: one Engine per symbol, one rule per query, facts {price, previous};
 //     (c) naive RxJS: one BehaviorSubject per symbol, one pairwise/map/filter/take(1) pipeline per query;
-//     plus, for information only, the EQL Engine behind a source keyed by asset (the PushSource fix).
 //  2. Tick-to-trigger latency of the EQL Engine (push() to its synchronous `trigger` event) for planted
 //     queries that fire on the tick, at every size.
 //  3. Heap per active query of the EQL Engine (after gc, N queries minus none) at every size.
@@ -30,14 +29,13 @@ import { fileURLToPath } from 'node:url';
 import { BehaviorSubject, filter, map, pairwise, take } from 'rxjs';
 import { Engine, PushSource, validate } from '@eql/core';
 import { HeapVirtualScheduler } from './support/heap-scheduler.mjs';
-import { KeyedPushSource } from './support/keyed-push-source.mjs';
 import { eqlRequest, hash2, Market, OPERATORS, Population, slotOf, SYMBOL_COUNT, SYMBOLS } from './support/price-workload.mjs';
 
 const require = createRequire(import.meta.url);
 const { Engine: RulesEngine, Rule } = require('json-rules-engine');
 
 const SIZES = [1_000, 10_000, 100_000];
-const SYSTEMS = ['eql', 'jre', 'rxjs', 'eql-keyed'];
+const SYSTEMS = ['eql', 'jre', 'rxjs'];
 const START = Date.UTC(2025, 0, 1);
 const TICK_MS = 10; // virtual time between two ticks
 const CHECK_TICKS = 5_000; // fired sets of every system are compared over these first ticks
@@ -48,13 +46,13 @@ const LATENCY_SAMPLES = 3_000;
 
 // ------------------------------------------------------------------ systems under test
 
-/** The EQL Engine behind a PushSource (or the keyed source), in virtual time. */
+/** The EQL Engine behind a PushSource, in virtual time. */
 class EqlSystem {
-  constructor(population, keyed) {
+  constructor(population) {
     this.population = population;
     this.market = population.market;
     this.scheduler = new HeapVirtualScheduler(START);
-    this.source = keyed ? new KeyedPushSource() : new PushSource();
+    this.source = new PushSource();
     this.engine = new Engine({ scheduler: this.scheduler, sources: [this.source] });
     this.fired = [];
     this.plantedId = undefined;
@@ -300,8 +298,8 @@ async function worker(systemName, size) {
   const result = { system: systemName, size };
   let system;
   const setupStart = performance.now();
-  if (systemName === 'eql' || systemName === 'eql-keyed') {
-    system = new EqlSystem(population, systemName === 'eql-keyed');
+  if (systemName === 'eql') {
+    system = new EqlSystem(population);
     const before = heapUsed();
     for (let slot = 0; slot < size; slot++) system.add(slot);
     const after = heapUsed();
@@ -330,7 +328,7 @@ async function worker(systemName, size) {
   result.measured = measured;
   result.ticksPerSecond = measured.ticks / (measured.ms / 1000);
   result.ticksPerCpuSecond = measured.ticks / (measured.cpuMs / 1000);
-  if (systemName === 'eql' || systemName === 'eql-keyed') {
+  if (systemName === 'eql') {
     heapUsed();
     result.latency = await measureLatency(system, population, check);
     if (system.engine.size !== size) throw new Error(`engine holds ${system.engine.size} queries after the run, expected ${size}`);
@@ -373,7 +371,7 @@ function spawnWorker(systemName, size) {
   return JSON.parse(lines[lines.length - 1]);
 }
 
-const LABELS = { eql: 'EQL (PushSource)', jre: 'json-rules-engine', rxjs: 'naive RxJS', 'eql-keyed': 'EQL, keyed source*' };
+const LABELS = { eql: 'EQL Engine', jre: 'json-rules-engine', rxjs: 'naive RxJS' };
 const load = () => loadavg().map((n) => n.toFixed(1)).join(' ');
 
 async function main() {
@@ -409,14 +407,13 @@ async function main() {
       );
     }
   }
-  console.log('  * information only: the same engine behind a source that routes each push to its symbol (bench/support/keyed-push-source.mjs)');
 
   console.log('\nRatios (wall clock; cpu in parentheses)');
-  console.log('  queries   EQL/json-rules-engine   EQL/naive RxJS   | keyed*/json-rules-engine   keyed*/naive RxJS');
+  console.log('  queries   EQL/json-rules-engine   EQL/naive RxJS');
   const ratio = (a, b) => `${fmt(a.ticksPerSecond / b.ticksPerSecond, 2)}x (${fmt(a.ticksPerCpuSecond / b.ticksPerCpuSecond, 2)}x)`;
   for (const size of SIZES) {
-    const [eql, jre, rx, keyed] = SYSTEMS.map((systemName) => get(systemName, size));
-    console.log(`  ${sizeLabel(size).padStart(7)}   ${ratio(eql, jre).padStart(21)}   ${ratio(eql, rx).padStart(14)}   | ${ratio(keyed, jre).padStart(24)}   ${ratio(keyed, rx).padStart(17)}`);
+    const [eql, jre, rx] = SYSTEMS.map((systemName) => get(systemName, size));
+    console.log(`  ${sizeLabel(size).padStart(7)}   ${ratio(eql, jre).padStart(21)}   ${ratio(eql, rx).padStart(14)}`);
   }
 
   console.log(`\nCross-check: queries fired over the first ${fmt(CHECK_TICKS)} ticks (count / order-free checksum of slot and generation)`);
@@ -432,16 +429,16 @@ async function main() {
   console.log('"without GC": the samples during which no GC pause started)');
   console.log('  queries  source                 p50         p99         max  | hit by GC   p99 without GC   max without GC');
   for (const size of SIZES) {
-    for (const systemName of ['eql', 'eql-keyed']) {
+    for (const systemName of ['eql']) {
       const { latency } = get(systemName, size);
       console.log(
-        `  ${(systemName === 'eql' ? sizeLabel(size) : '').padStart(7)}  ${(systemName === 'eql' ? 'PushSource' : 'keyed source*').padEnd(15)} ${us(latency.p50).padStart(11)} ${us(latency.p99).padStart(11)} ${us(latency.max).padStart(11)}  | ${String(latency.withGc).padStart(9)} ${us(latency.withoutGc.p99).padStart(16)} ${us(latency.withoutGc.max).padStart(16)}`,
+        `  ${(systemName === 'eql' ? sizeLabel(size) : '').padStart(7)}  ${'PushSource'.padEnd(15)} ${us(latency.p50).padStart(11)} ${us(latency.p99).padStart(11)} ${us(latency.max).padStart(11)}  | ${String(latency.withGc).padStart(9)} ${us(latency.withoutGc.p99).padStart(16)} ${us(latency.withoutGc.max).padStart(16)}`,
       );
     }
   }
 
   console.log('\nEQL heap per active query (heapUsed after gc with N queries minus with none, / N; the engine keeps the request,');
-  console.log('its MemoryStateStore keeps a runtime-state copy, and each query holds an expiry timer)');
+  console.log('and its MemoryStateStore whatever the queries saved)');
   for (const size of SIZES) console.log(`  ${sizeLabel(size).padStart(7)}: ${fmt(get('eql', size).bytesPerQuery)} bytes`);
 
   const eql100k = get('eql', 100_000);
