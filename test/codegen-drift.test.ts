@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-// @ts-expect-error: a plain .mjs build script without type declarations
 import { generate } from '../scripts/codegen.mjs';
 
 // The TypeScript types and schema module derive from schemas/eql.schema.json; CI fails when they drift.

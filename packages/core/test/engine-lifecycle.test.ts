@@ -271,7 +271,7 @@ describe('engine: no subscription leaks', () => {
   it('a final trigger, an expiry, a cancel and a remove each release everything', () => {
     const { engine, source, tick, advance } = setup();
     engine.add({ queryId: 'fires', request: request(priceAbove('BTC', 100)), createdAt: T0 });
-    engine.add({ queryId: 'expires', request: { query: { conditions: priceAbove('ETH', 1e9), actions: [{ stepId: 'n', type: 'notify', params: { message: 'x' } }], expiresIn: '1h' } } as QueryRequest, createdAt: T0 });
+    engine.add({ queryId: 'expires', request: { query: { conditions: priceAbove('ETH', 1e9), actions: [{ stepId: 'n', type: 'notify', params: { message: 'x' } }], expiresIn: '1h' } } as unknown as QueryRequest, createdAt: T0 });
     engine.add({ queryId: 'cancelled', request: request({ AND: [{ source: 'news', args: { text: 'exchange hacked' } }] }), createdAt: T0 });
     engine.add({ queryId: 'removed', request: request({ AND: [{ source: 'tweet', args: { username: 'saylor', text: 'bitcoin' } }] }), createdAt: T0 });
     engine.add({ queryId: 'llm', request: request({ AND: [{ source: 'cron', method: 'every', args: { period: '1h' } }, { source: 'llm', method: 'athena_condition', args: { query: 'x?', period: '1h' } }] }), createdAt: T0 });

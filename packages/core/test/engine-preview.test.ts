@@ -68,7 +68,7 @@ describe('preview on the shipped recordings', () => {
           ],
           expiresIn: '7d',
         },
-      } as QueryRequest,
+      } as unknown as QueryRequest,
       market,
     );
     expect(result.executions.map((e) => e.result)).toEqual([
