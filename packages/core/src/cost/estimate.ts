@@ -93,12 +93,12 @@ export function estimateLlmCalls(query: Query, walked?: WalkedQuery): Simulation
 
 /** Spec 8: 5 credits, plus 5 per fast call and 18 per expert (or adaptive) call. */
 export function creditsForCalls(estimate: SimulationLlmCallsEstimate): number {
-  const calls = (speed: Speed) => estimate.conditionCallsBySpeed[speed] + estimate.actionCallsBySpeed[speed];
+  const { conditionCallsBySpeed: condition, actionCallsBySpeed: action } = estimate;
   return (
     CREDIT_COSTS.baseline +
-    CREDIT_COSTS.fast * calls('fast') +
-    CREDIT_COSTS.expert * calls('expert') +
-    CREDIT_COSTS.adaptive * calls('adaptive')
+    CREDIT_COSTS.fast * (condition.fast + action.fast) +
+    CREDIT_COSTS.expert * (condition.expert + action.expert) +
+    CREDIT_COSTS.adaptive * (condition.adaptive + action.adaptive)
   );
 }
 

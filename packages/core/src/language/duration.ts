@@ -12,11 +12,18 @@ export const WEEK = 7 * DAY;
 
 const UNIT_MS: Record<string, number> = { s: SECOND, m: MINUTE, h: HOUR, d: DAY, w: WEEK };
 
+/** Durations already read: queries use a handful of distinct ones (1h, 24h, 7d, ...). */
+const parsed = new Map<string, number>();
+
 /** Milliseconds of a duration string, or undefined when it is not one. */
 export function parseDuration(text: unknown): number | undefined {
-  if (typeof text !== 'string' || !DURATION_PATTERN.test(text)) return undefined;
-  const unit = text[text.length - 1] as string;
-  return Number(text.slice(0, -1)) * (UNIT_MS[unit] as number);
+  if (typeof text !== 'string') return undefined;
+  const known = parsed.get(text);
+  if (known !== undefined) return known;
+  if (!DURATION_PATTERN.test(text)) return undefined;
+  const ms = Number(text.slice(0, -1)) * (UNIT_MS[text[text.length - 1] as string] as number);
+  if (parsed.size < 1024) parsed.set(text, ms);
+  return ms;
 }
 
 /** The shortest duration string for a whole number of seconds or more (90m stays 90m, 120m becomes 2h). */
