@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { estimateCommand } from './commands/estimate.js';
 import { previewCommand } from './commands/preview.js';
+import { registerHostCommands } from './commands/host-commands.js';
 import { validateCommand } from './commands/validate.js';
 import { type CliIo, processIo, UnusableInput } from './io.js';
 
@@ -49,6 +50,8 @@ function program(io: CliIo, exit: { code: number }): Command {
     .action(async (file: string, flags: { data: string; json: boolean; from?: string; to?: string }) => {
       exit.code = await previewCommand(file, flags, io);
     });
+
+  registerHostCommands(eql, io, exit);
 
   return eql;
 }

@@ -17,6 +17,7 @@ import type {
   ExchangeDirectory,
   HttpTransport,
   LlmProvider,
+  MaybePromise,
   QueryToRun,
   RuntimeState,
   SemanticMatcher,
@@ -51,7 +52,7 @@ export interface EngineOptions {
   /** The built-in paper venue (one is created when absent). */
   paper?: PaperExchange;
   /** Signing secret of webhooks, per owner. */
-  webhookSecret?: (ownerId: string | undefined) => string | undefined;
+  webhookSecret?: (ownerId: string | undefined) => MaybePromise<string | undefined>;
   /** Deliver webhooks to private and loopback hosts (tests, self-hosted setups). */
   allowPrivateWebhooks?: boolean;
   /** Bot API base URL of messenger_bot (default https://api.telegram.org). */

@@ -8,6 +8,11 @@ export interface ReplayOptions {
   shiftMs?: number;
   /** Replay again after the end, shifted by the recording's span each lap (a demo feed that never ends). */
   loop?: boolean;
+  /**
+   * Replay speed: 1 (default) keeps recorded time, 60 plays a recorded minute per second. Times are
+   * scaled around the first observation (which stays at its recorded time plus the shift).
+   */
+  speed?: number;
 }
 
 /** Whether an observation belongs to a topic: prices by asset (BTC, BTC/USDT and BTC-PERP are one), posts by account. */
@@ -95,7 +100,9 @@ export class ReplaySource implements DataSource {
   }
 
   private timeOf(index: number, lap = this.lap): number {
-    return (this.observations[index] as Observation).at + (this.options.shiftMs ?? 0) + lap * this.span;
+    const origin = (this.observations[0] as Observation).at;
+    const recorded = (this.observations[index] as Observation).at - origin + lap * this.span;
+    return origin + (this.options.shiftMs ?? 0) + recorded / (this.options.speed ?? 1);
   }
 
   /** Puts the cursor on the first observation not before now (the replay starts when the first topic is watched). */
@@ -103,7 +110,7 @@ export class ReplaySource implements DataSource {
     const now = this.options.scheduler.now();
     const count = this.observations.length;
     if (count === 0) return;
-    this.lap = this.options.loop ? Math.max(0, Math.floor((now - this.timeOf(0, 0)) / this.span)) : 0;
+    this.lap = this.options.loop ? Math.max(0, Math.floor(((now - this.timeOf(0, 0)) * (this.options.speed ?? 1)) / this.span)) : 0;
     this.cursor = 0;
     while (this.cursor < count && this.timeOf(this.cursor) < now) this.cursor += 1;
     if (this.cursor === count && this.options.loop) {

@@ -2,7 +2,16 @@ import { defer, from, type Observable, type SchedulerLike, switchMap, throwError
 import type { Action, CallbackAction } from '../../generated/eql-types.js';
 import { judgeWebhookUrl } from '../../net/host-policy.js';
 import { isRecord } from '../../util/json-pointer.js';
-import { ActionError, type ActionContext, type ActionExecutor, type ActionOutcome, type HttpResponse, type HttpTransport, TransportError } from '../interfaces.js';
+import {
+  ActionError,
+  type ActionContext,
+  type ActionExecutor,
+  type ActionOutcome,
+  type HttpResponse,
+  type HttpTransport,
+  type MaybePromise,
+  TransportError,
+} from '../interfaces.js';
 import { isoTime } from '../maybe.js';
 import { type BackoffPolicy, DEFAULT_BACKOFF, parseRetryAfter, retryDelayMs } from './backoff.js';
 import { hmacSha256Base64 } from './hmac-base64.js';
@@ -11,7 +20,7 @@ export interface WebhookOptions {
   transport: HttpTransport;
   scheduler: SchedulerLike;
   /** The signing secret of the query's owner (the host keeps one per API key). */
-  secretFor?: (ownerId: string | undefined) => string | undefined;
+  secretFor?: (ownerId: string | undefined) => MaybePromise<string | undefined>;
   timeoutMs?: number;
   backoff?: Partial<BackoffPolicy>;
   /** Deliver to loopback and private hosts too (tests, self-hosted setups). */
@@ -80,7 +89,7 @@ export class WebhookExecutor implements ActionExecutor {
       'webhook-id': id,
       'webhook-timestamp': timestamp,
     };
-    const secret = this.options.secretFor?.(context.ownerId);
+    const secret = await this.options.secretFor?.(context.ownerId);
     if (secret !== undefined && secret !== '') headers['webhook-signature'] = `v1,${await hmacSha256Base64(secret, `${id}.${timestamp}.${body}`)}`;
     return headers;
   }

@@ -1,0 +1,55 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { PLANS } from '../config.js';
+import type { HostContext } from '../context.js';
+import { ApiError } from '../http/errors.js';
+import type { ApiKeyRecord } from '../store/records.js';
+import { findKey } from './api-keys.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The caller's key, set by `authenticate`. */
+    apiKey?: ApiKeyRecord;
+    /** Credits this request charged (reported in `x-svc-credits-used`). */
+    creditsUsed?: number;
+  }
+}
+
+export function dayOf(epochMs: number): string {
+  return new Date(epochMs).toISOString().slice(0, 10);
+}
+
+/**
+ * Spec 5.1: `x-svc-api-key` on every /v2 route but ping. Missing or unknown → 401; a disabled or
+ * expired key → 401; a key without Auto on an /v2/auto route → 403. Each authenticated request counts
+ * against the key's daily and monthly quotas (429 past them, unless the plan allows overage up to its
+ * maximum).
+ */
+export function authenticate(context: HostContext) {
+  return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
+    const header = request.headers['x-svc-api-key'];
+    const presented = Array.isArray(header) ? header[0] : header;
+    if (presented === undefined || presented === '') throw new ApiError(401, 'missing_api_key', 'send your API key in the x-svc-api-key header');
+    const key = await findKey(context.store, presented);
+    if (!key || key.status !== 'active') throw new ApiError(401, 'invalid_api_key', 'the API key is not valid');
+    if (key.expiresAt !== null && Date.parse(key.expiresAt) <= context.now()) throw new ApiError(401, 'expired_api_key', 'the API key has expired');
+    if (request.url.startsWith('/v2/auto') && !key.autoEnabled) {
+      throw new ApiError(403, 'auto_not_enabled', 'Auto is not enabled for this API key');
+    }
+    request.apiKey = key;
+    const plan = PLANS[key.plan];
+    const usage = await context.store.countRequest(key.id, dayOf(context.now()));
+    const overage = plan.allowOverage ? plan.maxOverage : 0;
+    if (usage.daily > plan.dailyRequestLimit) {
+      throw new ApiError(429, 'daily_quota_exceeded', `the daily request limit of ${plan.dailyRequestLimit} is used up`, undefined, { 'retry-after': String(secondsToTomorrow(context.now())) });
+    }
+    if (usage.monthly > plan.monthlyRequestLimit + overage) {
+      throw new ApiError(429, 'monthly_quota_exceeded', `the monthly request limit of ${plan.monthlyRequestLimit}${overage > 0 ? ` (+${overage} overage)` : ''} is used up`);
+    }
+  };
+}
+
+function secondsToTomorrow(now: number): number {
+  const tomorrow = new Date(now);
+  tomorrow.setUTCHours(24, 0, 0, 0);
+  return Math.max(1, Math.ceil((tomorrow.getTime() - now) / 1000));
+}

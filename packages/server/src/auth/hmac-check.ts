@@ -1,0 +1,53 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isTradeFlavouredQuery, matchHmacRoute, signatureRequirement, type StoredLookup, storedLookupNeeded, verifyRequestSignature } from '@eql/core';
+import type { HostContext } from '../context.js';
+import { ApiError } from '../http/errors.js';
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * Spec 5.2 on /v2/auto routes, with the core's route table: decides whether a signature is
+ * required (looking up the stored query or draft when the rule needs it), and verifies it when
+ * required or when one was sent anyway. Missing headers, a bad signature or timestamp drift → 401.
+ */
+export function hmacCheck(context: HostContext) {
+  return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
+    const key = request.apiKey;
+    if (!key) return;
+    const path = request.url.split('?')[0] ?? '';
+    if (!path.startsWith('/v2/auto')) return;
+    const autoPath = path.slice('/v2/auto'.length) || '/';
+    const route = matchHmacRoute(request.method, autoPath);
+    const timestamp = header(request, 'x-svc-timestamp');
+    const signature = header(request, 'x-svc-signature');
+    const sent = timestamp !== undefined || signature !== undefined;
+    let stored: StoredLookup | undefined;
+    const lookup = storedLookupNeeded(route);
+    if (lookup) {
+      try {
+        const record = lookup.kind === 'query' ? await context.store.queryById(decodeURIComponent(lookup.id)) : await context.store.draftById(decodeURIComponent(lookup.id));
+        if (!record) stored = { kind: 'not-found' };
+        else if (record.keyId !== key.id) stored = { kind: 'other-owner' };
+        else stored = { kind: 'found', tradeFlavoured: record.tradeFlavoured || isTradeFlavouredQuery(record.request.query) };
+      } catch {
+        stored = { kind: 'error' };
+      }
+    }
+    const requirement = signatureRequirement(route, stored === undefined ? { body: request.body } : { body: request.body, stored });
+    if (requirement === 'optional' && !sent) return;
+    const bodyText = route.entry?.bodyInSignature === false ? '' : (request.rawBody ?? '');
+    const check = await verifyRequestSignature({
+      secret: context.box.open(key.hmacSecretSealed),
+      timestamp,
+      signature,
+      method: request.method,
+      path: route.signingPath,
+      body: bodyText,
+      nowSeconds: Math.floor(context.now() / 1000),
+    });
+    if (!check.ok) throw new ApiError(401, `signature_${check.reason.replace(/-/g, '_')}`, check.message);
+  };
+}

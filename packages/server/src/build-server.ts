@@ -1,0 +1,134 @@
+import { join } from 'node:path';
+import swagger from '@fastify/swagger';
+import rateLimit from '@fastify/rate-limit';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { CcxtExchange, createCcxtClient } from '@eql/adapters';
+import { authenticate } from './auth/authenticate.js';
+import { hmacCheck } from './auth/hmac-check.js';
+import { defaultConfig, type HostConfig, PLANS } from './config.js';
+import type { HostContext } from './context.js';
+import { ccxtConnector, HostEngine, type HostEngineOptions } from './host/host-engine.js';
+import { ApiError, errorBody, handleError } from './http/errors.js';
+import { registerRawJson } from './http/raw-json.js';
+import { draftRoutes } from './routes/drafts.js';
+import { exchangeRoutes } from './routes/exchanges.js';
+import { queryRoutes } from './routes/queries.js';
+import { streamRoutes } from './routes/streams.js';
+import { systemRoutes } from './routes/system.js';
+import { SecretBox } from './secrets.js';
+import { SseHub, type SseHubOptions } from './sse/hub.js';
+import { SqliteStore } from './store/sqlite-store.js';
+import type { HostStore } from './store/store.js';
+
+export interface BuildOptions {
+  config?: Partial<HostConfig>;
+  /** The store (default: SQLite in `config.dataDir`). */
+  store?: HostStore;
+  box?: SecretBox;
+  /** Engine wiring for tests and embedders (sources, scheduler, LLM, HTTP transport, ...). */
+  engine?: Omit<HostEngineOptions, 'config' | 'store' | 'box'>;
+  now?: () => number;
+  connectExchange?: HostContext['connectExchange'];
+  publicExchange?: HostContext['publicExchange'];
+  /** Pino options, or false for no logs. */
+  logger?: boolean | Record<string, unknown>;
+  sse?: SseHubOptions;
+}
+
+export interface Host {
+  app: FastifyInstance;
+  context: HostContext;
+  /** Stops the engine and the streams and closes the store. */
+  close(): Promise<void>;
+}
+
+/** Headers that carry secrets: never logged. */
+export const REDACTED_PATHS = [
+  'req.headers["x-svc-api-key"]',
+  'req.headers["x-svc-signature"]',
+  'req.headers["x-svc-agent-secret"]',
+  'req.headers["payment-signature"]',
+  'req.headers["x-payment"]',
+  'req.headers.authorization',
+  'req.headers.cookie',
+];
+
+/**
+ * Builds the host (spec 4.1, 4.4, 5, 6) without listening: a Fastify app whose routes share one
+ * context (store, sealed secrets, the engine, the SSE hub). `listen` is the caller's (see start.ts);
+ * tests use `app.inject`.
+ */
+export async function buildServer(options: BuildOptions = {}): Promise<Host> {
+  const config = defaultConfig(options.config);
+  const store = options.store ?? new SqliteStore(join(config.dataDir, 'eql.sqlite'));
+  const box = options.box ?? (config.secretKey ? SecretBox.fromKey(config.secretKey) : SecretBox.fromFile(join(config.dataDir, 'secret.key')));
+  const host = new HostEngine({ ...options.engine, config, store, box, connectExchange: options.connectExchange ?? options.engine?.connectExchange ?? ccxtConnector });
+  const hub = new SseHub(store, options.sse);
+  const context: HostContext = {
+    config,
+    store,
+    box,
+    host,
+    hub,
+    connectExchange: options.connectExchange ?? ccxtConnector,
+    publicExchange: options.publicExchange ?? (async (exchangeId) => new CcxtExchange(await createCcxtClient(exchangeId, {}))),
+    now: options.now ?? (() => Date.now()),
+  };
+  host.onNotification((notification) => hub.publish(notification));
+  host.engine.events$.subscribe((event) => {
+    if (event.type === 'status-changed' && event.status !== 'active') hub.end(event.queryId, event.status);
+  });
+
+  const logger = options.logger === false ? false : { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, ...(typeof options.logger === 'object' ? options.logger : {}) };
+  const app = Fastify({ logger, bodyLimit: config.bodyLimit, ajv: { customOptions: { coerceTypes: true, removeAdditional: false, allErrors: false } } });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'EQL reference host', version: '0.1.0', description: 'The Auto API of the service interface specification, parts 4.1, 4.4, 5 and 6.' },
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-svc-api-key' } } },
+      security: [{ apiKey: [] }],
+    },
+  });
+  registerRawJson(app);
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((request, reply) => reply.status(404).send(errorBody('route_not_found', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`)));
+
+  const auth = authenticate(context);
+  app.addHook('onRequest', async (request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    if (path.startsWith('/v2/') && path !== '/v2/ping') await auth(request, reply);
+  });
+  app.addHook('preValidation', hmacCheck(context));
+  await app.register(rateLimit, {
+    global: true,
+    hook: 'preHandler',
+    max: (request) => (request.apiKey ? PLANS[request.apiKey.plan].requestsPerMinute : 60),
+    timeWindow: 60_000,
+    keyGenerator: (request) => (request.apiKey ? `key:${request.apiKey.id}` : `ip:${request.ip}`),
+    allowList: (request) => !(request.url.split('?')[0] ?? '').startsWith('/v2/auto'),
+    errorResponseBuilder: (_request, limit) => new ApiError(429, 'rate_limited', `more than ${limit.max} requests a minute on Auto routes; retry in ${Math.ceil(limit.ttl / 1000)} s`),
+  });
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (request.apiKey) void reply.header('x-svc-credits-used', String(request.creditsUsed ?? 0));
+    return payload;
+  });
+
+  systemRoutes(app, context);
+  queryRoutes(app, context);
+  draftRoutes(app, context);
+  exchangeRoutes(app, context);
+  streamRoutes(app, context);
+  app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
+
+  await host.start();
+  return {
+    app,
+    context,
+    close: async () => {
+      hub.close();
+      await app.close();
+      host.dispose();
+      store.close();
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import { join, resolve } from 'node:path';
+
+export type Plan = 'free' | 'pro';
+
+/** What a host needs to start; `configFromEnv` reads it from the environment (see README). */
+export interface HostConfig {
+  port: number;
+  host: string;
+  /** Where the SQLite database and the generated secret key live. */
+  dataDir: string;
+  /** Ensure a key with this value exists at boot (EQL_API_KEY), with this HMAC secret (EQL_HMAC_SECRET). */
+  seedApiKey?: string;
+  seedHmacSecret?: string;
+  seedPlan: Plan;
+  /** Agent secret of the payment model (EQL_AGENT_SECRET). */
+  agentSecret?: string;
+  /** 32-byte key for secrets at rest, hex or base64 (EQL_SECRET_KEY); generated in dataDir when absent. */
+  secretKey?: string;
+  /** Market data: `replay` (the shipped recordings, looped in real time) or `ccxt:<exchange id>`. */
+  feed: string;
+  /** Recording replayed by the `replay` feed and by previews. */
+  recordingPath: string;
+  /** Replay speed of the `replay` feed: 1 is real time, 60 a recorded minute per second. */
+  replaySpeed: number;
+  /** Exchange ids that can be connected besides `paper` (EQL_EXCHANGES, comma separated). */
+  exchanges: string[];
+  /** Deliver webhooks to private and loopback hosts (EQL_ALLOW_PRIVATE_WEBHOOKS=1): tests and self-hosting only. */
+  allowPrivateWebhooks: boolean;
+  /** Bot API base URL of messenger_bot actions (EQL_MESSENGER_BASE_URL). */
+  messengerBaseUrl?: string;
+  /** Largest request body in bytes. */
+  bodyLimit: number;
+  logLevel: string;
+}
+
+const repoRoot = resolve(new URL('../../..', import.meta.url).pathname);
+
+export function defaultConfig(overrides: Partial<HostConfig> = {}): HostConfig {
+  return {
+    port: 8787,
+    host: '127.0.0.1',
+    dataDir: join(process.cwd(), '.eql-data'),
+    seedPlan: 'pro',
+    feed: 'replay',
+    recordingPath: join(repoRoot, 'fixtures', 'recordings', 'market-3d.jsonl'),
+    replaySpeed: 1,
+    exchanges: [],
+    allowPrivateWebhooks: false,
+    bodyLimit: 256 * 1024,
+    logLevel: 'info',
+    ...overrides,
+  };
+}
+
+function flag(value: string | undefined): boolean {
+  return value !== undefined && /^(1|true|yes|on)$/i.test(value.trim());
+}
+
+/** Reads the host configuration from `EQL_*` variables; unset ones keep their defaults. */
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: Partial<HostConfig> = {}): HostConfig {
+  const config = defaultConfig();
+  if (env.EQL_PORT) config.port = Number(env.EQL_PORT);
+  if (env.EQL_HOST) config.host = env.EQL_HOST;
+  if (env.EQL_DATA_DIR) config.dataDir = resolve(env.EQL_DATA_DIR);
+  if (env.EQL_API_KEY) config.seedApiKey = env.EQL_API_KEY;
+  if (env.EQL_HMAC_SECRET) config.seedHmacSecret = env.EQL_HMAC_SECRET;
+  if (env.EQL_API_PLAN === 'free' || env.EQL_API_PLAN === 'pro') config.seedPlan = env.EQL_API_PLAN;
+  if (env.EQL_AGENT_SECRET) config.agentSecret = env.EQL_AGENT_SECRET;
+  if (env.EQL_SECRET_KEY) config.secretKey = env.EQL_SECRET_KEY;
+  if (env.EQL_FEED) config.feed = env.EQL_FEED;
+  if (env.EQL_RECORDING) config.recordingPath = resolve(env.EQL_RECORDING);
+  if (env.EQL_REPLAY_SPEED) config.replaySpeed = Number(env.EQL_REPLAY_SPEED);
+  if (env.EQL_EXCHANGES) config.exchanges = env.EQL_EXCHANGES.split(',').map((id) => id.trim()).filter(Boolean);
+  if (env.EQL_ALLOW_PRIVATE_WEBHOOKS) config.allowPrivateWebhooks = flag(env.EQL_ALLOW_PRIVATE_WEBHOOKS);
+  if (env.EQL_MESSENGER_BASE_URL) config.messengerBaseUrl = env.EQL_MESSENGER_BASE_URL;
+  if (env.EQL_BODY_LIMIT) config.bodyLimit = Number(env.EQL_BODY_LIMIT);
+  if (env.EQL_LOG_LEVEL) config.logLevel = env.EQL_LOG_LEVEL;
+  const merged = { ...config, ...overrides };
+  if (!Number.isInteger(merged.port) || merged.port < 0 || merged.port > 65535) throw new Error(`EQL_PORT must be a port number, not ${String(env.EQL_PORT)}`);
+  if (!(merged.replaySpeed > 0)) throw new Error('EQL_REPLAY_SPEED must be a positive number');
+  return merged;
+}
+
+/** Plans: requests per minute on Auto routes, daily and monthly request quotas, overage. */
+export const PLANS: Record<Plan, { requestsPerMinute: number; dailyRequestLimit: number; monthlyRequestLimit: number; allowOverage: boolean; maxOverage: number; tier: string }> = {
+  free: { requestsPerMinute: 60, dailyRequestLimit: 1_000, monthlyRequestLimit: 20_000, allowOverage: false, maxOverage: 0, tier: 'free' },
+  pro: { requestsPerMinute: 120, dailyRequestLimit: 50_000, monthlyRequestLimit: 1_000_000, allowOverage: true, maxOverage: 100_000, tier: 'pro' },
+};

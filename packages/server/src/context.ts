@@ -1,0 +1,21 @@
+import type { Exchange } from '@eql/core';
+import type { HostConfig } from './config.js';
+import type { ExchangeConnector, HostEngine } from './host/host-engine.js';
+import type { SecretBox } from './secrets.js';
+import type { SseHub } from './sse/hub.js';
+import type { HostStore } from './store/store.js';
+
+/** Everything the routes share. */
+export interface HostContext {
+  config: HostConfig;
+  store: HostStore;
+  box: SecretBox;
+  host: HostEngine;
+  hub: SseHub;
+  /** Verifies credentials and connects an exchange. */
+  connectExchange: ExchangeConnector;
+  /** An exchange without credentials, for symbol checks (public market data). */
+  publicExchange: (exchangeId: string) => Promise<Exchange>;
+  /** Wall clock, epoch ms (injectable for tests of time windows). */
+  now: () => number;
+}

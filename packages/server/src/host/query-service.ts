@@ -1,0 +1,166 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { canonicalJson, isRecord, isTradeFlavouredQuery, lifetimeOf, type QueryRequest, validate, type ValidationResult } from '@eql/core';
+import type { HostContext } from '../context.js';
+import { ApiError } from '../http/errors.js';
+import type { ApiKeyRecord, QueryRecord, StoredExecution } from '../store/records.js';
+
+/** How long a validate counts for a later create of the same body, and an exchange check for a trade create. */
+export const CALL_ORDER_WINDOW_MS = 24 * 3_600_000;
+/** Most active queries per key. */
+export const MAX_ACTIVE_QUERIES = { free: 100, pro: 2_000 } as const;
+
+/** Hash of a request body that ignores formatting and key order (what "the same body" means). */
+export function bodyHash(body: unknown): string {
+  return createHash('sha256').update(canonicalJson(body)).digest('hex');
+}
+
+/** The body of a query-request route: a JSON object, else 400. */
+export function requestBody(body: unknown): Record<string, unknown> {
+  if (!isRecord(body)) throw new ApiError(400, 'invalid_request', 'the body must be a JSON object such as {"query": {...}}');
+  return body;
+}
+
+export function invalidQuery(result: ValidationResult, status = 400, code = 'invalid_query'): ApiError {
+  const first = result.errors[0] ?? 'the query is not valid';
+  return new ApiError(status, code, `the query is not valid: ${first}${result.errors.length > 1 ? ` (and ${result.errors.length - 1} more)` : ''}`, {
+    errors: result.errors,
+    warnings: result.warnings,
+    diagnostics: result.diagnostics,
+  });
+}
+
+/** Spec 2.5: what create answers. */
+export interface CreatedQuery {
+  queryId: string;
+  status: 'active';
+  estimatedCredits: number;
+  simulationLlmCallsEstimate: NonNullable<ValidationResult['simulationLlmCallsEstimate']>;
+}
+
+export interface CreateOptions {
+  /** Enforce "validate, then create" (spec 3): the same body was validated by this key before. */
+  requireValidation: boolean;
+  idempotencyKey?: string;
+  fromDraft?: string;
+}
+
+/**
+ * Creates a query (spec 3: validate, then create): validates it (400 with the findings), enforces the
+ * call order (409 `validate_first`; for trade actions 409 `check_exchanges_first` until the exchange
+ * list was read, 422 `exchange_not_connected`), caps active queries (422), charges the estimate,
+ * stores it and hands it to the engine. An Idempotency-Key replays the first answer.
+ */
+export async function createQuery(context: HostContext, key: ApiKeyRecord, body: Record<string, unknown>, options: CreateOptions): Promise<{ created: CreatedQuery; replayed: boolean }> {
+  const { store } = context;
+  if (options.idempotencyKey !== undefined) {
+    const earlier = await store.queryByIdempotencyKey(key.id, options.idempotencyKey);
+    if (earlier) {
+      if (bodyHash(earlier.request) !== bodyHash(body)) throw new ApiError(409, 'idempotency_key_reused', 'this Idempotency-Key was used with another body');
+      return { created: createdOf(earlier), replayed: true };
+    }
+  }
+  const result = validate(body, { mode: 'api-key', now: context.now() });
+  if (!result.valid || !result.estimatedCost || !result.simulationLlmCallsEstimate) throw invalidQuery(result);
+  const request = body as unknown as QueryRequest;
+  const since = new Date(context.now() - CALL_ORDER_WINDOW_MS).toISOString();
+  if (options.requireValidation && !(await store.validatedSince(key.id, bodyHash(body), since))) {
+    throw new ApiError(409, 'validate_first', 'validate this exact query with POST /v2/auto/queries/validate before creating it');
+  }
+  const tradeFlavoured = isTradeFlavouredQuery(request.query);
+  if (tradeFlavoured) await checkExchanges(context, key, request, since);
+  if ((await store.countActiveQueries(key.id)) >= MAX_ACTIVE_QUERIES[key.plan]) {
+    throw new ApiError(422, 'too_many_active_queries', `a ${key.plan} key runs at most ${MAX_ACTIVE_QUERIES[key.plan]} active queries; cancel some first`);
+  }
+  const now = context.now();
+  const record: QueryRecord = {
+    id: randomUUID(),
+    keyId: key.id,
+    request,
+    status: 'active',
+    tradeFlavoured,
+    estimatedCredits: result.estimatedCost.credits,
+    credits: result.estimatedCost.credits,
+    createdAt: new Date(now).toISOString(),
+    expiresAt: new Date(now + lifetimeOf(request.query)).toISOString(),
+    cancelledAt: null,
+    deletedAt: null,
+    runtime: null,
+    fromDraft: options.fromDraft ?? null,
+  };
+  await store.insertQuery(record, options.idempotencyKey);
+  await store.charge(key.id, record.credits, 'create', record.id, record.createdAt);
+  context.host.add(record);
+  return { created: createdOf(record, result.simulationLlmCallsEstimate), replayed: false };
+}
+
+async function checkExchanges(context: HostContext, key: ApiKeyRecord, request: QueryRequest, since: string): Promise<void> {
+  if (!(await context.store.exchangesCheckedSince(key.id, since))) {
+    throw new ApiError(409, 'check_exchanges_first', 'this query places orders: list your exchanges with GET /v2/auto/exchanges before creating it');
+  }
+  const connected = new Set(['paper', ...(await context.store.exchangesOf(key.id)).map((record) => record.exchange)]);
+  for (const action of request.query.actions) {
+    const params = action.type === 'llm' ? action.params.callback?.action.params : action.params;
+    const exchange = isRecord(params) && typeof params.exchange === 'string' ? params.exchange : undefined;
+    if (exchange !== undefined && !connected.has(exchange)) {
+      throw new ApiError(422, 'exchange_not_connected', `step ${action.stepId} trades on ${exchange}, which this key has not connected (POST /v2/auto/exchanges)`);
+    }
+  }
+}
+
+function createdOf(record: QueryRecord, estimate?: CreatedQuery['simulationLlmCallsEstimate']): CreatedQuery {
+  const simulationLlmCallsEstimate = estimate ?? validate(record.request, { mode: 'api-key', now: Date.parse(record.createdAt) }).simulationLlmCallsEstimate;
+  return {
+    queryId: record.id,
+    status: 'active',
+    estimatedCredits: record.estimatedCredits,
+    simulationLlmCallsEstimate: simulationLlmCallsEstimate ?? {
+      conditionCallsUpperBound: 0,
+      actionCallsUpperBound: 0,
+      conditionCallsBySpeed: { fast: 0, expert: 0, adaptive: 0 },
+      actionCallsBySpeed: { fast: 0, expert: 0, adaptive: 0 },
+    },
+  };
+}
+
+/** An execution as the API shows it (spec 2.6 plus its step, trigger and timing). */
+export function executionView(execution: StoredExecution): Record<string, unknown> {
+  const view: Record<string, unknown> = {
+    id: execution.id,
+    queryId: execution.queryId,
+    type: execution.type,
+    status: execution.status,
+    stepId: execution.stepId,
+    triggerIndex: execution.triggerIndex,
+    attempts: execution.attempts,
+    createdAt: execution.createdAt,
+    finishedAt: execution.finishedAt ?? null,
+  };
+  if (execution.error) view.error = execution.error;
+  if (execution.result) view.result = execution.result;
+  return view;
+}
+
+/** Spec 2.6: the polled query. */
+export function pollView(context: HostContext, record: QueryRecord, executions: StoredExecution[]): Record<string, unknown> {
+  const inspection = context.host.engine.inspect(record.id);
+  const runtime = record.runtime;
+  const status = inspection && record.status === 'active' ? inspection.status : record.status;
+  const evaluatedAt = inspection ? inspection.evaluatedAt : Date.parse(record.createdAt);
+  return {
+    queryId: record.id,
+    status,
+    credits: record.credits,
+    latestEvaluation: {
+      evaluatedAt: new Date(evaluatedAt).toISOString(),
+      wouldTriggerNow: inspection?.wouldTriggerNow ?? false,
+      conditionStates: inspection?.conditionStates ?? [],
+    },
+    executions: executions.map(executionView),
+    title: record.request.title ?? null,
+    createdAt: record.createdAt,
+    expiresAt: record.expiresAt,
+    triggerCount: inspection?.triggerCount ?? runtime?.triggerCount ?? 0,
+    lastTriggeredAt: inspection?.lastTriggerAt !== undefined ? new Date(inspection.lastTriggerAt).toISOString() : runtime?.lastTriggerAt !== undefined ? new Date(runtime.lastTriggerAt).toISOString() : null,
+    cancelledAt: record.cancelledAt,
+  };
+}

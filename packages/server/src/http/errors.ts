@@ -1,0 +1,69 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * Every error of the host has one body: `{success: false, error: {code, message, details?}}`, with a
+ * stable snake_case code (docs/http-api.md lists them). Handlers throw ApiError; the error handler
+ * turns anything else into a 4xx when it is the client's doing, never a 500 for bad input.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export interface ErrorBody {
+  success: false;
+  error: { code: string; message: string; details?: unknown };
+}
+
+export function errorBody(code: string, message: string, details?: unknown): ErrorBody {
+  return details === undefined ? { success: false, error: { code, message } } : { success: false, error: { code, message, details } };
+}
+
+export const notFound = (what: string): ApiError => new ApiError(404, 'not_found', `${what} not found`);
+
+/** Fastify's own errors mapped to statuses and codes people can act on. */
+function classify(error: FastifyError): { status: number; code: string; message: string; details?: unknown } {
+  if (error.validation) {
+    return {
+      status: 400,
+      code: 'invalid_request',
+      message: `invalid request: ${error.message}`,
+      details: error.validation.map((issue) => ({ path: issue.instancePath, message: issue.message })),
+    };
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { status: 413, code: 'body_too_large', message: 'the request body is larger than the host accepts' };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { status: 415, code: 'unsupported_media_type', message: 'send the body as application/json' };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { status: 400, code: 'invalid_json', message: 'the body is empty; send a JSON object' };
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { status: 400, code: 'invalid_json', message: error.message };
+    default:
+      break;
+  }
+  const status = error.statusCode ?? 500;
+  if (status === 429) return { status, code: 'rate_limited', message: error.message };
+  if (status >= 400 && status < 500) return { status, code: 'bad_request', message: error.message };
+  return { status: 500, code: 'internal_error', message: 'the host failed to handle the request' };
+}
+
+export function handleError(error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof ApiError) {
+    if (error.headers) void reply.headers(error.headers);
+    return reply.status(error.statusCode).send(errorBody(error.code, error.message, error.details));
+  }
+  const classified = classify(error);
+  if (classified.status >= 500) request.log.error({ err: error }, 'unhandled error');
+  return reply.status(classified.status).send(errorBody(classified.code, classified.message, classified.details));
+}

@@ -1,0 +1,30 @@
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The body exactly as sent: what HMAC signatures cover. */
+    rawBody?: string;
+  }
+}
+
+/**
+ * JSON bodies are kept as text too (signatures cover the exact bytes) and parsed with a message that
+ * says where the JSON broke.
+ */
+export function registerRawJson(app: FastifyInstance): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    request.rawBody = text;
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    try {
+      done(null, JSON.parse(text) as unknown);
+    } catch (error) {
+      done(new ApiError(400, 'invalid_json', `the body is not valid JSON: ${(error as Error).message}`), undefined);
+    }
+  });
+}

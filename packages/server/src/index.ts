@@ -1,0 +1,13 @@
+/** @eql/server: the reference HTTP host of EQL. */
+export { buildServer, REDACTED_PATHS, type BuildOptions, type Host } from './build-server.js';
+export { startServer, type Started } from './start.js';
+export { configFromEnv, defaultConfig, PLANS, type HostConfig, type Plan } from './config.js';
+export { createApiKey, ensureKey, type CreatedKey, type KeyOptions } from './auth/api-keys.js';
+export { SecretBox, hashKey } from './secrets.js';
+export { SqliteStore } from './store/sqlite-store.js';
+export type { HostStore } from './store/store.js';
+export * from './store/records.js';
+export { HostEngine, ccxtConnector, type ExchangeConnector, type HostEngineOptions } from './host/host-engine.js';
+export { SseHub, type SseHubOptions } from './sse/hub.js';
+export { ApiError } from './http/errors.js';
+export type { HostContext } from './context.js';

@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { isRecord, isTradeFlavouredQuery, preview, type QueryRequest, validate } from '@eql/core';
+import type { HostContext } from '../context.js';
+import { ApiError, notFound } from '../http/errors.js';
+import { createQuery, invalidQuery, requestBody } from '../host/query-service.js';
+import type { DraftRecord } from '../store/records.js';
+import { S } from './schemas.js';
+
+/**
+ * Drafts (spec 4.4): work in progress, stored as given (an invalid draft is kept, with its findings),
+ * validated, previewed and converted into an active query on demand. Upsert by `?draftId=`.
+ */
+export function draftRoutes(app: FastifyInstance, context: HostContext): void {
+  const { store } = context;
+
+  const ownDraft = async (keyId: number, draftId: string): Promise<DraftRecord> => {
+    const draft = await store.draftById(draftId);
+    if (!draft || draft.keyId !== keyId) throw notFound(`draft ${draftId}`);
+    return draft;
+  };
+
+  app.post('/v2/auto/queries/drafts', { schema: S.upsertDraft }, async (request) => {
+    const body = requestBody(request.body);
+    const key = request.apiKey!;
+    const { draftId } = request.query as { draftId?: string };
+    const now = new Date(context.now()).toISOString();
+    const existing = draftId === undefined ? undefined : await ownDraft(key.id, draftId);
+    if (existing?.convertedQueryId) throw new ApiError(409, 'draft_converted', `draft ${existing.id} was converted into query ${existing.convertedQueryId}`);
+    const query = isRecord(body.query) ? body.query : {};
+    const draft: DraftRecord = {
+      id: existing?.id ?? randomUUID(),
+      keyId: key.id,
+      request: body as unknown as QueryRequest,
+      tradeFlavoured: isTradeFlavouredQuery(query),
+      createdAt: existing?.createdAt ?? now,
+      updatedAt: now,
+      convertedQueryId: null,
+    };
+    await store.upsertDraft(draft);
+    return { draftId: draft.id, created: existing === undefined, createdAt: draft.createdAt, updatedAt: draft.updatedAt, validation: validate(body, { now: context.now() }) };
+  });
+
+  app.get('/v2/auto/queries/drafts', { schema: S.listDrafts }, async (request) => {
+    const { limit, cursor } = request.query as { limit?: number; cursor?: string };
+    let page;
+    try {
+      page = await store.listDrafts(request.apiKey!.id, { limit: limit ?? 20, ...(cursor ? { cursor } : {}) });
+    } catch {
+      throw new ApiError(400, 'invalid_cursor', 'the cursor is not one this host gave');
+    }
+    return {
+      drafts: page.items.map((draft) => ({
+        draftId: draft.id,
+        title: draft.request.title ?? null,
+        tradeFlavoured: draft.tradeFlavoured,
+        createdAt: draft.createdAt,
+        updatedAt: draft.updatedAt,
+        convertedQueryId: draft.convertedQueryId,
+      })),
+      ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+    };
+  });
+
+  app.get('/v2/auto/queries/drafts/:draftId', { schema: S.draft }, async (request) => {
+    const draft = await ownDraft(request.apiKey!.id, (request.params as { draftId: string }).draftId);
+    return { draftId: draft.id, request: draft.request, createdAt: draft.createdAt, updatedAt: draft.updatedAt, convertedQueryId: draft.convertedQueryId };
+  });
+
+  app.delete('/v2/auto/queries/drafts/:draftId', { schema: S.deleteDraft }, async (request) => {
+    const draft = await ownDraft(request.apiKey!.id, (request.params as { draftId: string }).draftId);
+    await store.deleteDraft(draft.id);
+    return { id: draft.id, deletedAt: new Date(context.now()).toISOString() };
+  });
+
+  app.post('/v2/auto/queries/drafts/:draftId/validate', { schema: S.validateDraft }, async (request) => {
+    const draft = await ownDraft(request.apiKey!.id, (request.params as { draftId: string }).draftId);
+    return validate(draft.request, { mode: 'api-key', now: context.now() });
+  });
+
+  app.post('/v2/auto/queries/drafts/:draftId/convert', { schema: S.convertDraft }, async (request, reply) => {
+    const key = request.apiKey!;
+    const draft = await ownDraft(key.id, (request.params as { draftId: string }).draftId);
+    if (draft.convertedQueryId) throw new ApiError(409, 'draft_converted', `draft ${draft.id} was already converted into query ${draft.convertedQueryId}`);
+    const result = validate(draft.request, { mode: 'api-key', now: context.now() });
+    if (!result.valid) throw invalidQuery(result, 409, 'draft_invalid');
+    // Converting is the explicit step that activates a validated draft: no separate validate call is needed.
+    const { created } = await createQuery(context, key, draft.request as unknown as Record<string, unknown>, { requireValidation: false, fromDraft: draft.id });
+    await store.markDraftConverted(draft.id, created.queryId);
+    request.creditsUsed = created.estimatedCredits;
+    return reply.status(201).send(created);
+  });
+
+  app.post('/v2/auto/queries/drafts/:draftId/preview', { schema: S.previewDraft }, async (request) => {
+    const draft = await ownDraft(request.apiKey!.id, (request.params as { draftId: string }).draftId);
+    const result = validate(draft.request, { now: context.now() });
+    if (!result.valid) throw invalidQuery(result, 409, 'draft_invalid');
+    return preview(draft.request, context.host.recording, { queryId: draft.id });
+  });
+
+  app.post('/v2/auto/queries/preview', { schema: S.preview }, (request) => {
+    const body = requestBody(request.body);
+    const { from, to } = request.query as { from?: string; to?: string };
+    const result = validate({ query: body.query }, { now: context.now() });
+    if (!result.valid) throw invalidQuery(result);
+    const options: { from?: number; to?: number } = {};
+    for (const [name, value] of [['from', from], ['to', to]] as const) {
+      if (value === undefined) continue;
+      const time = Date.parse(value);
+      if (Number.isNaN(time)) throw new ApiError(400, 'invalid_request', `${name} must be an ISO 8601 time`);
+      options[name] = time;
+    }
+    return preview({ query: body.query as QueryRequest['query'] }, context.host.recording, options);
+  });
+}

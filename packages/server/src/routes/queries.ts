@@ -1,0 +1,159 @@
+import type { FastifyInstance } from 'fastify';
+import { transition, validate } from '@eql/core';
+import type { HostContext } from '../context.js';
+import { ApiError, notFound } from '../http/errors.js';
+import { bodyHash, createQuery, executionView, pollView, requestBody } from '../host/query-service.js';
+import type { QueryRecord, QueryStatus } from '../store/records.js';
+import { S } from './schemas.js';
+
+const STATUSES: readonly QueryStatus[] = ['active', 'triggered', 'expired', 'cancelled', 'failed'];
+
+/** The caller's query, or 404 (unknown, another key's, or deleted). */
+export async function ownQuery(context: HostContext, keyId: number, queryId: string): Promise<QueryRecord> {
+  const record = await context.store.queryById(queryId);
+  if (!record || record.keyId !== keyId || record.deletedAt !== null) throw notFound(`query ${queryId}`);
+  return record;
+}
+
+/** Spec 4.4: validate, create, poll, cancel, delete, list. */
+export function queryRoutes(app: FastifyInstance, context: HostContext): void {
+  const { store } = context;
+
+  app.post('/v2/auto/queries/validate', { schema: S.validate }, async (request) => {
+    const body = requestBody(request.body);
+    const key = request.apiKey!;
+    const result = validate(body, { mode: 'api-key', now: context.now() });
+    if (result.valid) await store.rememberValidation(key.id, bodyHash(body), new Date(context.now()).toISOString());
+    return result;
+  });
+
+  app.post('/v2/auto/queries', { schema: S.create }, async (request, reply) => {
+    const key = request.apiKey!;
+    const idempotencyKey = request.headers['idempotency-key'];
+    const { created, replayed } = await createQuery(context, key, requestBody(request.body), {
+      requireValidation: true,
+      ...(typeof idempotencyKey === 'string' && idempotencyKey !== '' ? { idempotencyKey } : {}),
+    });
+    if (!replayed) request.creditsUsed = created.estimatedCredits;
+    return reply.status(replayed ? 200 : 201).send(created);
+  });
+
+  app.get('/v2/auto/queries', { schema: S.listQueries }, async (request) => {
+    const query = request.query as { status?: QueryStatus; limit?: number; cursor?: string };
+    if (query.status !== undefined && !STATUSES.includes(query.status)) throw new ApiError(400, 'invalid_request', `status must be one of ${STATUSES.join(', ')}`);
+    let page;
+    try {
+      page = await store.listQueries(request.apiKey!.id, { limit: query.limit ?? 20, ...(query.status ? { status: query.status } : {}), ...(query.cursor ? { cursor: query.cursor } : {}) });
+    } catch {
+      throw new ApiError(400, 'invalid_cursor', 'the cursor is not one this host gave');
+    }
+    return {
+      queries: page.items.map((record) => ({
+        queryId: record.id,
+        title: record.request.title ?? null,
+        status: record.status,
+        credits: record.credits,
+        tradeFlavoured: record.tradeFlavoured,
+        createdAt: record.createdAt,
+        expiresAt: record.expiresAt,
+        fromDraft: record.fromDraft,
+      })),
+      ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+    };
+  });
+
+  app.get('/v2/auto/queries/:queryId', { schema: S.poll }, async (request) => {
+    const { queryId } = request.params as { queryId: string };
+    const key = request.apiKey!;
+    const record = await store.queryById(queryId);
+    if (record && record.keyId === key.id && record.deletedAt === null) return pollView(context, record, await store.executionsOfQuery(queryId));
+    // Spec 4.4: poll also resolves a draft id.
+    const draft = await store.draftById(queryId);
+    if (draft && draft.keyId === key.id) {
+      return {
+        queryId: draft.id,
+        status: 'draft',
+        credits: 0,
+        latestEvaluation: null,
+        executions: [],
+        title: draft.request.title ?? null,
+        createdAt: draft.createdAt,
+        updatedAt: draft.updatedAt,
+        convertedQueryId: draft.convertedQueryId,
+      };
+    }
+    throw notFound(`query ${queryId}`);
+  });
+
+  app.post('/v2/auto/queries/:queryId/cancel', { schema: S.cancel }, async (request) => {
+    const { queryId } = request.params as { queryId: string };
+    const record = await ownQuery(context, request.apiKey!.id, queryId);
+    const status = context.host.engine.inspect(queryId)?.status ?? record.status;
+    const result = transition({ status, deleted: false }, { type: 'cancel' });
+    if (!result.ok) throw new ApiError(result.httpStatus, 'query_not_active', result.message);
+    const cancelledAt = new Date(context.now()).toISOString();
+    context.host.engine.cancel(queryId);
+    await store.setQueryStatus(queryId, 'cancelled', { cancelledAt });
+    context.hub.end(queryId, 'cancelled');
+    return { id: queryId, status: 'cancelled', cancelledAt };
+  });
+
+  app.delete('/v2/auto/queries/:queryId', { schema: S.delete }, async (request) => {
+    const { queryId } = request.params as { queryId: string };
+    const record = await ownQuery(context, request.apiKey!.id, queryId);
+    const status = context.host.engine.inspect(queryId)?.status ?? record.status;
+    const result = transition({ status, deleted: false }, { type: 'delete' });
+    if (!result.ok) throw new ApiError(result.httpStatus, 'query_still_active', result.message);
+    const deletedAt = new Date(context.now()).toISOString();
+    await store.softDeleteQuery(queryId, deletedAt);
+    context.host.engine.remove(queryId);
+    context.hub.end(queryId, 'deleted');
+    return { id: queryId, deletedAt };
+  });
+
+  app.get('/v2/auto/executions', { schema: S.listExecutions }, async (request) => {
+    const query = request.query as { queryId?: string; status?: string; type?: string; since?: string; until?: string; limit?: number; cursor?: string };
+    for (const bound of ['since', 'until'] as const) {
+      if (query[bound] !== undefined && Number.isNaN(Date.parse(query[bound]))) throw new ApiError(400, 'invalid_request', `${bound} must be an ISO 8601 time`);
+    }
+    let page;
+    try {
+      page = await store.listExecutions({
+        keyId: request.apiKey!.id,
+        limit: query.limit ?? 50,
+        ...(query.queryId ? { queryId: query.queryId } : {}),
+        ...(query.status ? { status: query.status } : {}),
+        ...(query.type ? { type: query.type } : {}),
+        ...(query.since ? { since: new Date(query.since).toISOString() } : {}),
+        ...(query.until ? { until: new Date(query.until).toISOString() } : {}),
+        ...(query.cursor ? { cursor: query.cursor } : {}),
+      });
+    } catch {
+      throw new ApiError(400, 'invalid_cursor', 'the cursor is not one this host gave');
+    }
+    return { executions: page.items.map(executionView), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+  });
+
+  app.get('/v2/auto/executions/:executionId', { schema: S.execution }, async (request) => {
+    const { executionId } = request.params as { executionId: string };
+    const execution = await store.executionById(executionId);
+    if (!execution || execution.keyId !== request.apiKey!.id) throw notFound(`execution ${executionId}`);
+    return executionView(execution);
+  });
+
+  app.get('/v2/auto/queries/:queryId/sessions', { schema: S.sessions }, async (request) => {
+    const { queryId } = request.params as { queryId: string };
+    await ownQuery(context, request.apiKey!.id, queryId);
+    const sessions = await store.sessionsOfQuery(queryId);
+    return { queryId, sessions: sessions.map((session) => ({ sessionId: session.sessionId, status: session.status, executedAt: session.executedAt })) };
+  });
+
+  app.get('/v2/auto/queries/:queryId/sessions/:sessionId', { schema: S.session }, async (request) => {
+    const { queryId, sessionId } = request.params as { queryId: string; sessionId: string };
+    await ownQuery(context, request.apiKey!.id, queryId);
+    const session = await store.sessionById(sessionId);
+    if (!session || session.queryId !== queryId) throw notFound(`session ${sessionId}`);
+    const { keyId: _keyId, ...detail } = session;
+    return detail;
+  });
+}

@@ -1,0 +1,40 @@
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { createApiKey, ensureKey } from './auth/api-keys.js';
+import { buildServer, type Host } from './build-server.js';
+import type { HostConfig } from './config.js';
+
+export interface Started {
+  host: Host;
+  url: string;
+}
+
+/**
+ * Starts the host: builds it, makes sure the configured key exists (EQL_API_KEY / EQL_HMAC_SECRET),
+ * creates a demo key on the first start of an empty data directory (kept in `demo-key.json`, mode
+ * 0600, so it can be shown again), listens, and prints `listening on http://HOST:PORT`.
+ */
+export async function startServer(config: HostConfig, print: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<Started> {
+  const host = await buildServer({ config });
+  const { store, box } = host.context;
+  if (config.seedApiKey) {
+    const seeded = await ensureKey(store, box, { key: config.seedApiKey, plan: config.seedPlan, name: 'EQL_API_KEY', ...(config.seedHmacSecret ? { hmacSecret: config.seedHmacSecret } : {}) });
+    print(`api key from EQL_API_KEY ready (plan ${seeded.record.plan})${seeded.hmacSecret ? `; its HMAC secret: ${seeded.hmacSecret}` : ''}`);
+  } else {
+    const demoFile = join(config.dataDir, 'demo-key.json');
+    if (!existsSync(demoFile)) {
+      const demo = await createApiKey(store, box, { name: 'demo', plan: config.seedPlan });
+      mkdirSync(config.dataDir, { recursive: true });
+      writeFileSync(demoFile, JSON.stringify({ apiKey: demo.key, hmacSecret: demo.hmacSecret }, null, 2), { mode: 0o600 });
+    }
+    const demo = JSON.parse(readFileSync(demoFile, 'utf8')) as { apiKey: string; hmacSecret: string };
+    print(`demo api key: ${demo.apiKey}`);
+    print(`demo hmac secret: ${demo.hmacSecret}`);
+    print(`(kept in ${demoFile}; set EQL_API_KEY to use your own)`);
+  }
+  const address = await host.app.listen({ port: config.port, host: config.host });
+  const url = address.replace('[::1]', 'localhost');
+  print(`feed: ${config.feed}${config.feed === 'replay' ? ` (${config.recordingPath}, speed ${config.replaySpeed}x, looping)` : ''}; data in ${config.dataDir}`);
+  print(`listening on ${url}`);
+  return { host, url };
+}

@@ -1,0 +1,141 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * Schema migrations, applied in order, each once, in a transaction. Never edit a released
+ * migration: add a new one.
+ */
+export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [
+  {
+    version: 1,
+    name: 'initial',
+    sql: `
+      CREATE TABLE api_keys (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        key_hash TEXT NOT NULL UNIQUE,
+        key_prefix TEXT NOT NULL,
+        name TEXT NOT NULL,
+        email TEXT,
+        project TEXT,
+        plan TEXT NOT NULL,
+        status TEXT NOT NULL,
+        auto_enabled INTEGER NOT NULL DEFAULT 1,
+        hmac_secret_sealed TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        expires_at TEXT
+      );
+      CREATE TABLE usage_days (
+        key_id INTEGER NOT NULL,
+        day TEXT NOT NULL,
+        requests INTEGER NOT NULL,
+        PRIMARY KEY (key_id, day)
+      );
+      CREATE TABLE ledger (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        key_id INTEGER NOT NULL,
+        credits INTEGER NOT NULL,
+        reason TEXT NOT NULL,
+        ref TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX ledger_key_time ON ledger (key_id, created_at);
+      CREATE TABLE validations (
+        key_id INTEGER NOT NULL,
+        body_hash TEXT NOT NULL,
+        validated_at TEXT NOT NULL,
+        PRIMARY KEY (key_id, body_hash)
+      );
+      CREATE TABLE exchange_checks (
+        key_id INTEGER PRIMARY KEY,
+        checked_at TEXT NOT NULL
+      );
+      CREATE TABLE queries (
+        id TEXT PRIMARY KEY,
+        key_id INTEGER NOT NULL,
+        request TEXT NOT NULL,
+        status TEXT NOT NULL,
+        trade_flavoured INTEGER NOT NULL,
+        estimated_credits INTEGER NOT NULL,
+        credits INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        cancelled_at TEXT,
+        deleted_at TEXT,
+        runtime TEXT,
+        from_draft TEXT,
+        idempotency_key TEXT
+      );
+      CREATE INDEX queries_key_time ON queries (key_id, created_at DESC, id DESC);
+      CREATE INDEX queries_status ON queries (status) WHERE deleted_at IS NULL;
+      CREATE UNIQUE INDEX queries_idempotency ON queries (key_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+      CREATE TABLE drafts (
+        id TEXT PRIMARY KEY,
+        key_id INTEGER NOT NULL,
+        request TEXT NOT NULL,
+        trade_flavoured INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        converted_query_id TEXT
+      );
+      CREATE INDEX drafts_key_time ON drafts (key_id, updated_at DESC, id DESC);
+      CREATE TABLE executions (
+        id TEXT PRIMARY KEY,
+        key_id INTEGER NOT NULL,
+        query_id TEXT NOT NULL,
+        step_id TEXT NOT NULL,
+        type TEXT NOT NULL,
+        status TEXT NOT NULL,
+        trigger_index INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        finished_at TEXT,
+        attempts INTEGER NOT NULL,
+        result TEXT,
+        error_code TEXT,
+        error_message TEXT
+      );
+      CREATE INDEX executions_query ON executions (query_id, created_at);
+      CREATE INDEX executions_key_time ON executions (key_id, created_at DESC, id DESC);
+      CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        key_id INTEGER NOT NULL,
+        query_id TEXT NOT NULL,
+        body TEXT NOT NULL,
+        executed_at TEXT NOT NULL
+      );
+      CREATE INDEX sessions_query ON sessions (query_id, executed_at);
+      CREATE TABLE notifications (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        key_id INTEGER NOT NULL,
+        query_id TEXT NOT NULL,
+        body TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX notifications_key ON notifications (key_id, id);
+      CREATE INDEX notifications_query ON notifications (query_id, id);
+      CREATE TABLE exchanges (
+        key_id INTEGER NOT NULL,
+        exchange TEXT NOT NULL,
+        credential_type TEXT NOT NULL,
+        credentials_sealed TEXT,
+        connected_at TEXT NOT NULL,
+        PRIMARY KEY (key_id, exchange)
+      );
+    `,
+  },
+];
+
+/** Brings the database to the latest schema version; returns the versions applied. */
+export function migrate(db: Database.Database): number[] {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  const applied = new Set((db.prepare('SELECT version FROM schema_migrations').all() as Array<{ version: number }>).map((row) => row.version));
+  const done: number[] = [];
+  for (const migration of MIGRATIONS) {
+    if (applied.has(migration.version)) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(migration.version, migration.name, new Date().toISOString());
+    })();
+    done.push(migration.version);
+  }
+  return done;
+}

@@ -1,0 +1,480 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { ExecutionRecord, LlmSession, NotificationDraft, QueryRequest, RuntimeState } from '@eql/core';
+import type { Plan } from '../config.js';
+import { migrate } from './migrations.js';
+import type {
+  ApiKeyRecord,
+  DraftRecord,
+  ExchangeRecord,
+  ExecutionFilter,
+  Page,
+  QueryRecord,
+  QueryStatus,
+  StoredExecution,
+  StoredNotification,
+  StoredSession,
+} from './records.js';
+import type { HostStore } from './store.js';
+
+type Row = Record<string, unknown>;
+
+const str = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'bigint' ? String(value) : JSON.stringify(value));
+const strOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : str(value));
+
+/** A cursor names the last row of a page: its sort time and id. */
+function encodeCursor(time: string, id: string | number): string {
+  return Buffer.from(`${time}|${id}`, 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string | undefined): { time: string; id: string } | undefined {
+  if (cursor === undefined || cursor === '') return undefined;
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const bar = text.indexOf('|');
+  if (bar < 0) throw new RangeError('invalid cursor');
+  return { time: text.slice(0, bar), id: text.slice(bar + 1) };
+}
+
+/**
+ * The embedded store: SQLite through better-sqlite3, WAL journal, synchronous writes. A write has
+ * reached the database file's WAL before the call returns, so it survives the process being killed
+ * (kill -9) at any moment after.
+ */
+export class SqliteStore implements HostStore {
+  readonly db: Database.Database;
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(path: string) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    this.db = new Database(path);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('foreign_keys = ON');
+    this.db.pragma('busy_timeout = 5000');
+    migrate(this.db);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  private prepared(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  private run(sql: string, ...params: unknown[]): Database.RunResult {
+    return this.prepared(sql).run(...params);
+  }
+
+  private get(sql: string, ...params: unknown[]): Row | undefined {
+    return this.prepared(sql).get(...params) as Row | undefined;
+  }
+
+  private all(sql: string, ...params: unknown[]): Row[] {
+    return this.prepared(sql).all(...params) as Row[];
+  }
+
+  // ------------------------------------------------------------------ keys
+
+  createKey(key: Omit<ApiKeyRecord, 'id'>): ApiKeyRecord {
+    const result = this.run(
+      `INSERT INTO api_keys (key_hash, key_prefix, name, email, project, plan, status, auto_enabled, hmac_secret_sealed, created_at, updated_at, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      key.keyHash,
+      key.keyPrefix,
+      key.name,
+      key.email,
+      key.project,
+      key.plan,
+      key.status,
+      key.autoEnabled ? 1 : 0,
+      key.hmacSecretSealed,
+      key.createdAt,
+      key.updatedAt,
+      key.expiresAt,
+    );
+    return { ...key, id: Number(result.lastInsertRowid) };
+  }
+
+  keyByHash(keyHash: string): ApiKeyRecord | undefined {
+    const row = this.get('SELECT * FROM api_keys WHERE key_hash = ?', keyHash);
+    return row ? keyOf(row) : undefined;
+  }
+
+  keyById(id: number): ApiKeyRecord | undefined {
+    const row = this.get('SELECT * FROM api_keys WHERE id = ?', id);
+    return row ? keyOf(row) : undefined;
+  }
+
+  updateKey(id: number, patch: Partial<Pick<ApiKeyRecord, 'hmacSecretSealed' | 'plan' | 'status' | 'autoEnabled' | 'updatedAt'>>): void {
+    const columns: Record<string, unknown> = {};
+    if (patch.hmacSecretSealed !== undefined) columns.hmac_secret_sealed = patch.hmacSecretSealed;
+    if (patch.plan !== undefined) columns.plan = patch.plan;
+    if (patch.status !== undefined) columns.status = patch.status;
+    if (patch.autoEnabled !== undefined) columns.auto_enabled = patch.autoEnabled ? 1 : 0;
+    columns.updated_at = patch.updatedAt ?? new Date().toISOString();
+    const names = Object.keys(columns);
+    this.db.prepare(`UPDATE api_keys SET ${names.map((name) => `${name} = ?`).join(', ')} WHERE id = ?`).run(...names.map((name) => columns[name]), id);
+  }
+
+  // ------------------------------------------------------------------ usage and credits
+
+  countRequest(keyId: number, day: string): { daily: number; monthly: number } {
+    this.run('INSERT INTO usage_days (key_id, day, requests) VALUES (?, ?, 1) ON CONFLICT (key_id, day) DO UPDATE SET requests = requests + 1', keyId, day);
+    return this.usage(keyId, day);
+  }
+
+  usage(keyId: number, day: string): { daily: number; monthly: number } {
+    const daily = Number(this.get('SELECT requests FROM usage_days WHERE key_id = ? AND day = ?', keyId, day)?.requests ?? 0);
+    const monthly = Number(this.get('SELECT COALESCE(SUM(requests), 0) AS total FROM usage_days WHERE key_id = ? AND substr(day, 1, 7) = ?', keyId, day.slice(0, 7))?.total ?? 0);
+    return { daily, monthly };
+  }
+
+  charge(keyId: number, credits: number, reason: string, ref: string, at: string): void {
+    this.run('INSERT INTO ledger (key_id, credits, reason, ref, created_at) VALUES (?, ?, ?, ?, ?)', keyId, credits, reason, ref, at);
+  }
+
+  creditsUsed(keyId: number, day: string): { daily: number; monthly: number; total: number } {
+    const sum = (where: string, ...params: unknown[]) =>
+      Number(this.get(`SELECT COALESCE(SUM(credits), 0) AS total FROM ledger WHERE key_id = ? ${where}`, keyId, ...params)?.total ?? 0);
+    return { daily: sum('AND substr(created_at, 1, 10) = ?', day), monthly: sum('AND substr(created_at, 1, 7) = ?', day.slice(0, 7)), total: sum('') };
+  }
+
+  // ------------------------------------------------------------------ call order
+
+  rememberValidation(keyId: number, bodyHash: string, at: string): void {
+    this.run('INSERT INTO validations (key_id, body_hash, validated_at) VALUES (?, ?, ?) ON CONFLICT (key_id, body_hash) DO UPDATE SET validated_at = excluded.validated_at', keyId, bodyHash, at);
+  }
+
+  validatedSince(keyId: number, bodyHash: string, since: string): boolean {
+    return this.get('SELECT 1 AS ok FROM validations WHERE key_id = ? AND body_hash = ? AND validated_at >= ?', keyId, bodyHash, since) !== undefined;
+  }
+
+  rememberExchangeCheck(keyId: number, at: string): void {
+    this.run('INSERT INTO exchange_checks (key_id, checked_at) VALUES (?, ?) ON CONFLICT (key_id) DO UPDATE SET checked_at = excluded.checked_at', keyId, at);
+  }
+
+  exchangesCheckedSince(keyId: number, since: string): boolean {
+    return this.get('SELECT 1 AS ok FROM exchange_checks WHERE key_id = ? AND checked_at >= ?', keyId, since) !== undefined;
+  }
+
+  // ------------------------------------------------------------------ queries
+
+  insertQuery(query: QueryRecord, idempotencyKey?: string): void {
+    this.run(
+      `INSERT INTO queries (id, key_id, request, status, trade_flavoured, estimated_credits, credits, created_at, expires_at, cancelled_at, deleted_at, runtime, from_draft, idempotency_key)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      query.id,
+      query.keyId,
+      JSON.stringify(query.request),
+      query.status,
+      query.tradeFlavoured ? 1 : 0,
+      query.estimatedCredits,
+      query.credits,
+      query.createdAt,
+      query.expiresAt,
+      query.cancelledAt,
+      query.deletedAt,
+      query.runtime === null ? null : JSON.stringify(query.runtime),
+      query.fromDraft,
+      idempotencyKey ?? null,
+    );
+  }
+
+  queryById(id: string): QueryRecord | undefined {
+    const row = this.get('SELECT * FROM queries WHERE id = ?', id);
+    return row ? queryOf(row) : undefined;
+  }
+
+  queryByIdempotencyKey(keyId: number, idempotencyKey: string): QueryRecord | undefined {
+    const row = this.get('SELECT * FROM queries WHERE key_id = ? AND idempotency_key = ?', keyId, idempotencyKey);
+    return row ? queryOf(row) : undefined;
+  }
+
+  listQueries(keyId: number, filter: { status?: QueryStatus; limit: number; cursor?: string }): Page<QueryRecord> {
+    const after = decodeCursor(filter.cursor);
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM queries WHERE key_id = ? AND deleted_at IS NULL ${filter.status ? 'AND status = ?' : ''}
+         ${after ? 'AND (created_at < ? OR (created_at = ? AND id < ?))' : ''}
+         ORDER BY created_at DESC, id DESC LIMIT ?`,
+      )
+      .all(...[keyId, ...(filter.status ? [filter.status] : []), ...(after ? [after.time, after.time, after.id] : []), filter.limit + 1]) as Row[];
+    return pageOf(rows.map(queryOf), filter.limit, (query) => encodeCursor(query.createdAt, query.id));
+  }
+
+  activeQueries(): QueryRecord[] {
+    return this.all("SELECT * FROM queries WHERE status = 'active' AND deleted_at IS NULL ORDER BY created_at").map(queryOf);
+  }
+
+  countActiveQueries(keyId: number): number {
+    return Number(this.get("SELECT COUNT(*) AS n FROM queries WHERE key_id = ? AND status = 'active' AND deleted_at IS NULL", keyId)?.n ?? 0);
+  }
+
+  setQueryStatus(id: string, status: QueryStatus, patch: { cancelledAt?: string } = {}): void {
+    if (patch.cancelledAt !== undefined) this.run('UPDATE queries SET status = ?, cancelled_at = ? WHERE id = ?', status, patch.cancelledAt, id);
+    else this.run('UPDATE queries SET status = ? WHERE id = ?', status, id);
+  }
+
+  softDeleteQuery(id: string, at: string): void {
+    this.run('UPDATE queries SET deleted_at = ? WHERE id = ?', at, id);
+  }
+
+  saveRuntime(id: string, state: RuntimeState): void {
+    // The status column follows the engine's, except that a cancel decided by the API stays.
+    this.run("UPDATE queries SET runtime = ?, status = CASE WHEN status = 'cancelled' THEN status ELSE ? END WHERE id = ?", JSON.stringify(state), state.status, id);
+  }
+
+  // ------------------------------------------------------------------ drafts
+
+  upsertDraft(draft: DraftRecord): void {
+    this.run(
+      `INSERT INTO drafts (id, key_id, request, trade_flavoured, created_at, updated_at, converted_query_id) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET request = excluded.request, trade_flavoured = excluded.trade_flavoured, updated_at = excluded.updated_at`,
+      draft.id,
+      draft.keyId,
+      JSON.stringify(draft.request),
+      draft.tradeFlavoured ? 1 : 0,
+      draft.createdAt,
+      draft.updatedAt,
+      draft.convertedQueryId,
+    );
+  }
+
+  draftById(id: string): DraftRecord | undefined {
+    const row = this.get('SELECT * FROM drafts WHERE id = ?', id);
+    return row ? draftOf(row) : undefined;
+  }
+
+  listDrafts(keyId: number, filter: { limit: number; cursor?: string }): Page<DraftRecord> {
+    const after = decodeCursor(filter.cursor);
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM drafts WHERE key_id = ? ${after ? 'AND (updated_at < ? OR (updated_at = ? AND id < ?))' : ''}
+         ORDER BY updated_at DESC, id DESC LIMIT ?`,
+      )
+      .all(...[keyId, ...(after ? [after.time, after.time, after.id] : []), filter.limit + 1]) as Row[];
+    return pageOf(rows.map(draftOf), filter.limit, (draft) => encodeCursor(draft.updatedAt, draft.id));
+  }
+
+  deleteDraft(id: string): void {
+    this.run('DELETE FROM drafts WHERE id = ?', id);
+  }
+
+  markDraftConverted(id: string, queryId: string): void {
+    this.run('UPDATE drafts SET converted_query_id = ? WHERE id = ?', queryId, id);
+  }
+
+  // ------------------------------------------------------------------ engine records
+
+  saveExecution(keyId: number, record: ExecutionRecord): void {
+    this.run(
+      `INSERT INTO executions (id, key_id, query_id, step_id, type, status, trigger_index, created_at, finished_at, attempts, result, error_code, error_message)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET status = excluded.status, finished_at = excluded.finished_at, attempts = excluded.attempts,
+         result = excluded.result, error_code = excluded.error_code, error_message = excluded.error_message`,
+      record.id,
+      keyId,
+      record.queryId,
+      record.stepId,
+      record.type,
+      record.status,
+      record.triggerIndex,
+      record.createdAt,
+      record.finishedAt ?? null,
+      record.attempts,
+      record.result === undefined ? null : JSON.stringify(record.result),
+      record.error?.code ?? null,
+      record.error?.message ?? null,
+    );
+  }
+
+  executionById(id: string): StoredExecution | undefined {
+    const row = this.get('SELECT * FROM executions WHERE id = ?', id);
+    return row ? executionOf(row) : undefined;
+  }
+
+  listExecutions(filter: ExecutionFilter): Page<StoredExecution> {
+    const where: string[] = ['key_id = ?'];
+    const params: unknown[] = [filter.keyId];
+    const and = (clause: string, ...values: unknown[]) => {
+      where.push(clause);
+      params.push(...values);
+    };
+    if (filter.queryId) and('query_id = ?', filter.queryId);
+    if (filter.status) and('status = ?', filter.status);
+    if (filter.type) and('type = ?', filter.type);
+    if (filter.since) and('created_at >= ?', filter.since);
+    if (filter.until) and('created_at < ?', filter.until);
+    const after = decodeCursor(filter.cursor);
+    if (after) and('(created_at < ? OR (created_at = ? AND id < ?))', after.time, after.time, after.id);
+    const rows = this.db.prepare(`SELECT * FROM executions WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`).all(...params, filter.limit + 1) as Row[];
+    return pageOf(rows.map(executionOf), filter.limit, (execution) => encodeCursor(execution.createdAt, execution.id));
+  }
+
+  executionsOfQuery(queryId: string): StoredExecution[] {
+    return this.all('SELECT * FROM executions WHERE query_id = ? ORDER BY created_at, rowid', queryId).map(executionOf);
+  }
+
+  saveSession(keyId: number, session: LlmSession): void {
+    this.run(
+      'INSERT INTO sessions (id, key_id, query_id, body, executed_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body, executed_at = excluded.executed_at',
+      session.sessionId,
+      keyId,
+      session.queryId,
+      JSON.stringify(session),
+      session.executedAt,
+    );
+  }
+
+  sessionsOfQuery(queryId: string): StoredSession[] {
+    return this.all('SELECT * FROM sessions WHERE query_id = ? ORDER BY executed_at, rowid', queryId).map(sessionOf);
+  }
+
+  sessionById(id: string): StoredSession | undefined {
+    const row = this.get('SELECT * FROM sessions WHERE id = ?', id);
+    return row ? sessionOf(row) : undefined;
+  }
+
+  addNotification(keyId: number, draft: NotificationDraft): StoredNotification {
+    const result = this.run('INSERT INTO notifications (key_id, query_id, body, created_at) VALUES (?, ?, ?, ?)', keyId, draft.data.queryId, JSON.stringify(draft), draft.createdAt);
+    return { ...draft, id: Number(result.lastInsertRowid), keyId };
+  }
+
+  notificationsAfter(keyId: number, afterId: number, queryId?: string, limit = 500): StoredNotification[] {
+    const rows = queryId
+      ? this.all('SELECT * FROM notifications WHERE key_id = ? AND query_id = ? AND id > ? ORDER BY id LIMIT ?', keyId, queryId, afterId, limit)
+      : this.all('SELECT * FROM notifications WHERE key_id = ? AND id > ? ORDER BY id LIMIT ?', keyId, afterId, limit);
+    return rows.map(notificationOf);
+  }
+
+  countNotificationsAfter(keyId: number, afterId: number, queryId?: string): number {
+    const row = queryId
+      ? this.get('SELECT COUNT(*) AS n FROM notifications WHERE key_id = ? AND query_id = ? AND id > ?', keyId, queryId, afterId)
+      : this.get('SELECT COUNT(*) AS n FROM notifications WHERE key_id = ? AND id > ?', keyId, afterId);
+    return Number(row?.n ?? 0);
+  }
+
+  // ------------------------------------------------------------------ exchanges
+
+  upsertExchange(record: ExchangeRecord): void {
+    this.run(
+      `INSERT INTO exchanges (key_id, exchange, credential_type, credentials_sealed, connected_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (key_id, exchange) DO UPDATE SET credential_type = excluded.credential_type, credentials_sealed = excluded.credentials_sealed, connected_at = excluded.connected_at`,
+      record.keyId,
+      record.exchange,
+      record.credentialType,
+      record.credentialsSealed,
+      record.connectedAt,
+    );
+  }
+
+  exchangesOf(keyId: number): ExchangeRecord[] {
+    return this.all('SELECT * FROM exchanges WHERE key_id = ? ORDER BY exchange', keyId).map(exchangeOf);
+  }
+
+  exchangeOf(keyId: number, exchange: string): ExchangeRecord | undefined {
+    const row = this.get('SELECT * FROM exchanges WHERE key_id = ? AND exchange = ?', keyId, exchange);
+    return row ? exchangeOf(row) : undefined;
+  }
+
+  deleteExchange(keyId: number, exchange: string): boolean {
+    return this.run('DELETE FROM exchanges WHERE key_id = ? AND exchange = ?', keyId, exchange).changes > 0;
+  }
+}
+
+function pageOf<T>(rows: T[], limit: number, cursorOf: (last: T) => string): Page<T> {
+  if (rows.length <= limit) return { items: rows };
+  const items = rows.slice(0, limit);
+  return { items, nextCursor: cursorOf(items[items.length - 1] as T) };
+}
+
+function keyOf(row: Row): ApiKeyRecord {
+  return {
+    id: Number(row.id),
+    keyHash: str(row.key_hash),
+    keyPrefix: str(row.key_prefix),
+    name: str(row.name),
+    email: strOrNull(row.email),
+    project: strOrNull(row.project),
+    plan: str(row.plan) as Plan,
+    status: row.status === 'disabled' ? 'disabled' : 'active',
+    autoEnabled: Number(row.auto_enabled) === 1,
+    hmacSecretSealed: str(row.hmac_secret_sealed),
+    createdAt: str(row.created_at),
+    updatedAt: str(row.updated_at),
+    expiresAt: strOrNull(row.expires_at),
+  };
+}
+
+function queryOf(row: Row): QueryRecord {
+  return {
+    id: str(row.id),
+    keyId: Number(row.key_id),
+    request: JSON.parse(str(row.request)) as QueryRequest,
+    status: str(row.status) as QueryStatus,
+    tradeFlavoured: Number(row.trade_flavoured) === 1,
+    estimatedCredits: Number(row.estimated_credits),
+    credits: Number(row.credits),
+    createdAt: str(row.created_at),
+    expiresAt: str(row.expires_at),
+    cancelledAt: strOrNull(row.cancelled_at),
+    deletedAt: strOrNull(row.deleted_at),
+    runtime: row.runtime === null || row.runtime === undefined ? null : (JSON.parse(str(row.runtime)) as RuntimeState),
+    fromDraft: strOrNull(row.from_draft),
+  };
+}
+
+function draftOf(row: Row): DraftRecord {
+  return {
+    id: str(row.id),
+    keyId: Number(row.key_id),
+    request: JSON.parse(str(row.request)) as QueryRequest,
+    tradeFlavoured: Number(row.trade_flavoured) === 1,
+    createdAt: str(row.created_at),
+    updatedAt: str(row.updated_at),
+    convertedQueryId: strOrNull(row.converted_query_id),
+  };
+}
+
+function executionOf(row: Row): StoredExecution {
+  const execution: StoredExecution = {
+    id: str(row.id),
+    keyId: Number(row.key_id),
+    queryId: str(row.query_id),
+    stepId: str(row.step_id),
+    type: str(row.type),
+    status: str(row.status) as StoredExecution['status'],
+    triggerIndex: Number(row.trigger_index),
+    createdAt: str(row.created_at),
+    attempts: Number(row.attempts),
+  };
+  if (row.finished_at !== null && row.finished_at !== undefined) execution.finishedAt = str(row.finished_at);
+  if (row.result !== null && row.result !== undefined) execution.result = JSON.parse(str(row.result)) as Record<string, unknown>;
+  if (row.error_code !== null && row.error_code !== undefined) execution.error = { code: str(row.error_code), message: str(row.error_message ?? '') };
+  return execution;
+}
+
+function sessionOf(row: Row): StoredSession {
+  return { ...(JSON.parse(str(row.body)) as LlmSession), keyId: Number(row.key_id) };
+}
+
+function notificationOf(row: Row): StoredNotification {
+  return { ...(JSON.parse(str(row.body)) as NotificationDraft), id: Number(row.id), keyId: Number(row.key_id) };
+}
+
+function exchangeOf(row: Row): ExchangeRecord {
+  return {
+    keyId: Number(row.key_id),
+    exchange: str(row.exchange),
+    credentialType: str(row.credential_type),
+    credentialsSealed: strOrNull(row.credentials_sealed),
+    connectedAt: str(row.connected_at),
+  };
+}

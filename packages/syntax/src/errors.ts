@@ -1,0 +1,12 @@
+import type { SourceRange } from './source-map/types.js';
+
+/**
+ * A problem of the text form itself: a character the lexer does not know, a token the grammar does
+ * not expect there, or a construct the builder cannot turn into a request (an unknown measure, a
+ * parameter given twice). Problems of the request (a wrong value, a missing property) are the
+ * validator's: they come from `validate()` of `@eql/core`, placed with the source map.
+ */
+export interface SyntaxIssue {
+  message: string;
+  range: SourceRange;
+}

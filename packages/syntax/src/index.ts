@@ -1,0 +1,1 @@
+export { parseTokens } from './parser/parser.js';

@@ -1,0 +1,89 @@
+import type { IRecognitionException, IToken } from 'chevrotain';
+import { buildRequest } from './build/request.js';
+import type { JsonObject, LineItem } from './build/context.js';
+import { isRealToken } from './build/cst.js';
+import type { SyntaxIssue } from './errors.js';
+import { tokenize } from './lexer/lexer.js';
+import * as T from './lexer/tokens.js';
+import { parseTokens } from './parser/parser.js';
+import { LineIndex } from './source-map/line-index.js';
+import type { SourceMap } from './source-map/types.js';
+
+export interface ParseResult {
+  /** The query request the text stands for; present only when there are no errors. */
+  value?: JsonObject;
+  /** As much of the request as could be read, also when there are errors (for editors). */
+  partial?: JsonObject;
+  /** Problems of the text, in document order; empty when the text parses. */
+  errors: SyntaxIssue[];
+  /** JSON pointer → range of the tokens that produced each value. */
+  map: SourceMap;
+}
+
+/** What the formatter needs beyond the parse result: the comments and the lines they attach to. */
+export interface ParsedDocument extends ParseResult {
+  comments: IToken[];
+  lineItems: LineItem[];
+}
+
+/** Brackets nested deeper than this are refused before parsing (the grammar is recursive). */
+const MAX_NESTING = 100;
+
+/** Parses the text form. Never throws: every problem is an error with a range. */
+export function parseText(text: string): ParseResult {
+  const { value, partial, errors, map } = parseDocument(text);
+  return value === undefined ? { partial, errors, map } : { value, partial, errors, map };
+}
+
+export function parseDocument(text: string): ParsedDocument {
+  const lines = new LineIndex(text);
+  const empty: SourceMap = { format: 'text', entries: new Map() };
+  try {
+    const lexed = tokenize(text, lines);
+    const tooDeep = nestingProblem(lexed.tokens, lines);
+    if (tooDeep !== undefined) return { errors: [...lexed.errors, tooDeep], map: empty, comments: lexed.comments, lineItems: [] };
+    const parsed = parseTokens(lexed.tokens);
+    const built = buildRequest(parsed.cst, lines);
+    const errors = sortIssues([...lexed.errors, ...parsed.errors.map((error) => recognitionIssue(error, lines, text)), ...built.context.errors]);
+    const map: SourceMap = { format: 'text', entries: built.context.entries };
+    const document: ParsedDocument = { partial: built.value, errors, map, comments: lexed.comments, lineItems: built.context.lineItems };
+    if (errors.length === 0) document.value = built.value;
+    return document;
+  } catch (cause) {
+    const message = `the parser failed unexpectedly: ${cause instanceof Error ? cause.message : String(cause)}`;
+    return { errors: [{ message, range: lines.range(0, 0) }], map: empty, comments: [], lineItems: [] };
+  }
+}
+
+function nestingProblem(tokens: readonly IToken[], lines: LineIndex): SyntaxIssue | undefined {
+  let depth = 0;
+  for (const token of tokens) {
+    const type = token.tokenType;
+    if (type === T.LBracket || type === T.LBrace || type === T.LParen) depth += 1;
+    else if (type === T.RBracket || type === T.RBrace || type === T.RParen) depth = Math.max(0, depth - 1);
+    if (depth > MAX_NESTING) {
+      return { message: `brackets nested deeper than ${MAX_NESTING}`, range: lines.range(token.startOffset, token.startOffset + token.image.length) };
+    }
+  }
+  return undefined;
+}
+
+/** A parser error at its token; a token inserted by recovery (or the end) has no place: the previous token's is used. */
+function recognitionIssue(error: IRecognitionException, lines: LineIndex, text: string): SyntaxIssue {
+  const previous = (error as IRecognitionException & { previousToken?: IToken }).previousToken;
+  const at = isRealToken(error.token) ? error.token : isRealToken(previous) ? previous : undefined;
+  const range = at ? lines.range(at.startOffset, at.startOffset + at.image.length) : lines.range(text.length, text.length);
+  return { message: error.message, range };
+}
+
+function sortIssues(issues: SyntaxIssue[]): SyntaxIssue[] {
+  const seen = new Set<string>();
+  return issues
+    .filter((issue) => {
+      const key = `${issue.range.start.offset}:${issue.message}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    })
+    .sort((a, b) => a.range.start.offset - b.range.start.offset);
+}

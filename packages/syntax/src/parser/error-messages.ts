@@ -1,0 +1,52 @@
+import { EOF, type IParserErrorMessageProvider, type IToken, type TokenType } from 'chevrotain';
+
+/** What a token type is called in messages: its label (`'of'`, `a number`) or its name. */
+export function describeType(type: TokenType): string {
+  return type.LABEL ?? type.name;
+}
+
+/** The token that was found, quoted, or "the end of the text". */
+export function describeToken(token: IToken | undefined): string {
+  if (token === undefined || token.tokenType === EOF) return 'the end of the text';
+  const image = token.image.length > 30 ? `${token.image.slice(0, 29)}…` : token.image;
+  return token.tokenType.name.startsWith('Kw_') ? `the keyword '${image}'` : `'${image}'`;
+}
+
+function after(previous: IToken | undefined): string {
+  if (previous === undefined || previous.tokenType === EOF || Number.isNaN(previous.startOffset)) return '';
+  const image = previous.image.length > 30 ? `${previous.image.slice(0, 29)}…` : previous.image;
+  return ` after '${image}'`;
+}
+
+function oneOf(labels: readonly string[]): string {
+  const unique = [...new Set(labels)];
+  if (unique.length <= 1) return unique[0] ?? 'something else';
+  return `${unique.slice(0, -1).join(', ')} or ${unique[unique.length - 1] ?? ''}`;
+}
+
+/** A hint for a keyword found where a name was expected: reserved words are written in quotes. */
+function keywordHint(expected: readonly string[], actual: IToken | undefined): string {
+  if (actual === undefined || !actual.tokenType.name.startsWith('Kw_')) return '';
+  if (!expected.some((label) => /name|step id|account|chat/.test(label))) return '';
+  return ` ('${actual.image}' is a reserved word: write "${actual.image}" in quotes to use it as a name)`;
+}
+
+/** Messages that name what was expected and what was found, with the word before for context. */
+export const errorMessages: IParserErrorMessageProvider = {
+  buildMismatchTokenMessage({ expected, actual, previous }) {
+    const label = describeType(expected);
+    return `expected ${label}${after(previous)}, found ${describeToken(actual)}${keywordHint([label], actual)}`;
+  },
+  buildNotAllInputParsedMessage({ firstRedundant }) {
+    return `unexpected ${describeToken(firstRedundant)}: expected another action, a clause (title, description, expires in, repeat after) or the end of the text`;
+  },
+  buildNoViableAltMessage({ expectedPathsPerAlt, actual, previous, customUserDescription }) {
+    const labels = expectedPathsPerAlt.flatMap((paths) => paths.map((path) => (path[0] ? describeType(path[0]) : 'nothing')));
+    const expected = customUserDescription ?? oneOf(labels);
+    return `expected ${expected}${after(previous)}, found ${describeToken(actual[0])}${keywordHint(labels, actual[0])}`;
+  },
+  buildEarlyExitMessage({ expectedIterationPaths, actual, previous, customUserDescription }) {
+    const labels = expectedIterationPaths.map((path) => (path[0] ? describeType(path[0]) : 'nothing'));
+    return `expected at least one ${customUserDescription ?? oneOf(labels)}${after(previous)}, found ${describeToken(actual[0])}`;
+  },
+};
