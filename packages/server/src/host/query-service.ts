@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { canonicalJson, isRecord, isTradeFlavouredQuery, lifetimeOf, type QueryRequest, validate, type ValidationResult } from '@eql/core';
+import { canonicalJson, type ConditionState, isRecord, isTradeFlavouredQuery, lifetimeOf, type QueryRequest, validate, type ValidationResult } from '@eql/core';
 import type { HostContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
 import type { ApiKeyRecord, QueryRecord, StoredExecution } from '../store/records.js';
@@ -140,6 +140,14 @@ export function executionView(execution: StoredExecution): Record<string, unknow
   return view;
 }
 
+/** Condition states with their instants as ISO 8601 strings, like every time of the API. */
+function isoStates(state: ConditionState): Record<string, unknown> {
+  const view: Record<string, unknown> = { ...state };
+  if (state.since !== undefined) view.since = new Date(state.since).toISOString();
+  if (state.match) view.match = { ...state.match, at: new Date(state.match.at).toISOString() };
+  return view;
+}
+
 /** Spec 2.6: the polled query. */
 export function pollView(context: HostContext, record: QueryRecord, executions: StoredExecution[]): Record<string, unknown> {
   const inspection = context.host.engine.inspect(record.id);
@@ -153,7 +161,7 @@ export function pollView(context: HostContext, record: QueryRecord, executions: 
     latestEvaluation: {
       evaluatedAt: new Date(evaluatedAt).toISOString(),
       wouldTriggerNow: inspection?.wouldTriggerNow ?? false,
-      conditionStates: inspection?.conditionStates ?? [],
+      conditionStates: (inspection?.conditionStates ?? []).map(isoStates),
     },
     executions: executions.map(executionView),
     title: record.request.title ?? null,
