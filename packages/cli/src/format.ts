@@ -1,11 +1,17 @@
 import { readablePath, type Diagnostic, type SimulationLlmCallsEstimate, type ValidationResult, type EstimatedCost } from '@eql/core';
+import { rangeOfPointer, type SourceMap, type SourceRange, type SyntaxIssue } from '@eql/syntax';
 import { type CliIo, paint } from './io.js';
 
-function diagnosticLine(io: CliIo, diagnostic: Diagnostic): string {
+function at(range: SourceRange | undefined): string {
+  return range === undefined ? '' : `${range.start.line}:${range.start.column}`;
+}
+
+function diagnosticLine(io: CliIo, diagnostic: Diagnostic, map: SourceMap | undefined): string {
   const severity =
     diagnostic.severity === 'error' ? paint(io, 'red', 'error  ') : paint(io, 'yellow', diagnostic.severity.padEnd(7));
   const where = readablePath(diagnostic.path) || '(request)';
-  return `  ${severity} ${paint(io, 'bold', where)}: ${diagnostic.message} ${paint(io, 'dim', `[${diagnostic.code}]`)}\n`;
+  const place = map ? at(rangeOfPointer(map, diagnostic.path)) : '';
+  return `  ${severity} ${place ? `${paint(io, 'dim', place)} ` : ''}${paint(io, 'bold', where)}: ${diagnostic.message} ${paint(io, 'dim', `[${diagnostic.code}]`)}\n`;
 }
 
 function plural(count: number, word: string): string {
@@ -24,15 +30,53 @@ export function estimateText(estimate: SimulationLlmCallsEstimate, cost: Estimat
   return text;
 }
 
-/** Human summary of a validation: a verdict line, each finding on its own line, then the estimate. */
-export function validationText(io: CliIo, name: string, mode: string, result: ValidationResult): string {
+/**
+ * Human summary of a validation: a verdict line, each finding on its own line (with the line and
+ * column of its token when the source map of the file is given), then the estimate.
+ */
+export function validationText(io: CliIo, name: string, mode: string, result: ValidationResult, map?: SourceMap): string {
   const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
   const warnings = result.diagnostics.length - errors;
   const counts = [errors > 0 ? plural(errors, 'error') : '', warnings > 0 ? plural(warnings, 'warning') : ''].filter(Boolean).join(', ');
   let text = result.valid
     ? `${paint(io, 'green', '✓')} ${name} is valid (${mode} mode)${counts ? `, ${counts}` : ''}\n`
     : `${paint(io, 'red', '✗')} ${name} is invalid: ${counts}\n`;
-  for (const diagnostic of result.diagnostics) text += diagnosticLine(io, diagnostic);
+  for (const diagnostic of result.diagnostics) text += diagnosticLine(io, diagnostic, map);
   if (result.valid && result.simulationLlmCallsEstimate) text += estimateText(result.simulationLlmCallsEstimate, result.estimatedCost);
   return text;
+}
+
+/** The validation result as JSON, each diagnostic with the range of its token in the file. */
+export function validationJson(result: ValidationResult, map?: SourceMap): string {
+  const diagnostics = result.diagnostics.map((diagnostic) => {
+    const range = map && rangeOfPointer(map, diagnostic.path);
+    return range ? { ...diagnostic, range } : diagnostic;
+  });
+  return `${JSON.stringify({ ...result, diagnostics }, null, 2)}\n`;
+}
+
+/** Syntax errors of the text form, for people: `line:column message`. */
+export function syntaxErrorsText(io: CliIo, name: string, errors: readonly SyntaxIssue[]): string {
+  let text = `${paint(io, 'red', '✗')} ${name} is invalid: ${plural(errors.length, 'syntax error')}\n`;
+  for (const error of errors) text += `  ${paint(io, 'red', 'error  ')} ${paint(io, 'dim', at(error.range))} ${error.message} ${paint(io, 'dim', '[syntax]')}\n`;
+  return text;
+}
+
+/** Syntax errors in the shape of a validation result (`--json`): not valid, one diagnostic each. */
+export function syntaxErrorsJson(errors: readonly SyntaxIssue[]): string {
+  return `${JSON.stringify(
+    {
+      valid: false,
+      errors: errors.map((error) => `${at(error.range)}: ${error.message}`),
+      warnings: [],
+      diagnostics: errors.map((error) => ({ code: 'syntax', severity: 'error', message: error.message, path: '', range: error.range })),
+    },
+    null,
+    2,
+  )}\n`;
+}
+
+/** Syntax errors for stderr, compiler style: `file:line:column: message`. */
+export function syntaxErrorLines(name: string, errors: readonly SyntaxIssue[]): string {
+  return errors.map((error) => `${name}:${at(error.range)}: ${error.message}\n`).join('');
 }

@@ -1,14 +1,25 @@
+import { jsonSourceMap, looksLikeJson, parseText, type SourceMap, type SyntaxIssue } from '@eql/syntax';
 import { parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { type CliIo, UnusableInput } from './io.js';
 
-export interface LoadedDocument {
+export interface InputText {
   /** File name for messages, `<stdin>` for `-`. */
   name: string;
-  value: unknown;
+  text: string;
 }
 
-/** Reads FILE, or standard input for `-`, and parses it as JSON with a message that says where it broke. */
-export async function loadDocument(file: string, io: CliIo): Promise<LoadedDocument> {
+export interface LoadedDocument extends InputText {
+  format: 'json' | 'text';
+  /** The request; undefined when the text form has syntax errors. */
+  value: unknown;
+  /** JSON pointer → where in the file, for placing diagnostics. */
+  map: SourceMap;
+  /** Errors of the text form (always empty for JSON, which is unusable when broken). */
+  syntaxErrors: SyntaxIssue[];
+}
+
+/** Reads FILE, or standard input for `-`; a missing, unreadable or empty input is unusable (exit 2). */
+export async function readInput(file: string, io: CliIo): Promise<InputText> {
   const name = file === '-' ? '<stdin>' : file;
   let text: string;
   try {
@@ -18,12 +29,34 @@ export async function loadDocument(file: string, io: CliIo): Promise<LoadedDocum
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : String((cause as Error).message);
     throw new UnusableInput(`cannot read ${name}: ${why}`);
   }
-  if (text.trim() === '') throw new UnusableInput(`${name} is empty: expected a query request as JSON`);
-  try {
-    return { name, value: JSON.parse(stripBom(text)) as unknown };
-  } catch (cause) {
-    throw new UnusableInput(`${name} is not valid JSON: ${describeJsonError(cause as Error, text)}`);
+  if (stripBom(text).trim() === '') {
+    throw new UnusableInput(`${name} is empty: expected a query request as JSON or in the text form`);
   }
+  return { name, text: stripBom(text) };
+}
+
+/** The JSON value of a document, or undefined when it is not JSON. */
+export function parseJson(text: string): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Reads a query request: JSON when it parses as JSON, the text form otherwise. A document that
+ * starts like JSON (`{` or `[`) but does not parse is unusable, with the place where it broke.
+ */
+export async function loadDocument(file: string, io: CliIo): Promise<LoadedDocument> {
+  const input = await readInput(file, io);
+  const json = parseJson(input.text);
+  if (json !== undefined) return { ...input, format: 'json', value: json.value, map: jsonSourceMap(input.text), syntaxErrors: [] };
+  if (looksLikeJson(input.text)) {
+    throw new UnusableInput(`${input.name} is not valid JSON: ${describeJsonError(new Error('invalid JSON'), input.text)}`);
+  }
+  const parsed = parseText(input.text);
+  return { ...input, format: 'text', value: parsed.value, map: parsed.map, syntaxErrors: parsed.errors };
 }
 
 function stripBom(text: string): string {

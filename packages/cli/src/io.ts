@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { styleText } from 'node:util';
 
 /** Where a command reads and writes; tests pass their own. */
@@ -7,6 +7,8 @@ export interface CliIo {
   stderr: (text: string) => void;
   readStdin: () => Promise<string>;
   readFile: (path: string) => Promise<string>;
+  /** Writes a file (`eql fmt --write`); an IO without it cannot write. */
+  writeFile?: (path: string, text: string) => Promise<void>;
   /** Whether to colour human output. */
   color: boolean;
 }
@@ -21,6 +23,7 @@ export function processIo(): CliIo {
       return Buffer.concat(chunks).toString('utf8');
     },
     readFile: (path) => readFile(path, 'utf8'),
+    writeFile: (path, text) => writeFile(path, text, 'utf8'),
     color: process.stdout.isTTY === true && process.env.NO_COLOR === undefined,
   };
 }

@@ -1,11 +1,15 @@
 import { Command, CommanderError, Option } from 'commander';
+import { convertCommand } from './commands/convert.js';
 import { estimateCommand } from './commands/estimate.js';
+import { fmtCommand } from './commands/fmt.js';
 import { previewCommand } from './commands/preview.js';
 import { registerHostCommands } from './commands/host-commands.js';
 import { validateCommand } from './commands/validate.js';
 import { type CliIo, processIo, UnusableInput } from './io.js';
 
 const VERSION = '0.1.0';
+
+const FILE_HELP = 'the request as JSON or in the text form, or - for standard input';
 
 const modeOption = () =>
   new Option('--mode <mode>', 'access model the query is checked for').choices(['api-key', 'payment']).default('api-key');
@@ -22,7 +26,7 @@ function program(io: CliIo, exit: { code: number }): Command {
   eql
     .command('validate')
     .description('check a query request (spec 2.1) and print the result of spec 2.4')
-    .argument('<file>', 'JSON file with the request, or - for standard input')
+    .argument('<file>', FILE_HELP)
     .addOption(modeOption())
     .option('--json', 'print the validation result as JSON, with diagnostics', false)
     .action(async (file: string, flags: { mode: 'api-key' | 'payment'; json: boolean }) => {
@@ -32,7 +36,7 @@ function program(io: CliIo, exit: { code: number }): Command {
   eql
     .command('estimate')
     .description('print the LLM call bounds and the cost in credits and USD')
-    .argument('<file>', 'JSON file with the request, or - for standard input')
+    .argument('<file>', FILE_HELP)
     .addOption(modeOption())
     .option('--json', 'print {simulationLlmCallsEstimate, estimatedCost} as JSON', false)
     .action(async (file: string, flags: { mode: 'api-key' | 'payment'; json: boolean }) => {
@@ -42,7 +46,7 @@ function program(io: CliIo, exit: { code: number }): Command {
   eql
     .command('preview')
     .description('replay a recording against a query in virtual time: when it fires, its timeline, its actions (dry run)')
-    .argument('<file>', 'JSON file with the request, or - for standard input')
+    .argument('<file>', FILE_HELP)
     .requiredOption('--data <recording>', 'recording of observations (JSON Lines)')
     .option('--from <time>', 'start of the replay (ISO 8601), default the recording start')
     .option('--to <time>', 'end of the replay (ISO 8601), default the recording end')
@@ -52,6 +56,25 @@ function program(io: CliIo, exit: { code: number }): Command {
     });
 
   registerHostCommands(eql, io, exit);
+
+  eql
+    .command('fmt')
+    .description('print a query in the text form in its canonical layout (comments kept)')
+    .argument('<file>', 'a query in the text form, or - for standard input')
+    .addOption(new Option('--write', 'write the formatted text back to the file').default(false).conflicts('check'))
+    .addOption(new Option('--check', 'only check: exit 1 when the file is not formatted').default(false))
+    .action(async (file: string, flags: { write: boolean; check: boolean }) => {
+      exit.code = await fmtCommand(file, flags, io);
+    });
+
+  eql
+    .command('convert')
+    .description('convert a query between JSON and the text form (the input is JSON when it parses as JSON)')
+    .argument('<file>', FILE_HELP)
+    .addOption(new Option('--to <format>', 'the format to write').choices(['json', 'text']).makeOptionMandatory())
+    .action(async (file: string, flags: { to: 'json' | 'text' }) => {
+      exit.code = await convertCommand(file, flags, io);
+    });
 
   return eql;
 }

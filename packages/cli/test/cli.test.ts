@@ -75,12 +75,20 @@ describe('eql validate', () => {
     ['a missing file', ['validate', 'missing.json'], {}, '', 'cannot read missing.json: no such file'],
     ['an empty file', ['validate', 'e.json'], { 'e.json': '  \n' }, '', 'e.json is empty'],
     ['broken JSON with its line and column', ['validate', 'b.json'], { 'b.json': '{\n  "query": {,}\n}' }, '', 'b.json is not valid JSON: value expected at line 2, column 13'],
-    ['non-JSON standard input', ['validate', '-'], {}, 'when price > 100 then notify', '<stdin> is not valid JSON'],
+    ['broken JSON on standard input', ['validate', '-'], {}, '{"query": ', '<stdin> is not valid JSON'],
   ])('exits 2 with a message for %s', async (_label, argv, files, stdin, message) => {
     const { code, stdout, stderr } = await run(argv, files, stdin);
     expect(code).toBe(2);
     expect(stdout).toBe('');
     expect(stderr).toContain(message);
+  });
+
+  it('reads input that is not JSON as the text form: a syntax error is invalid (exit 1), not unusable', async () => {
+    const { code, stdout, stderr } = await run(['validate', '-'], {}, 'when price > 100 then notify');
+    expect(code).toBe(1);
+    expect(stderr).toBe('');
+    expect(stdout).toContain('<stdin> is invalid: 1 syntax error');
+    expect(stdout).toContain("1:12 expected 'of' after 'price', found '>'");
   });
 
   it('exits 2 on a bad --mode', async () => {

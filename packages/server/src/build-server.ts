@@ -10,6 +10,7 @@ import type { HostContext } from './context.js';
 import { ccxtConnector, HostEngine, type HostEngineOptions } from './host/host-engine.js';
 import { ApiError, errorBody, handleError } from './http/errors.js';
 import { registerRawJson } from './http/raw-json.js';
+import { openApiDocument } from './openapi.js';
 import { draftRoutes } from './routes/drafts.js';
 import { exchangeRoutes } from './routes/exchanges.js';
 import { queryRoutes } from './routes/queries.js';
@@ -118,8 +119,12 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   draftRoutes(app, context);
   exchangeRoutes(app, context);
   streamRoutes(app, context);
-  app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
+  // The generated document with the EQL schema in place (the same as schemas/openapi.json).
+  let openapi: Record<string, unknown> | undefined;
+  app.get('/openapi.json', { schema: { hide: true } }, () => (openapi ??= openApiDocument(app.swagger())));
 
+  // Nothing runs before the engine starts: a `running` execution is one the previous process left.
+  await store.interruptRunningExecutions(new Date(context.now()).toISOString());
   await host.start();
   return {
     app,

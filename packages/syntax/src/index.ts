@@ -1,1 +1,16 @@
-export { parseTokens } from './parser/parser.js';
+/**
+ * @eql/syntax: the text form of EQL (lexer, parser, printer, formatter, converters) and JSON
+ * pointer → source range maps for the text form and for JSON. Platform-neutral.
+ */
+export { parseText, type ParseResult } from './parse.js';
+export type { SyntaxIssue } from './errors.js';
+export type { JsonObject, JsonValue } from './build/context.js';
+export { printText, PrintError, type PrintOptions } from './print/printer.js';
+export { formatText, isFormatted, type FormatResult } from './format/formatter.js';
+export { looksLikeJson, toJson, toText, type Conversion } from './convert.js';
+export { jsonSourceMap } from './source-map/json-map.js';
+export { rangeOfPointer, pointerAt } from './source-map/lookup.js';
+export { textSourceMap } from './source-map/text-map.js';
+export type { Position, SourceMap, SourceMapEntry, SourceRange } from './source-map/types.js';
+export { KEYWORDS } from './lexer/tokens.js';
+export { MEASURES } from './language/measures.js';

@@ -22,6 +22,7 @@ export interface ParseResult {
 
 /** What the formatter needs beyond the parse result: the comments and the lines they attach to. */
 export interface ParsedDocument extends ParseResult {
+  tokens: IToken[];
   comments: IToken[];
   lineItems: LineItem[];
 }
@@ -41,28 +42,39 @@ export function parseDocument(text: string): ParsedDocument {
   try {
     const lexed = tokenize(text, lines);
     const tooDeep = nestingProblem(lexed.tokens, lines);
-    if (tooDeep !== undefined) return { errors: [...lexed.errors, tooDeep], map: empty, comments: lexed.comments, lineItems: [] };
+    if (tooDeep !== undefined) return { errors: [...lexed.errors, tooDeep], map: empty, tokens: lexed.tokens, comments: lexed.comments, lineItems: [] };
     const parsed = parseTokens(lexed.tokens);
     const built = buildRequest(parsed.cst, lines);
     const errors = sortIssues([...lexed.errors, ...parsed.errors.map((error) => recognitionIssue(error, lines, text)), ...built.context.errors]);
     const map: SourceMap = { format: 'text', entries: built.context.entries };
-    const document: ParsedDocument = { partial: built.value, errors, map, comments: lexed.comments, lineItems: built.context.lineItems };
+    const document: ParsedDocument = {
+      partial: built.value,
+      errors,
+      map,
+      tokens: lexed.tokens,
+      comments: lexed.comments,
+      lineItems: built.context.lineItems,
+    };
     if (errors.length === 0) document.value = built.value;
     return document;
   } catch (cause) {
     const message = `the parser failed unexpectedly: ${cause instanceof Error ? cause.message : String(cause)}`;
-    return { errors: [{ message, range: lines.range(0, 0) }], map: empty, comments: [], lineItems: [] };
+    return { errors: [{ message, range: lines.range(0, 0) }], map: empty, tokens: [], comments: [], lineItems: [] };
   }
 }
 
+/** Brackets, and llm callbacks (which nest without brackets), deeper than MAX_NESTING. */
 function nestingProblem(tokens: readonly IToken[], lines: LineIndex): SyntaxIssue | undefined {
   let depth = 0;
+  let callbacks = 0;
   for (const token of tokens) {
     const type = token.tokenType;
     if (type === T.LBracket || type === T.LBrace || type === T.LParen) depth += 1;
     else if (type === T.RBracket || type === T.RBrace || type === T.RParen) depth = Math.max(0, depth - 1);
-    if (depth > MAX_NESTING) {
-      return { message: `brackets nested deeper than ${MAX_NESTING}`, range: lines.range(token.startOffset, token.startOffset + token.image.length) };
+    else if (type === T.Callback) callbacks += 1;
+    if (depth > MAX_NESTING || callbacks > MAX_NESTING) {
+      const what = depth > MAX_NESTING ? 'brackets nested' : 'callbacks nested';
+      return { message: `${what} deeper than ${MAX_NESTING}`, range: lines.range(token.startOffset, token.startOffset + token.image.length) };
     }
   }
   return undefined;

@@ -1,7 +1,8 @@
 import { estimateCost, type QueryRequest, validate, type ValidationMode } from '@eql/core';
-import { estimateText, validationText } from '../format.js';
+import { estimateText, validationJson, validationText } from '../format.js';
 import { loadDocument } from '../input.js';
 import type { CliIo } from '../io.js';
+import { reportSyntaxErrors } from './validate.js';
 
 export interface EstimateFlags {
   mode: ValidationMode;
@@ -14,9 +15,10 @@ export interface EstimateFlags {
  */
 export async function estimateCommand(file: string, flags: EstimateFlags, io: CliIo): Promise<number> {
   const document = await loadDocument(file, io);
+  if (reportSyntaxErrors(document, flags.json, io)) return 1;
   const result = validate(document.value, { mode: flags.mode });
   if (!result.valid) {
-    io.stdout(flags.json ? `${JSON.stringify(result, null, 2)}\n` : validationText(io, document.name, flags.mode, result));
+    io.stdout(flags.json ? validationJson(result, document.map) : validationText(io, document.name, flags.mode, result, document.map));
     return 1;
   }
   const { simulationLlmCallsEstimate, estimatedCost } = estimateCost((document.value as QueryRequest).query);

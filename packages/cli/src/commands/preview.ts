@@ -1,7 +1,8 @@
 import { type PreviewResult, parseRecording, preview, type QueryRequest, RecordingError, validate } from '@eql/core';
-import { validationText } from '../format.js';
+import { validationJson, validationText } from '../format.js';
 import { loadDocument } from '../input.js';
 import { type CliIo, paint, UnusableInput } from '../io.js';
+import { reportSyntaxErrors } from './validate.js';
 
 export interface PreviewFlags {
   data: string;
@@ -18,9 +19,10 @@ export interface PreviewFlags {
  */
 export async function previewCommand(file: string, flags: PreviewFlags, io: CliIo): Promise<number> {
   const document = await loadDocument(file, io);
+  if (reportSyntaxErrors(document, flags.json, io)) return 1;
   const validation = validate(document.value);
   if (!validation.valid) {
-    io.stdout(flags.json ? `${JSON.stringify(validation, null, 2)}\n` : validationText(io, document.name, 'api-key', validation));
+    io.stdout(flags.json ? validationJson(validation, document.map) : validationText(io, document.name, 'api-key', validation, document.map));
     return 1;
   }
   let text: string;

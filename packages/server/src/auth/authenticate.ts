@@ -14,6 +14,24 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Whether a request is on an Auto route. Judged on the route Fastify matched (its pattern), not on the
+ * raw URL: the router decodes percent-escapes, so `/v2/%61uto/exchanges` reaches `/v2/auto/exchanges`.
+ */
+export function isAutoRequest(request: FastifyRequest): boolean {
+  const pattern = request.routeOptions.url;
+  return (pattern ?? request.url.split('?')[0] ?? '').startsWith('/v2/auto');
+}
+
+/**
+ * The caller's key in a handler of an authenticated route; 401 when the request reached the handler
+ * without going through `authenticate` (a non-canonical spelling of the path, such as `/%762/...`).
+ */
+export function callerKey(request: FastifyRequest): ApiKeyRecord {
+  if (!request.apiKey) throw new ApiError(401, 'missing_api_key', 'this request was not authenticated: send x-svc-api-key to the route\'s canonical path');
+  return request.apiKey;
+}
+
 export function dayOf(epochMs: number): string {
   return new Date(epochMs).toISOString().slice(0, 10);
 }
@@ -32,7 +50,7 @@ export function authenticate(context: HostContext) {
     const key = await findKey(context.store, presented);
     if (!key || key.status !== 'active') throw new ApiError(401, 'invalid_api_key', 'the API key is not valid');
     if (key.expiresAt !== null && Date.parse(key.expiresAt) <= context.now()) throw new ApiError(401, 'expired_api_key', 'the API key has expired');
-    if (request.url.startsWith('/v2/auto') && !key.autoEnabled) {
+    if (isAutoRequest(request) && !key.autoEnabled) {
       throw new ApiError(403, 'auto_not_enabled', 'Auto is not enabled for this API key');
     }
     request.apiKey = key;

@@ -1,11 +1,29 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isTradeFlavouredQuery, matchHmacRoute, signatureRequirement, type StoredLookup, storedLookupNeeded, verifyRequestSignature } from '@eql/core';
+import { HMAC_ROUTE_TABLE, type HmacRoute, isTradeFlavouredQuery, matchHmacRoute, signatureRequirement, type StoredLookup, storedLookupNeeded, verifyRequestSignature } from '@eql/core';
 import type { HostContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
+import { isAutoRequest } from './authenticate.js';
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * The row of spec 5.2 for a request, from the route Fastify matched (so a percent-encoded spelling of
+ * a path, which the router decodes, cannot dodge its row), with the decoded route parameters. The
+ * signing path is the path as sent, inside /v2/auto (the first two segments, however spelled, dropped).
+ */
+function routeOf(request: FastifyRequest): HmacRoute {
+  const rawPath = request.url.split('?')[0] ?? '';
+  const signingPath = `/${rawPath.split('/').slice(3).join('/')}`;
+  const pattern = request.routeOptions.url;
+  if (pattern === undefined || !pattern.startsWith('/v2/auto')) return matchHmacRoute(request.method, signingPath);
+  const autoPattern = pattern.slice('/v2/auto'.length);
+  const entry = HMAC_ROUTE_TABLE.find((row) => row.method === request.method.toUpperCase() && row.pattern === autoPattern);
+  const params: Record<string, string> = {};
+  for (const [name, value] of Object.entries((request.params ?? {}) as Record<string, unknown>)) if (typeof value === 'string') params[name] = value;
+  return { entry, signingPath, params };
 }
 
 /**
@@ -17,10 +35,8 @@ export function hmacCheck(context: HostContext) {
   return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
     const key = request.apiKey;
     if (!key) return;
-    const path = request.url.split('?')[0] ?? '';
-    if (!path.startsWith('/v2/auto')) return;
-    const autoPath = path.slice('/v2/auto'.length) || '/';
-    const route = matchHmacRoute(request.method, autoPath);
+    if (!isAutoRequest(request)) return;
+    const route = routeOf(request);
     const timestamp = header(request, 'x-svc-timestamp');
     const signature = header(request, 'x-svc-signature');
     const sent = timestamp !== undefined || signature !== undefined;
@@ -28,7 +44,7 @@ export function hmacCheck(context: HostContext) {
     const lookup = storedLookupNeeded(route);
     if (lookup) {
       try {
-        const record = lookup.kind === 'query' ? await context.store.queryById(decodeURIComponent(lookup.id)) : await context.store.draftById(decodeURIComponent(lookup.id));
+        const record = lookup.kind === 'query' ? await context.store.queryById(lookup.id) : await context.store.draftById(lookup.id);
         if (!record) stored = { kind: 'not-found' };
         else if (record.keyId !== key.id) stored = { kind: 'other-owner' };
         else stored = { kind: 'found', tradeFlavoured: record.tradeFlavoured || isTradeFlavouredQuery(record.request.query) };

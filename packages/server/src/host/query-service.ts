@@ -14,9 +14,25 @@ export function bodyHash(body: unknown): string {
   return createHash('sha256').update(canonicalJson(body)).digest('hex');
 }
 
-/** The body of a query-request route: a JSON object, else 400. */
+/** Deepest nesting of a request body: far beyond any query, far below what JSON.stringify survives. */
+export const MAX_BODY_DEPTH = 256;
+
+/** Whether a parsed JSON value nests deeper than `limit` (iterative: hostile input cannot exhaust the stack). */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop() as [unknown, number];
+    if (item === null || typeof item !== 'object') continue;
+    if (depth > limit) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item as Record<string, unknown>)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** The body of a query-request route: a JSON object, else 400 (also when it nests absurdly deep). */
 export function requestBody(body: unknown): Record<string, unknown> {
   if (!isRecord(body)) throw new ApiError(400, 'invalid_request', 'the body must be a JSON object such as {"query": {...}}');
+  if (nestsDeeperThan(body, MAX_BODY_DEPTH)) throw new ApiError(400, 'invalid_request', `the body nests more than ${MAX_BODY_DEPTH} levels deep`);
   return body;
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { isRecord, isTradeFlavouredQuery, preview, type QueryRequest, validate } from '@eql/core';
+import { callerKey } from '../auth/authenticate.js';
 import type { HostContext } from '../context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { createQuery, invalidQuery, requestBody } from '../host/query-service.js';
@@ -22,7 +23,7 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
 
   app.post('/v2/auto/queries/drafts', { schema: S.upsertDraft }, async (request) => {
     const body = requestBody(request.body);
-    const key = request.apiKey!;
+    const key = callerKey(request);
     const { draftId } = request.query as { draftId?: string };
     const now = new Date(context.now()).toISOString();
     const existing = draftId === undefined ? undefined : await ownDraft(key.id, draftId);
@@ -42,10 +43,11 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
   });
 
   app.get('/v2/auto/queries/drafts', { schema: S.listDrafts }, async (request) => {
+    const key = callerKey(request);
     const { limit, cursor } = request.query as { limit?: number; cursor?: string };
     let page;
     try {
-      page = await store.listDrafts(request.apiKey!.id, { limit: limit ?? 20, ...(cursor ? { cursor } : {}) });
+      page = await store.listDrafts(key.id, { limit: limit ?? 20, ...(cursor ? { cursor } : {}) });
     } catch {
       throw new ApiError(400, 'invalid_cursor', 'the cursor is not one this host gave');
     }
@@ -63,23 +65,23 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
   });
 
   app.get('/v2/auto/queries/drafts/:draftId', { schema: S.draft }, async (request) => {
-    const draft = await ownDraft(request.apiKey!.id, (request.params as { draftId: string }).draftId);
+    const draft = await ownDraft(callerKey(request).id, (request.params as { draftId: string }).draftId);
     return { draftId: draft.id, request: draft.request, createdAt: draft.createdAt, updatedAt: draft.updatedAt, convertedQueryId: draft.convertedQueryId };
   });
 
   app.delete('/v2/auto/queries/drafts/:draftId', { schema: S.deleteDraft }, async (request) => {
-    const draft = await ownDraft(request.apiKey!.id, (request.params as { draftId: string }).draftId);
+    const draft = await ownDraft(callerKey(request).id, (request.params as { draftId: string }).draftId);
     await store.deleteDraft(draft.id);
     return { id: draft.id, deletedAt: new Date(context.now()).toISOString() };
   });
 
   app.post('/v2/auto/queries/drafts/:draftId/validate', { schema: S.validateDraft }, async (request) => {
-    const draft = await ownDraft(request.apiKey!.id, (request.params as { draftId: string }).draftId);
+    const draft = await ownDraft(callerKey(request).id, (request.params as { draftId: string }).draftId);
     return validate(draft.request, { mode: 'api-key', now: context.now() });
   });
 
   app.post('/v2/auto/queries/drafts/:draftId/convert', { schema: S.convertDraft }, async (request, reply) => {
-    const key = request.apiKey!;
+    const key = callerKey(request);
     const draft = await ownDraft(key.id, (request.params as { draftId: string }).draftId);
     if (draft.convertedQueryId) throw new ApiError(409, 'draft_converted', `draft ${draft.id} was already converted into query ${draft.convertedQueryId}`);
     const result = validate(draft.request, { mode: 'api-key', now: context.now() });
@@ -92,7 +94,7 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
   });
 
   app.post('/v2/auto/queries/drafts/:draftId/preview', { schema: S.previewDraft }, async (request) => {
-    const draft = await ownDraft(request.apiKey!.id, (request.params as { draftId: string }).draftId);
+    const draft = await ownDraft(callerKey(request).id, (request.params as { draftId: string }).draftId);
     const result = validate(draft.request, { now: context.now() });
     if (!result.valid) throw invalidQuery(result, 409, 'draft_invalid');
     return preview(draft.request, context.host.recording, { queryId: draft.id });
@@ -110,6 +112,7 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
       if (Number.isNaN(time)) throw new ApiError(400, 'invalid_request', `${name} must be an ISO 8601 time`);
       options[name] = time;
     }
+    if (options.from !== undefined && options.to !== undefined && options.from > options.to) throw new ApiError(400, 'invalid_request', 'from must not be after to');
     return preview({ query: body.query as QueryRequest['query'] }, context.host.recording, options);
   });
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { checkPerpetualSymbol, type Exchange, isRecord } from '@eql/core';
+import { callerKey } from '../auth/authenticate.js';
 import type { HostContext } from '../context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { S } from './schemas.js';
@@ -20,7 +21,7 @@ export function exchangeRoutes(app: FastifyInstance, context: HostContext): void
   const known = (exchange: string) => exchange === 'paper' || context.config.exchanges.includes(exchange);
 
   app.get('/v2/auto/exchanges', { schema: S.listExchanges }, async (request) => {
-    const key = request.apiKey!;
+    const key = callerKey(request);
     await store.rememberExchangeCheck(key.id, new Date(context.now()).toISOString());
     const records = await store.exchangesOf(key.id);
     return {
@@ -33,7 +34,7 @@ export function exchangeRoutes(app: FastifyInstance, context: HostContext): void
   });
 
   app.post('/v2/auto/exchanges', { schema: S.connectExchange }, async (request, reply) => {
-    const key = request.apiKey!;
+    const key = callerKey(request);
     const { exchange, credentialType, credentials } = request.body as { exchange: string; credentialType: string; credentials: Record<string, unknown> };
     const connectedAt = new Date(context.now()).toISOString();
     if (exchange === 'paper') return reply.status(200).send({ exchange, credentialType: 'none', status: 'connected', connectedAt, builtIn: true });
@@ -50,8 +51,10 @@ export function exchangeRoutes(app: FastifyInstance, context: HostContext): void
     try {
       await context.connectExchange(exchange, credentialType, fields);
     } catch (error) {
-      // Adapter messages are redacted of every credential value; never echo the body.
-      throw new ApiError(422, 'exchange_credentials_rejected', `${exchange} refused these credentials: ${error instanceof Error ? error.message : 'verification failed'}`);
+      // Never echo a credential: the venue's message is redacted here too, whatever the adapter did.
+      let reason = error instanceof Error ? error.message : 'verification failed';
+      for (const value of Object.values(fields)) reason = reason.split(value).join('[redacted]');
+      throw new ApiError(422, 'exchange_credentials_rejected', `${exchange} refused these credentials: ${reason}`);
     }
     await store.upsertExchange({ keyId: key.id, exchange, credentialType, credentialsSealed: context.box.seal(JSON.stringify(fields)), connectedAt });
     context.host.forgetExchange(key.id, exchange);
@@ -59,7 +62,7 @@ export function exchangeRoutes(app: FastifyInstance, context: HostContext): void
   });
 
   app.delete('/v2/auto/exchanges/:exchange', { schema: S.disconnectExchange }, async (request) => {
-    const key = request.apiKey!;
+    const key = callerKey(request);
     const { exchange } = request.params as { exchange: string };
     if (!(await store.deleteExchange(key.id, exchange))) throw notFound(`exchange connection ${exchange}`);
     context.host.forgetExchange(key.id, exchange);
@@ -67,7 +70,7 @@ export function exchangeRoutes(app: FastifyInstance, context: HostContext): void
   });
 
   app.get('/v2/auto/validate-symbol/:exchange/:symbol', { schema: S.validateSymbol }, async (request) => {
-    const key = request.apiKey!;
+    const key = callerKey(request);
     const { exchange, symbol } = request.params as { exchange: string; symbol: string };
     if (!/^[a-z][a-z0-9_]{1,31}$/.test(exchange)) throw new ApiError(400, 'invalid_exchange', 'the exchange id is lowercase letters, digits and _');
     if (symbol.trim() === '' || symbol.length > 64) throw new ApiError(400, 'invalid_symbol', 'the symbol is empty or too long');

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { transition, validate } from '@eql/core';
+import { callerKey } from '../auth/authenticate.js';
 import type { HostContext } from '../context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { bodyHash, createQuery, executionView, pollView, requestBody } from '../host/query-service.js';
@@ -21,14 +22,14 @@ export function queryRoutes(app: FastifyInstance, context: HostContext): void {
 
   app.post('/v2/auto/queries/validate', { schema: S.validate }, async (request) => {
     const body = requestBody(request.body);
-    const key = request.apiKey!;
+    const key = callerKey(request);
     const result = validate(body, { mode: 'api-key', now: context.now() });
     if (result.valid) await store.rememberValidation(key.id, bodyHash(body), new Date(context.now()).toISOString());
     return result;
   });
 
   app.post('/v2/auto/queries', { schema: S.create }, async (request, reply) => {
-    const key = request.apiKey!;
+    const key = callerKey(request);
     const idempotencyKey = request.headers['idempotency-key'];
     const { created, replayed } = await createQuery(context, key, requestBody(request.body), {
       requireValidation: true,
@@ -39,11 +40,12 @@ export function queryRoutes(app: FastifyInstance, context: HostContext): void {
   });
 
   app.get('/v2/auto/queries', { schema: S.listQueries }, async (request) => {
+    const key = callerKey(request);
     const query = request.query as { status?: QueryStatus; limit?: number; cursor?: string };
     if (query.status !== undefined && !STATUSES.includes(query.status)) throw new ApiError(400, 'invalid_request', `status must be one of ${STATUSES.join(', ')}`);
     let page;
     try {
-      page = await store.listQueries(request.apiKey!.id, { limit: query.limit ?? 20, ...(query.status ? { status: query.status } : {}), ...(query.cursor ? { cursor: query.cursor } : {}) });
+      page = await store.listQueries(key.id, { limit: query.limit ?? 20, ...(query.status ? { status: query.status } : {}), ...(query.cursor ? { cursor: query.cursor } : {}) });
     } catch {
       throw new ApiError(400, 'invalid_cursor', 'the cursor is not one this host gave');
     }
@@ -64,7 +66,7 @@ export function queryRoutes(app: FastifyInstance, context: HostContext): void {
 
   app.get('/v2/auto/queries/:queryId', { schema: S.poll }, async (request) => {
     const { queryId } = request.params as { queryId: string };
-    const key = request.apiKey!;
+    const key = callerKey(request);
     const record = await store.queryById(queryId);
     if (record && record.keyId === key.id && record.deletedAt === null) return pollView(context, record, await store.executionsOfQuery(queryId));
     // Spec 4.4: poll also resolves a draft id.
@@ -87,7 +89,7 @@ export function queryRoutes(app: FastifyInstance, context: HostContext): void {
 
   app.post('/v2/auto/queries/:queryId/cancel', { schema: S.cancel }, async (request) => {
     const { queryId } = request.params as { queryId: string };
-    const record = await ownQuery(context, request.apiKey!.id, queryId);
+    const record = await ownQuery(context, callerKey(request).id, queryId);
     const status = context.host.engine.inspect(queryId)?.status ?? record.status;
     const result = transition({ status, deleted: false }, { type: 'cancel' });
     if (!result.ok) throw new ApiError(result.httpStatus, 'query_not_active', result.message);
@@ -100,7 +102,7 @@ export function queryRoutes(app: FastifyInstance, context: HostContext): void {
 
   app.delete('/v2/auto/queries/:queryId', { schema: S.delete }, async (request) => {
     const { queryId } = request.params as { queryId: string };
-    const record = await ownQuery(context, request.apiKey!.id, queryId);
+    const record = await ownQuery(context, callerKey(request).id, queryId);
     const status = context.host.engine.inspect(queryId)?.status ?? record.status;
     const result = transition({ status, deleted: false }, { type: 'delete' });
     if (!result.ok) throw new ApiError(result.httpStatus, 'query_still_active', result.message);
@@ -112,6 +114,7 @@ export function queryRoutes(app: FastifyInstance, context: HostContext): void {
   });
 
   app.get('/v2/auto/executions', { schema: S.listExecutions }, async (request) => {
+    const key = callerKey(request);
     const query = request.query as { queryId?: string; status?: string; type?: string; since?: string; until?: string; limit?: number; cursor?: string };
     for (const bound of ['since', 'until'] as const) {
       if (query[bound] !== undefined && Number.isNaN(Date.parse(query[bound]))) throw new ApiError(400, 'invalid_request', `${bound} must be an ISO 8601 time`);
@@ -119,7 +122,7 @@ export function queryRoutes(app: FastifyInstance, context: HostContext): void {
     let page;
     try {
       page = await store.listExecutions({
-        keyId: request.apiKey!.id,
+        keyId: key.id,
         limit: query.limit ?? 50,
         ...(query.queryId ? { queryId: query.queryId } : {}),
         ...(query.status ? { status: query.status } : {}),
@@ -137,20 +140,20 @@ export function queryRoutes(app: FastifyInstance, context: HostContext): void {
   app.get('/v2/auto/executions/:executionId', { schema: S.execution }, async (request) => {
     const { executionId } = request.params as { executionId: string };
     const execution = await store.executionById(executionId);
-    if (!execution || execution.keyId !== request.apiKey!.id) throw notFound(`execution ${executionId}`);
+    if (!execution || execution.keyId !== callerKey(request).id) throw notFound(`execution ${executionId}`);
     return executionView(execution);
   });
 
   app.get('/v2/auto/queries/:queryId/sessions', { schema: S.sessions }, async (request) => {
     const { queryId } = request.params as { queryId: string };
-    await ownQuery(context, request.apiKey!.id, queryId);
+    await ownQuery(context, callerKey(request).id, queryId);
     const sessions = await store.sessionsOfQuery(queryId);
     return { queryId, sessions: sessions.map((session) => ({ sessionId: session.sessionId, status: session.status, executedAt: session.executedAt })) };
   });
 
   app.get('/v2/auto/queries/:queryId/sessions/:sessionId', { schema: S.session }, async (request) => {
     const { queryId, sessionId } = request.params as { queryId: string; sessionId: string };
-    await ownQuery(context, request.apiKey!.id, queryId);
+    await ownQuery(context, callerKey(request).id, queryId);
     const session = await store.sessionById(sessionId);
     if (!session || session.queryId !== queryId) throw notFound(`session ${sessionId}`);
     const { keyId: _keyId, ...detail } = session;

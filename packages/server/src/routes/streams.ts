@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { callerKey } from '../auth/authenticate.js';
 import type { HostContext } from '../context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { S } from './schemas.js';
@@ -21,14 +22,14 @@ function lastEventId(request: FastifyRequest): number {
  */
 export function streamRoutes(app: FastifyInstance, context: HostContext): void {
   app.get('/v2/auto/queries/stream', { schema: S.allStream }, async (request, reply) => {
-    const key = request.apiKey!;
+    const key = callerKey(request);
     const after = lastEventId(request);
     reply.hijack();
     await context.hub.open(reply.raw, { keyId: key.id }, after, {});
   });
 
   app.get('/v2/auto/queries/:queryId/stream', { schema: S.queryStream }, async (request, reply) => {
-    const key = request.apiKey!;
+    const key = callerKey(request);
     const { queryId } = request.params as { queryId: string };
     const record = await context.store.queryById(queryId);
     if (!record || record.keyId !== key.id) throw notFound(`query ${queryId}`);

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { PLANS } from '../config.js';
-import { dayOf } from '../auth/authenticate.js';
+import { callerKey, dayOf } from '../auth/authenticate.js';
 import type { HostContext } from '../context.js';
 import { S } from './schemas.js';
 
@@ -9,7 +9,7 @@ export function systemRoutes(app: FastifyInstance, context: HostContext): void {
   app.get('/v2/ping', { schema: S.ping }, () => ({ success: true, data: { message: 'pong' } }));
 
   app.get('/v2/key-status', { schema: S.keyStatus }, async (request) => {
-    const key = request.apiKey!;
+    const key = callerKey(request);
     const plan = PLANS[key.plan];
     const day = dayOf(context.now());
     const usage = await context.store.usage(key.id, day);

@@ -13,8 +13,12 @@ interface Connection {
   response: ServerResponse;
   /** Highest notification id written. */
   lastId: number;
-  /** Notifications published while the backlog was being read. */
+  /** While the backlog is replayed: notifications published meanwhile (undefined once live). */
   pending: StoredNotification[] | undefined;
+  /** More than a page was published during the replay: `pending` was dropped, read the store again. */
+  overflowed: boolean;
+  /** The query ended while the backlog was replayed: end the stream after it. */
+  ending: string | undefined;
   unread: number;
   closed: boolean;
 }
@@ -28,12 +32,21 @@ export interface SseHubOptions {
   retryMs?: number;
 }
 
+/** Notifications read from the store at a time, and most kept in memory per replaying connection. */
+const PAGE = 500;
+
 /**
  * Server-Sent Events of spec 6. A stream starts with `ready`, replays the notifications after the
  * client's Last-Event-ID from the store (so nothing is lost across reconnects and restarts), then
  * sends each new one as `notification:new` with its numeric id, followed by `notification:count`.
- * Frames are serialized once and written to every connection of their scope. Memory stays bounded:
- * a connection whose unsent data passes `maxBufferedBytes` is closed and resumes from the store.
+ * Frames are serialized once and written to every connection of their scope.
+ *
+ * Memory stays bounded. The replay follows the socket's pace (it waits for the data to drain before
+ * writing more), and what is published meanwhile is kept up to a page, else read from the store
+ * again. A live connection whose unsent data passes `maxBufferedBytes` is closed and resumes from
+ * the store. That lag is measured after the writes of a turn of the event loop have been handed to
+ * the socket (Node buffers every write of one turn until the next tick), so a burst a client takes
+ * at once does not count as lag.
  */
 export class SseHub {
   private readonly connections = new Set<Connection>();
@@ -41,6 +54,7 @@ export class SseHub {
   private readonly keepAliveMs: number;
   private readonly maxBufferedBytes: number;
   private readonly retryMs: number;
+  private lagCheck: NodeJS.Immediate | undefined;
 
   constructor(
     private readonly store: HostStore,
@@ -57,6 +71,13 @@ export class SseHub {
     return this.connections.size;
   }
 
+  /** Bytes written to the streams and not yet taken by their sockets (all connections). */
+  get bufferedBytes(): number {
+    let total = 0;
+    for (const connection of this.connections) total += connection.response.writableLength;
+    return total;
+  }
+
   /** Starts a stream on a hijacked response. */
   async open(response: ServerResponse, scope: StreamScope, lastEventId: number, ready: Record<string, unknown>): Promise<void> {
     response.writeHead(200, {
@@ -65,22 +86,37 @@ export class SseHub {
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
-    const connection: Connection = { scope, response, lastId: lastEventId, pending: [], unread: 0, closed: false };
+    const connection: Connection = { scope, response, lastId: lastEventId, pending: [], overflowed: false, ending: undefined, unread: 0, closed: false };
     this.connections.add(connection);
     const close = () => this.drop(connection);
     response.on('close', close);
     response.on('error', close);
+    // A client gone before the stream opened (while its request was checked) never emits 'close' again.
+    if (response.destroyed || response.socket === null || response.socket.destroyed) {
+      this.drop(connection);
+      return;
+    }
     this.write(connection, `retry: ${this.retryMs}\nevent: ready\ndata: ${JSON.stringify({ ...ready, lastEventId })}\n\n`);
-    // Replay what the client missed, in pages, then what arrived meanwhile.
+    // Replay what the client missed, in pages, at the pace the socket takes it.
     for (;;) {
-      const page = await this.store.notificationsAfter(scope.keyId, connection.lastId, scope.queryId, 500);
-      for (const notification of page) this.send(connection, notification, frameOf(notification));
-      if (page.length < 500 || connection.closed) break;
+      const page = await this.store.notificationsAfter(scope.keyId, connection.lastId, scope.queryId, PAGE);
+      for (const notification of page) {
+        this.send(connection, notification, frameOf(notification));
+        if (response.writableLength >= this.maxBufferedBytes / 2) await this.flushed(connection);
+        if (connection.closed) return;
+      }
+      if (connection.closed) return;
+      if (page.length === PAGE) continue;
+      if (!connection.overflowed) break;
+      // What was published during the replay did not fit in memory: it is in the store, read on.
+      connection.overflowed = false;
+      connection.pending = [];
     }
     const pending = connection.pending ?? [];
     connection.pending = undefined;
-    for (const notification of pending) if (notification.id > connection.lastId) this.send(connection, notification, frameOf(notification));
+    for (const notification of pending) this.send(connection, notification, frameOf(notification));
     this.write(connection, countFrame(connection));
+    if (connection.ending !== undefined) this.finish(connection, connection.ending);
   }
 
   /** A new notification: written to every stream of its key (and of its query). */
@@ -90,7 +126,11 @@ export class SseHub {
       if (connection.scope.keyId !== notification.keyId) continue;
       if (connection.scope.queryId !== undefined && connection.scope.queryId !== notification.data.queryId) continue;
       if (connection.pending) {
-        connection.pending.push(notification);
+        if (connection.pending.length < PAGE) connection.pending.push(notification);
+        else {
+          connection.pending = [];
+          connection.overflowed = true;
+        }
         continue;
       }
       frame ??= frameOf(notification);
@@ -103,18 +143,26 @@ export class SseHub {
   end(queryId: string, status: string): void {
     for (const connection of this.connections) {
       if (connection.scope.queryId !== queryId) continue;
-      this.write(connection, `event: end\ndata: ${JSON.stringify({ queryId, status })}\n\n`);
-      connection.response.end();
-      this.drop(connection);
+      // A stream still replaying its backlog ends once it has sent it.
+      if (connection.pending) connection.ending = status;
+      else this.finish(connection, status);
     }
   }
 
   close(): void {
     clearInterval(this.timer);
+    if (this.lagCheck) clearImmediate(this.lagCheck);
+    this.lagCheck = undefined;
     for (const connection of this.connections) {
       connection.response.end();
       this.drop(connection);
     }
+  }
+
+  private finish(connection: Connection, status: string): void {
+    this.write(connection, `event: end\ndata: ${JSON.stringify({ queryId: connection.scope.queryId, status })}\n\n`);
+    connection.response.end();
+    this.drop(connection);
   }
 
   private send(connection: Connection, notification: StoredNotification, frame: string): void {
@@ -127,10 +175,39 @@ export class SseHub {
   private write(connection: Connection, text: string): void {
     if (connection.closed) return;
     connection.response.write(text);
-    if (connection.response.writableLength > this.maxBufferedBytes) {
-      // Too far behind: drop it; the client reconnects with Last-Event-ID and resumes from the store.
+    this.lagCheck ??= setImmediate(() => this.dropLagging());
+  }
+
+  /**
+   * Runs once the writes of this turn have reached the sockets: what a socket still holds then is
+   * what its client has not taken. Too far behind: drop it; it reconnects with Last-Event-ID and
+   * resumes from the store.
+   */
+  private dropLagging(): void {
+    this.lagCheck = undefined;
+    for (const connection of this.connections) {
+      if (connection.response.writableLength <= this.maxBufferedBytes) continue;
       connection.response.destroy();
       this.drop(connection);
+    }
+  }
+
+  /** Waits until the socket has taken most of what was written (or the connection is gone). */
+  private async flushed(connection: Connection): Promise<void> {
+    const { response } = connection;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    while (!connection.closed && response.writableLength >= this.maxBufferedBytes / 2) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          response.off('drain', done);
+          response.off('close', done);
+          resolve();
+        };
+        const timer = setTimeout(done, 100);
+        response.on('drain', done);
+        response.on('close', done);
+      });
     }
   }
 

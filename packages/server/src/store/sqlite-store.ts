@@ -39,11 +39,14 @@ function decodeCursor(cursor: string | undefined): { time: string; id: string } 
 /**
  * The embedded store: SQLite through better-sqlite3, WAL journal, synchronous writes. A write has
  * reached the database file's WAL before the call returns, so it survives the process being killed
- * (kill -9) at any moment after.
+ * (kill -9) at any moment after. Key records are reused for a second (every authenticated request
+ * looks its key up); a change through `updateKey` applies at once, one by another process within that.
  */
 export class SqliteStore implements HostStore {
   readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
+  /** Keys by hash, read at most KEY_CACHE_MS ago (every authenticated request looks its key up). */
+  private readonly keyCache = new Map<string, { record: ApiKeyRecord; at: number }>();
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -103,8 +106,17 @@ export class SqliteStore implements HostStore {
   }
 
   keyByHash(keyHash: string): ApiKeyRecord | undefined {
+    const now = Date.now();
+    const cached = this.keyCache.get(keyHash);
+    if (cached && now - cached.at < KEY_CACHE_MS && now >= cached.at) return { ...cached.record };
     const row = this.get('SELECT * FROM api_keys WHERE key_hash = ?', keyHash);
-    return row ? keyOf(row) : undefined;
+    if (!row) {
+      this.keyCache.delete(keyHash);
+      return undefined;
+    }
+    const record = keyOf(row);
+    remember(this.keyCache, keyHash, { record, at: now });
+    return { ...record };
   }
 
   keyById(id: number): ApiKeyRecord | undefined {
@@ -121,19 +133,27 @@ export class SqliteStore implements HostStore {
     columns.updated_at = patch.updatedAt ?? new Date().toISOString();
     const names = Object.keys(columns);
     this.db.prepare(`UPDATE api_keys SET ${names.map((name) => `${name} = ?`).join(', ')} WHERE id = ?`).run(...names.map((name) => columns[name]), id);
+    this.keyCache.clear();
   }
 
   // ------------------------------------------------------------------ usage and credits
 
   countRequest(keyId: number, day: string): { daily: number; monthly: number } {
-    this.run('INSERT INTO usage_days (key_id, day, requests) VALUES (?, ?, 1) ON CONFLICT (key_id, day) DO UPDATE SET requests = requests + 1', keyId, day);
-    return this.usage(keyId, day);
+    const daily = Number(
+      this.get('INSERT INTO usage_days (key_id, day, requests) VALUES (?, ?, 1) ON CONFLICT (key_id, day) DO UPDATE SET requests = requests + 1 RETURNING requests', keyId, day)?.requests ?? 0,
+    );
+    return { daily, monthly: this.monthlyRequests(keyId, day) };
   }
 
   usage(keyId: number, day: string): { daily: number; monthly: number } {
     const daily = Number(this.get('SELECT requests FROM usage_days WHERE key_id = ? AND day = ?', keyId, day)?.requests ?? 0);
-    const monthly = Number(this.get('SELECT COALESCE(SUM(requests), 0) AS total FROM usage_days WHERE key_id = ? AND substr(day, 1, 7) = ?', keyId, day.slice(0, 7))?.total ?? 0);
-    return { daily, monthly };
+    return { daily, monthly: this.monthlyRequests(keyId, day) };
+  }
+
+  /** Requests of the month of `day` (YYYY-MM-DD), by a range of the primary key. */
+  private monthlyRequests(keyId: number, day: string): number {
+    const month = day.slice(0, 7);
+    return Number(this.get('SELECT COALESCE(SUM(requests), 0) AS total FROM usage_days WHERE key_id = ? AND day >= ? AND day <= ?', keyId, `${month}-00`, `${month}-99`)?.total ?? 0);
   }
 
   charge(keyId: number, credits: number, reason: string, ref: string, at: string): void {
@@ -295,6 +315,14 @@ export class SqliteStore implements HostStore {
     );
   }
 
+  interruptRunningExecutions(at: string): number {
+    return this.run(
+      "UPDATE executions SET status = 'failed', finished_at = ?, error_code = 'HOST_RESTARTED', error_message = ? WHERE status = 'running'",
+      at,
+      'the host stopped while this step ran; an interrupted trigger runs its unfinished steps again after the restart',
+    ).changes;
+  }
+
   executionById(id: string): StoredExecution | undefined {
     const row = this.get('SELECT * FROM executions WHERE id = ?', id);
     return row ? executionOf(row) : undefined;
@@ -343,6 +371,18 @@ export class SqliteStore implements HostStore {
   }
 
   addNotification(keyId: number, draft: NotificationDraft): StoredNotification {
+    // A notify step that a restart interrupted after its notification was stored runs again (the
+    // step was not recorded as completed): the notification of that trigger and step is not added twice.
+    const { stepId, triggerIndex } = draft.data;
+    if (typeof stepId === 'string' && typeof triggerIndex === 'number') {
+      const earlier = this.get(
+        "SELECT * FROM notifications WHERE query_id = ? AND json_extract(body, '$.data.triggerIndex') = ? AND json_extract(body, '$.data.stepId') = ? ORDER BY id LIMIT 1",
+        draft.data.queryId,
+        triggerIndex,
+        stepId,
+      );
+      if (earlier) return notificationOf(earlier);
+    }
     const result = this.run('INSERT INTO notifications (key_id, query_id, body, created_at) VALUES (?, ?, ?, ?)', keyId, draft.data.queryId, JSON.stringify(draft), draft.createdAt);
     return { ...draft, id: Number(result.lastInsertRowid), keyId };
   }
@@ -387,6 +427,17 @@ export class SqliteStore implements HostStore {
   deleteExchange(keyId: number, exchange: string): boolean {
     return this.run('DELETE FROM exchanges WHERE key_id = ? AND exchange = ?', keyId, exchange).changes > 0;
   }
+}
+
+/** How long a key read from the database is reused (a change made by another process shows after this). */
+const KEY_CACHE_MS = 1_000;
+/** Entries kept in a cache of the store (the oldest go first). */
+const CACHE_LIMIT = 10_000;
+
+function remember<V>(cache: Map<string, V>, key: string, value: V): void {
+  cache.delete(key);
+  cache.set(key, value);
+  if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
 }
 
 function pageOf<T>(rows: T[], limit: number, cursorOf: (last: T) => string): Page<T> {

@@ -58,6 +58,11 @@ export interface HostStore {
 
   // records of the engine
   saveExecution(keyId: number, record: ExecutionRecord): MaybePromise<void>;
+  /**
+   * At boot: executions still `running` were cut off by the previous process (a resumed trigger runs
+   * the step again as a new execution); they become `failed` with code `HOST_RESTARTED`. Returns how many.
+   */
+  interruptRunningExecutions(at: string): MaybePromise<number>;
   executionById(id: string): MaybePromise<StoredExecution | undefined>;
   listExecutions(filter: ExecutionFilter): MaybePromise<Page<StoredExecution>>;
   executionsOfQuery(queryId: string): MaybePromise<StoredExecution[]>;

@@ -10,6 +10,7 @@ export const OPTION_ORDER: readonly string[] = [
   'slowPeriod',
   'signalPeriod',
   'stdDev',
+  'analysisType',
   'speed',
   'minConfidence',
   'startAt',
@@ -19,7 +20,6 @@ export const OPTION_ORDER: readonly string[] = [
   'priority',
   'headers',
   'payload',
-  'analysisType',
   'assetMetadata',
   'timeInForce',
   'leverage',
@@ -41,6 +41,9 @@ export function orderedKeys(keys: readonly string[]): string[] {
     .sort((a, b) => rank(a.key) - rank(b.key) || a.index - b.index)
     .map(({ key }) => key);
 }
+
+/** Parameters that hold prose: printed in quotes even when a bare word would do (`title "Alert"`). */
+export const TEXT_KEYS: ReadonlySet<string> = new Set(['title', 'message', 'prompt', 'url', 'text', 'query', 'username', 'botToken', 'description']);
 
 /** Order parameters written as a take-profit or stop-loss level (`takeProfit 110000`, `stopLoss 5%`). */
 export const EXIT_LEVEL_KEYS: ReadonlySet<string> = new Set(['takeProfit', 'stopLoss']);

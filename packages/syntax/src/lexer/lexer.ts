@@ -15,7 +15,7 @@ const messages: ILexerErrorMessageProvider = {
 
 /** One lexer for the process (Chevrotain analyses the token set once). */
 const lexer = new Lexer([...ALL_TOKENS], {
-  positionTracking: 'full',
+  positionTracking: 'onlyOffset',
   ensureOptimizations: false,
   errorMessageProvider: messages,
 });

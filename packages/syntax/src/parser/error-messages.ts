@@ -24,10 +24,13 @@ function oneOf(labels: readonly string[]): string {
   return `${unique.slice(0, -1).join(', ')} or ${unique[unique.length - 1] ?? ''}`;
 }
 
+/** Keywords that start a clause or an action: found where a name was expected, the name is more likely missing. */
+const STRUCTURAL = new Set(['when', 'then', 'title', 'description', 'expires', 'repeat', 'notify', 'webhook', 'bot', 'llm', 'market', 'limit']);
+
 /** A hint for a keyword found where a name was expected: reserved words are written in quotes. */
-function keywordHint(expected: readonly string[], actual: IToken | undefined): string {
-  if (actual === undefined || !actual.tokenType.name.startsWith('Kw_')) return '';
-  if (!expected.some((label) => /name|step id|account|chat/.test(label))) return '';
+function keywordHint(expected: string, actual: IToken | undefined): string {
+  if (actual === undefined || !actual.tokenType.name.startsWith('Kw_') || STRUCTURAL.has(actual.image)) return '';
+  if (!/^(a name|a step id|an account|a chat)/.test(expected)) return '';
   return ` ('${actual.image}' is a reserved word: write "${actual.image}" in quotes to use it as a name)`;
 }
 
@@ -35,7 +38,7 @@ function keywordHint(expected: readonly string[], actual: IToken | undefined): s
 export const errorMessages: IParserErrorMessageProvider = {
   buildMismatchTokenMessage({ expected, actual, previous }) {
     const label = describeType(expected);
-    return `expected ${label}${after(previous)}, found ${describeToken(actual)}${keywordHint([label], actual)}`;
+    return `expected ${label}${after(previous)}, found ${describeToken(actual)}${keywordHint(label, actual)}`;
   },
   buildNotAllInputParsedMessage({ firstRedundant }) {
     return `unexpected ${describeToken(firstRedundant)}: expected another action, a clause (title, description, expires in, repeat after) or the end of the text`;
@@ -43,7 +46,7 @@ export const errorMessages: IParserErrorMessageProvider = {
   buildNoViableAltMessage({ expectedPathsPerAlt, actual, previous, customUserDescription }) {
     const labels = expectedPathsPerAlt.flatMap((paths) => paths.map((path) => (path[0] ? describeType(path[0]) : 'nothing')));
     const expected = customUserDescription ?? oneOf(labels);
-    return `expected ${expected}${after(previous)}, found ${describeToken(actual[0])}${keywordHint(labels, actual[0])}`;
+    return `expected ${expected}${after(previous)}, found ${describeToken(actual[0])}`;
   },
   buildEarlyExitMessage({ expectedIterationPaths, actual, previous, customUserDescription }) {
     const labels = expectedIterationPaths.map((path) => (path[0] ? describeType(path[0]) : 'nothing'));

@@ -1,0 +1,307 @@
+// Benchmark: the HTTP host (packages/server, built) against a bare Fastify app serving the same JSON,
+// in one run, and SSE fan-out to 1,000 streams.
+//
+//  1. Requests/s with autocannon 8 (in a child process, bench/support/load.mjs, so the load generator
+//     does not share the servers' event loop; 32 connections, 1 s warm-up, 5 s measured):
+//     (a) poll    GET /v2/auto/queries/:id  vs a bare route returning the identical poll JSON;
+//     (b) validate POST /v2/auto/queries/validate with a realistic ~500-byte query vs a bare route that
+//         only JSON-parses the body and returns the identical validation JSON.
+//     The host runs in-process (buildServer from packages/server/dist, logger off, a PushSource feed),
+//     with everything a request goes through: key lookup, quota counting (a SQLite write per request),
+//     the rate limiter, the HMAC rules, the handler and the response schema.
+//  2. SSE fan-out: 1,000 streams on /v2/auto/queries/stream (raw node:http, in a child process,
+//     bench/support/sse-clients.mjs); one query fires per round (push a price, the engine stores the
+//     notification, the hub writes it to every stream); time from the push until each stream has it
+//     (p50/p99/max over 1,000 streams x rounds, from CLOCK_MONOTONIC in both processes), and the host's
+//     RSS per stream.
+//
+// `node bench/http.mjs --profile` also samples the host's CPU (node:inspector) during its two measured
+// runs and prints where the time goes (self time by function, and inclusive time of the host's code).
+//
+// Limits: Auto routes allow 120 requests a minute per key (pro), and pro keys 50,000 requests a day.
+// A load test makes hundreds of thousands, so this process raises the pro plan's limits (PLANS is the
+// host's plan table): the limiter and the quota counter still run on every request, they just never
+// say no. Every measured answer must be a 2xx, or the run fails.
+import { fork, spawn } from 'node:child_process';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Fastify from 'fastify';
+import { PushSource } from '@eql/core';
+import { buildServer, createApiKey, PLANS } from '@eql/server';
+
+const startLoad = loadavg();
+const CONNECTIONS = 32;
+const WARMUP_S = 1;
+const DURATION_S = 3;
+const ROUNDS_HTTP = 3;
+const STREAMS = 1_000;
+const ROUNDS = 5;
+const AIMS = { poll: 0.6, validate: 0.5 };
+const here = (path) => fileURLToPath(new URL(path, import.meta.url));
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc');
+
+// ------------------------------------------------------------------ the two servers
+
+for (const plan of Object.values(PLANS)) {
+  plan.requestsPerMinute = 1e9;
+  plan.dailyRequestLimit = 1e9;
+  plan.monthlyRequestLimit = 1e9;
+}
+
+const dataDir = await mkdtemp(join(tmpdir(), 'eql-bench-http-'));
+const push = new PushSource();
+const host = await buildServer({ config: { dataDir, secretKey: 'ab'.repeat(32) }, logger: false, engine: { sources: [push] } });
+const hostUrl = await host.app.listen({ host: '127.0.0.1', port: 0 });
+const { key } = await createApiKey(host.context.store, host.context.box, { name: 'bench', plan: 'pro' });
+
+/** A realistic query request (~500 bytes): a price level and an RSI condition, a notification and a webhook. */
+const queryRequest = {
+  title: 'BTC breakout with momentum',
+  query: {
+    conditions: {
+      AND: [
+        { source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '>', value: 105000 },
+        { source: 'ta', method: 'rsi', args: { symbol: 'BTC', timeframe: '1h', period: 14 }, operator: '>', value: 60 },
+      ],
+    },
+    actions: [
+      { stepId: 'alert', type: 'notify', params: { message: 'BTC broke 105k with the 1h RSI above 60', priority: 'high' } },
+      { stepId: 'hook', type: 'webhook', params: { url: 'https://hooks.example.com/eql/btc' } },
+    ],
+    expiresIn: '24h',
+  },
+};
+const validateBody = JSON.stringify(queryRequest);
+const headers = { 'x-svc-api-key': key, 'content-type': 'application/json' };
+
+async function hostCall(method, path, body) {
+  const response = await fetch(`${hostUrl}${path}`, { method, headers: body === undefined ? { 'x-svc-api-key': key } : headers, ...(body === undefined ? {} : { body }) });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
+  return text;
+}
+
+const validationText = await hostCall('POST', '/v2/auto/queries/validate', validateBody);
+const { queryId } = JSON.parse(await hostCall('POST', '/v2/auto/queries', validateBody));
+const pollText = await hostCall('GET', `/v2/auto/queries/${queryId}`);
+const pollJson = JSON.parse(pollText);
+const validationJson = JSON.parse(validationText);
+
+const bare = Fastify({ logger: false });
+bare.get('/v2/auto/queries/:queryId', () => pollJson);
+bare.post('/v2/auto/queries/validate', () => validationJson);
+const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 });
+
+// ------------------------------------------------------------------ requests per second
+
+function load(options) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [here('./support/load.mjs'), JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => (out += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`load generator exited with ${code}`))));
+  });
+}
+
+const PROFILE = process.argv.includes('--profile');
+const session = PROFILE ? new Session() : undefined;
+if (session) {
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+}
+const profiles = [];
+
+/** One measured run (after a warm-up on the first); every answer must be a 2xx. */
+async function measure(target, round, profile) {
+  const options = { url: target.url, method: target.method, connections: CONNECTIONS, headers, ...(target.body === undefined ? {} : { body: target.body }) };
+  if (round === 0) await load({ ...options, duration: WARMUP_S });
+  if (profile && session) await session.post('Profiler.start');
+  const result = await load({ ...options, duration: DURATION_S });
+  if (profile && session) profiles.push({ name: target.name, profile: (await session.post('Profiler.stop')).profile });
+  if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
+    throw new Error(`${target.name}: ${result.non2xx} non-2xx (${JSON.stringify(result.statuses)}), ${result.errors} errors, ${result.timeouts} timeouts: the measurement is not valid`);
+  }
+  return result;
+}
+
+// Bare and host alternate, ROUNDS_HTTP times, and each figure is the median of its runs: a machine
+// shared with other work then shifts both sides of a ratio alike.
+const targets = [
+  { name: 'poll, bare Fastify', url: `${bareUrl}/v2/auto/queries/${queryId}`, method: 'GET' },
+  { name: 'poll, EQL host', url: `${hostUrl}/v2/auto/queries/${queryId}`, method: 'GET', host: true },
+  { name: 'validate, bare Fastify', url: `${bareUrl}/v2/auto/queries/validate`, method: 'POST', body: validateBody },
+  { name: 'validate, EQL host', url: `${hostUrl}/v2/auto/queries/validate`, method: 'POST', body: validateBody, host: true },
+];
+const runs = new Map(targets.map((target) => [target.name, []]));
+for (let round = 0; round < ROUNDS_HTTP; round += 1) {
+  for (const target of targets) runs.get(target.name).push(await measure(target, round, target.host === true && round === ROUNDS_HTTP - 1));
+}
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const results = targets.map(({ name }) => {
+  const list = runs.get(name);
+  return {
+    name,
+    requestsPerSecond: median(list.map((run) => run.requestsPerSecond)),
+    all: list.map((run) => run.requestsPerSecond),
+    latencyP50: median(list.map((run) => run.latencyP50)),
+    latencyP99: median(list.map((run) => run.latencyP99)),
+    total: list.reduce((sum, run) => sum + run.total, 0),
+  };
+});
+await bare.close();
+
+// ------------------------------------------------------------------ SSE fan-out
+
+// Queries that fire on demand, one per round, each on its own symbol.
+const symbols = ['BTC', 'ETH', 'SOL', 'AVAX', 'LINK', 'DOGE', 'XRP', 'ADA'].slice(0, ROUNDS);
+for (const symbol of symbols) {
+  const body = JSON.stringify({
+    title: `${symbol} fan-out`,
+    query: { conditions: { AND: [{ source: 'price', method: 'current', args: { symbol }, operator: '>', value: 1 }] }, actions: [{ stepId: 'n', type: 'notify', params: { message: `${symbol} fired` } }], expiresIn: '24h' },
+  });
+  await hostCall('POST', '/v2/auto/queries/validate', body);
+  await hostCall('POST', '/v2/auto/queries', body);
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+const memory = async () => {
+  await settle();
+  gc();
+  return process.memoryUsage();
+};
+const before = await memory();
+const clients = fork(here('./support/sse-clients.mjs'), [new URL(hostUrl).port, key, String(STREAMS)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const messages = [];
+let wake;
+clients.on('message', (message) => {
+  messages.push(message);
+  wake?.();
+});
+const next = async (type) => {
+  for (;;) {
+    const index = messages.findIndex((message) => message.type === type || message.type === 'error');
+    if (index >= 0) {
+      const [message] = messages.splice(index, 1);
+      if (message.type === 'error') throw new Error(`SSE clients: ${message.message}`);
+      return message;
+    }
+    await new Promise((resolve) => (wake = resolve));
+  }
+};
+const opened = await next('ready');
+if (host.context.hub.size !== STREAMS || opened.streams !== STREAMS) throw new Error(`${host.context.hub.size} streams open, not ${STREAMS}`);
+const streaming = await memory();
+
+// The hub's listener runs first (build-server.ts): this one sees the frame written to every stream, and
+// the immediate after it runs once those writes have been handed to the sockets (Node flushes them on
+// the next tick).
+let published = 0n;
+let flushed = 0n;
+host.context.host.onNotification(() => {
+  published = process.hrtime.bigint();
+  setImmediate(() => (flushed = process.hrtime.bigint()));
+});
+const latencies = [];
+const publishTimes = [];
+const flushTimes = [];
+for (const symbol of symbols) {
+  const pushedAt = process.hrtime.bigint();
+  push.push({ at: Date.now(), source: 'price', symbol, price: 10 });
+  const { at } = await next('arrivals');
+  publishTimes.push(Number(published - pushedAt) / 1e6);
+  flushTimes.push(Number(flushed - pushedAt) / 1e6);
+  for (const time of at) latencies.push(Number(BigInt(time) - pushedAt) / 1e6);
+  await settle();
+}
+clients.send('exit');
+await host.close();
+await rm(dataDir, { recursive: true, force: true });
+
+// ------------------------------------------------------------------ report
+
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+latencies.sort((a, b) => a - b);
+const fmt = (n) => Math.round(n).toLocaleString('en-US');
+const ms = (n) => `${n.toFixed(1)} ms`;
+
+console.log(`HTTP host vs bare Fastify: autocannon ${CONNECTIONS} connections, ${ROUNDS_HTTP} alternating runs of ${DURATION_S} s (after ${WARMUP_S} s warm-up), medians; load generator in its own process; node ${process.version}`);
+console.log(`  load average at start ${startLoad.map((n) => n.toFixed(2)).join(' ')}, at end ${loadavg().map((n) => n.toFixed(2)).join(' ')} (other processes on this machine skew the figures)`);
+console.log(`  validate body: ${Buffer.byteLength(validateBody)} bytes; poll answer: ${Buffer.byteLength(pollText)} bytes; validate answer: ${Buffer.byteLength(validationText)} bytes`);
+console.log('  limits: the pro plan\'s rate limit and quotas raised to 1e9 in this process (limiter and quota counter still run on every request)');
+console.log('');
+console.log(`  ${'route'.padEnd(24)} ${'req/s'.padStart(9)} ${'p50'.padStart(7)} ${'p99'.padStart(7)} ${'requests'.padStart(9)}  runs (req/s)`);
+for (const result of results) {
+  console.log(
+    `  ${result.name.padEnd(24)} ${fmt(result.requestsPerSecond).padStart(9)} ${`${result.latencyP50} ms`.padStart(7)} ${`${result.latencyP99} ms`.padStart(7)} ${fmt(result.total).padStart(9)}  ${result.all.map(fmt).join(' / ')}`,
+  );
+}
+const rps = Object.fromEntries(results.map((result) => [result.name, result.requestsPerSecond]));
+const pollRatio = rps['poll, EQL host'] / rps['poll, bare Fastify'];
+const validateRatio = rps['validate, EQL host'] / rps['validate, bare Fastify'];
+console.log(`  ratio poll host/bare: ${pollRatio.toFixed(2)}; validate host/bare: ${validateRatio.toFixed(2)}`);
+console.log('');
+console.log(`SSE fan-out: ${STREAMS} streams on /v2/auto/queries/stream (one key), ${ROUNDS} notifications`);
+console.log(`  host, push -> stored and written to every stream:  ${publishTimes.map((t) => ms(t)).join(', ')}`);
+console.log(`  host, push -> handed to every socket (next tick):  ${flushTimes.map((t) => ms(t)).join(', ')}`);
+console.log(`  clients, push -> received (${latencies.length} deliveries): p50 ${ms(percentile(latencies, 50))}, p99 ${ms(percentile(latencies, 99))}, max ${ms(latencies[latencies.length - 1])}`);
+console.log(`  host memory per stream (after gc): RSS ${((streaming.rss - before.rss) / STREAMS / 1024).toFixed(1)} KB, heap ${((streaming.heapUsed - before.heapUsed) / STREAMS / 1024).toFixed(1)} KB`);
+console.log('');
+console.log('AIMS');
+const aim = (label, value, target) => console.log(`  ${label.padEnd(44)} ${value.toFixed(2)} (aim >= ${target.toFixed(2)}) ${value >= target ? 'MET' : 'NOT MET'}`);
+aim('poll: host req/s / bare Fastify req/s', pollRatio, AIMS.poll);
+aim('validate: host req/s / bare Fastify req/s', validateRatio, AIMS.validate);
+if (!PROFILE && (pollRatio < AIMS.poll || validateRatio < AIMS.validate)) console.log('  (where the host spends its time: node bench/http.mjs --profile)');
+
+if (profiles.length > 0) {
+  console.log('');
+  console.log('PROFILE (host process, during the measured runs; % of samples)');
+  for (const { name, profile } of profiles) {
+    const { self, inclusive } = summarize(profile);
+    console.log(`  ${name}: self time`);
+    for (const [label, share] of self.slice(0, 12)) console.log(`    ${(share * 100).toFixed(1).padStart(5)}%  ${label}`);
+    console.log(`  ${name}: inclusive time of host code (packages/*)`);
+    for (const [label, share] of inclusive.filter(([label]) => label.includes('packages/')).slice(0, 12)) console.log(`    ${(share * 100).toFixed(1).padStart(5)}%  ${label}`);
+  }
+}
+
+/** Self and inclusive time by function of a V8 CPU profile, as shares of all samples, largest first. */
+function summarize(profile) {
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parents = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+  const label = (node) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const where = url.replace(/^file:\/\/.*?\/node_modules\//, '').replace(/^file:\/\/.*?\/(packages\/)/, '$1');
+    return `${functionName || '(anonymous)'}${where ? ` ${where}:${lineNumber + 1}` : ''}`;
+  };
+  const time = new Map();
+  let total = 0;
+  profile.samples.forEach((id, index) => {
+    const delta = profile.timeDeltas[index] ?? 0;
+    time.set(id, (time.get(id) ?? 0) + delta);
+    total += delta;
+  });
+  const self = new Map();
+  const inclusive = new Map();
+  for (const [id, delta] of time) {
+    const own = label(nodes.get(id));
+    self.set(own, (self.get(own) ?? 0) + delta);
+    const seen = new Set();
+    for (let current = id; current !== undefined; current = parents.get(current)) {
+      const name = label(nodes.get(current));
+      if (seen.has(name)) continue;
+      seen.add(name);
+      inclusive.set(name, (inclusive.get(name) ?? 0) + delta);
+    }
+  }
+  const sorted = (map) => [...map].map(([name, value]) => [name, value / total]).sort((a, b) => b[1] - a[1]);
+  return { self: sorted(self), inclusive: sorted(inclusive) };
+}

@@ -1,0 +1,65 @@
+import { type CodeAction, type CodeActionContext, CodeActionKind, type Range } from 'vscode-languageserver-types';
+import type { ValidatedDocument } from '../workspace/eql-document.js';
+import { rangesTouch } from '../workspace/line-index.js';
+import { COMMANDS } from './commands.js';
+import type { DiagnosticProvider } from './diagnostic-provider.js';
+import { fixTextEdits } from './fix-edits.js';
+
+/** What a `textDocument/codeAction` request asks about. */
+export interface CodeActionRequest {
+  range: Range;
+  context: CodeActionContext;
+}
+
+/**
+ * Quick fixes from the validator's `fix` edits (raise an llm period to 1h, strip an @, route an
+ * account-post intent to a tweet condition, use the perpetual symbol, …), applied in the document's
+ * own form, and the conversion to the other form.
+ */
+export interface CodeActionProvider {
+  codeActions(document: ValidatedDocument, params: CodeActionRequest): CodeAction[];
+}
+
+export class DefaultCodeActionProvider implements CodeActionProvider {
+  constructor(private readonly diagnostics: DiagnosticProvider) {}
+
+  codeActions(document: ValidatedDocument, params: CodeActionRequest): CodeAction[] {
+    const only = params.context.only;
+    const wanted = (kind: string) => only === undefined || only.some((prefix) => kind === prefix || kind.startsWith(`${prefix}.`));
+    const actions: CodeAction[] = [];
+    if (wanted(CodeActionKind.QuickFix)) actions.push(...this.quickFixes(document, params));
+    if (wanted(CodeActionKind.RefactorRewrite) && document.parse.value !== undefined) {
+      const toJson = document.form === 'text';
+      const title = toJson ? 'Convert to JSON (.eql.json)' : 'Convert to the text form (.eql)';
+      actions.push({
+        title,
+        kind: CodeActionKind.RefactorRewrite,
+        command: { title, command: toJson ? COMMANDS.convertToJson : COMMANDS.convertToText, arguments: [document.uri] },
+      });
+    }
+    return actions;
+  }
+
+  private quickFixes(document: ValidatedDocument, params: CodeActionRequest): CodeAction[] {
+    const found = document.validation?.diagnostics ?? [];
+    const published = this.diagnostics.diagnostics(document);
+    const actions: CodeAction[] = [];
+    found.forEach((diagnostic, index) => {
+      if (diagnostic.fix === undefined) return;
+      const range = this.diagnostics.rangeOf(document, diagnostic);
+      if (!rangesTouch(range, params.range)) return;
+      const edits = fixTextEdits(document, diagnostic.fix.edits);
+      if (edits === undefined) return;
+      const action: CodeAction = {
+        title: diagnostic.fix.title,
+        kind: CodeActionKind.QuickFix,
+        isPreferred: true,
+        edit: { changes: { [document.uri]: edits } },
+      };
+      const lsp = published[index];
+      if (lsp !== undefined) action.diagnostics = [lsp];
+      actions.push(action);
+    });
+    return actions;
+  }
+}

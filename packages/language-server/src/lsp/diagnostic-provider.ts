@@ -1,0 +1,70 @@
+import type { Diagnostic as EqlDiagnostic, Severity } from '@eql/core';
+import { type Diagnostic, DiagnosticSeverity, type Range } from 'vscode-languageserver-types';
+import type { ParsedDocument, ValidatedDocument } from '../workspace/eql-document.js';
+import { lspRange } from '../workspace/line-index.js';
+
+export const DIAGNOSTIC_SOURCE = 'eql';
+export const SYNTAX_CODE = 'syntax';
+
+/** Turns a validated document into LSP diagnostics: syntax errors, or the validator's findings at their tokens. */
+export interface DiagnosticProvider {
+  diagnostics(document: ValidatedDocument): Diagnostic[];
+  /** Where a validator diagnostic lands in the document. */
+  rangeOf(document: ParsedDocument, diagnostic: EqlDiagnostic): Range;
+}
+
+const SEVERITIES: Readonly<Record<Severity, DiagnosticSeverity>> = {
+  error: DiagnosticSeverity.Error,
+  warning: DiagnosticSeverity.Warning,
+  info: DiagnosticSeverity.Information,
+};
+
+const EMPTY_RANGE: Range = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
+
+/** Codes about a property's name rather than its value: the squiggle goes on the name. */
+const ON_KEY = new Set(['unknown-property', 'invalid-property-name']);
+
+export class DefaultDiagnosticProvider implements DiagnosticProvider {
+  private readonly cache = new WeakMap<ValidatedDocument, Diagnostic[]>();
+
+  diagnostics(document: ValidatedDocument): Diagnostic[] {
+    let diagnostics = this.cache.get(document);
+    if (diagnostics === undefined) {
+      diagnostics = this.compute(document);
+      this.cache.set(document, diagnostics);
+    }
+    return diagnostics;
+  }
+
+  rangeOf(document: ParsedDocument, diagnostic: EqlDiagnostic): Range {
+    return this.rangesOf(document, [diagnostic])[0] ?? EMPTY_RANGE;
+  }
+
+  private rangesOf(document: ParsedDocument, diagnostics: readonly EqlDiagnostic[]): Range[] {
+    const ranges = document.parse.locate(diagnostics.map((diagnostic) => ({ pointer: diagnostic.path, key: ON_KEY.has(diagnostic.code) })));
+    return ranges.map((range) => (range === undefined ? EMPTY_RANGE : lspRange(range)));
+  }
+
+  private compute(document: ValidatedDocument): Diagnostic[] {
+    const { errors } = document.parse;
+    if (errors.length > 0) {
+      return errors.map((issue) => ({
+        range: lspRange(issue.range),
+        severity: DiagnosticSeverity.Error,
+        code: SYNTAX_CODE,
+        source: DIAGNOSTIC_SOURCE,
+        message: issue.message,
+      }));
+    }
+    const found = document.validation?.diagnostics ?? [];
+    const ranges = this.rangesOf(document, found);
+    return found.map((diagnostic, index) => ({
+      range: ranges[index] ?? EMPTY_RANGE,
+      severity: SEVERITIES[diagnostic.severity],
+      code: diagnostic.code,
+      source: DIAGNOSTIC_SOURCE,
+      message: diagnostic.message,
+      data: { path: diagnostic.path },
+    }));
+  }
+}

@@ -1,0 +1,30 @@
+import { formatText } from '@eql/syntax';
+import type { FormattingOptions, TextEdit } from 'vscode-languageserver-types';
+import type { ParsedDocument } from '../workspace/eql-document.js';
+import { minimalEdit } from './text-edits.js';
+
+/** The canonical layout: `formatText` for the text form, indented JSON for JSON; nothing for text that does not parse. */
+export interface FormattingProvider {
+  format(document: ParsedDocument, options: FormattingOptions): TextEdit[];
+}
+
+export class DefaultFormattingProvider implements FormattingProvider {
+  format(document: ParsedDocument, options: FormattingOptions): TextEdit[] {
+    const formatted = document.form === 'text' ? this.formatTextForm(document) : this.formatJson(document, options);
+    if (formatted === undefined) return [];
+    const edit = minimalEdit(document.textDocument, formatted);
+    return edit === undefined ? [] : [edit];
+  }
+
+  private formatTextForm(document: ParsedDocument): string | undefined {
+    if (document.parse.errors.length > 0) return undefined;
+    return formatText(document.textDocument.getText()).text;
+  }
+
+  private formatJson(document: ParsedDocument, options: FormattingOptions): string | undefined {
+    const { value } = document.parse;
+    if (value === undefined) return undefined;
+    const indent = options.insertSpaces === false ? '\t' : Math.max(1, Math.min(options.tabSize || 2, 8));
+    return `${JSON.stringify(value, null, indent)}\n`;
+  }
+}

@@ -1,0 +1,30 @@
+import { createConnection, ProposedFeatures } from 'vscode-languageserver/node.js';
+import { createEqlServices } from '../services.js';
+import { startServer } from '../server/start-server.js';
+
+export const USAGE = `usage: eql-language-server --stdio | --node-ipc | --socket=PORT
+
+The EQL language server (LSP). Start it from an editor's LSP client, for example in Neovim:
+  vim.lsp.start({ name = 'eql', cmd = { 'eql-language-server', '--stdio' } })
+`;
+
+/** Starts the server on the transport named in `argv` (`--stdio`, `--node-ipc` or `--socket=N`). */
+export function runServer(argv: readonly string[] = process.argv.slice(2)): boolean {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(USAGE);
+    return false;
+  }
+  if (argv.includes('--version')) {
+    process.stdout.write('0.1.0\n');
+    return false;
+  }
+  if (!argv.some((arg) => arg === '--stdio' || arg === '--node-ipc' || arg.startsWith('--socket=') || arg.startsWith('--pipe='))) {
+    process.stderr.write(USAGE);
+    process.exitCode = 2;
+    return false;
+  }
+  // createConnection reads the transport from process.argv.
+  const connection = createConnection(ProposedFeatures.all);
+  startServer(connection, createEqlServices());
+  return true;
+}

@@ -1,0 +1,65 @@
+import { isRecord } from '@eql/core';
+
+export type ValidationModeSetting = 'api-key' | 'payment';
+
+/** What a client can configure: `initializationOptions`, or the `eql` section of its settings. */
+export interface EqlSettings {
+  /** Symbols offered by completion where a market symbol goes. */
+  symbols: readonly string[];
+  validation: {
+    /** Quiet time after a change before the document is validated again. */
+    debounceMs: number;
+    /** `api-key` (default) or `payment`: the keyless model refuses trade actions. */
+    mode: ValidationModeSetting;
+  };
+}
+
+export const DEFAULT_SETTINGS: EqlSettings = {
+  symbols: ['BTC', 'ETH', 'SOL', 'XRP', 'DOGE', 'BNB', 'ADA', 'AVAX', 'LINK', 'SUI', 'BTC-PERP', 'ETH-PERP', 'BTC/USDT'],
+  validation: { debounceMs: 150, mode: 'api-key' },
+};
+
+/**
+ * Reads settings from what a client sent, over `base`: either the section itself
+ * (`{symbols, validation: {debounceMs}}`) or an object holding it (`{eql: {...}}`). `debounceMs` is
+ * also read at the top level. Anything malformed keeps the value of `base`.
+ */
+export function readSettings(raw: unknown, base: EqlSettings = DEFAULT_SETTINGS): EqlSettings {
+  const section = isRecord(raw) && isRecord(raw.eql) ? raw.eql : raw;
+  if (!isRecord(section)) return base;
+  const symbols =
+    Array.isArray(section.symbols) && section.symbols.every((symbol) => typeof symbol === 'string' && symbol !== '')
+      ? (section.symbols as string[])
+      : base.symbols;
+  const validation = isRecord(section.validation) ? section.validation : {};
+  const debounce = validation.debounceMs ?? section.debounceMs;
+  const debounceMs = typeof debounce === 'number' && Number.isFinite(debounce) && debounce >= 0 ? debounce : base.validation.debounceMs;
+  const mode = validation.mode === 'api-key' || validation.mode === 'payment' ? validation.mode : base.validation.mode;
+  return { symbols, validation: { debounceMs, mode } };
+}
+
+/** The settings in force; the server updates them from the client, the services read them. */
+export class SettingsStore {
+  private value: EqlSettings;
+  private readonly listeners = new Set<(settings: EqlSettings) => void>();
+
+  constructor(initial: unknown = undefined) {
+    this.value = readSettings(initial);
+  }
+
+  get current(): EqlSettings {
+    return this.value;
+  }
+
+  /** Applies what a client sent (partial values keep the current ones) and tells the listeners. */
+  update(raw: unknown): EqlSettings {
+    this.value = readSettings(raw, this.value);
+    for (const listener of this.listeners) listener(this.value);
+    return this.value;
+  }
+
+  onChange(listener: (settings: EqlSettings) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}

@@ -1,0 +1,21 @@
+import { validate, type ValidationResult } from '@eql/core';
+import type { SettingsStore } from '../settings.js';
+import type { ParseOutcome } from './eql-document.js';
+
+/** Runs the core validator on a parsed document. */
+export interface DocumentValidator {
+  /** The validator's result, or undefined when the document has syntax errors (they stop semantic checks). */
+  validate(parse: ParseOutcome): ValidationResult | undefined;
+}
+
+export class DefaultDocumentValidator implements DocumentValidator {
+  constructor(
+    private readonly settings: SettingsStore,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  validate(parse: ParseOutcome): ValidationResult | undefined {
+    if (parse.errors.length > 0 || parse.value === undefined) return undefined;
+    return validate(parse.value, { mode: this.settings.current.validation.mode, now: this.now() });
+  }
+}

@@ -1,0 +1,231 @@
+import { eqlSchema } from '@eql/core';
+
+/** A JSON object of the document. */
+type Node = Record<string, unknown>;
+
+/** Where the query request (spec 2.1) of the EQL schema lands in the document. */
+export const QUERY_REQUEST_REF = '#/components/schemas/QueryRequest';
+
+/** Routes whose body is the query request (spec 2.1). */
+const QUERY_REQUEST_BODIES: ReadonlyArray<readonly [string, string]> = [
+  ['/v2/auto/queries/validate', 'post'],
+  ['/v2/auto/queries', 'post'],
+  ['/v2/auto/queries/drafts', 'post'],
+];
+
+const STREAMS = ['/v2/auto/queries/stream', '/v2/auto/queries/{queryId}/stream'];
+
+const METHOD_ORDER = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+const TOP_ORDER = ['openapi', 'info', 'jsonSchemaDialect', 'servers', 'security', 'tags', 'paths', 'webhooks', 'components', 'externalDocs'];
+
+const TAGS = [
+  { name: 'system', description: 'Spec 4.1: ping and key status (with the {success, data} envelope)' },
+  { name: 'auto', description: 'Spec 4.4: validate, create, poll, cancel, delete, list, executions, sessions, preview' },
+  { name: 'drafts', description: 'Spec 4.4: drafts, stored as given and converted into active queries' },
+  { name: 'exchanges', description: 'Spec 4.4: exchange connections and the perpetual-symbol check' },
+  { name: 'streams', description: 'Spec 6: Server-Sent Events of one query or of all the caller\'s queries' },
+];
+
+const isNode = (value: unknown): value is Node => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The OpenAPI 3.1 document of the host, from the one @fastify/swagger generates out of the route
+ * schemas: the query request bodies (validate, create, draft upsert, and the `query` of preview)
+ * reference the real EQL schema (schemas/eql.schema.json as `components.schemas.QueryRequest`, its
+ * `$defs` as sibling components), the repeated error body becomes `components.schemas.Error`, the
+ * SSE routes describe their `text/event-stream` answers and statuses, ping needs no key, and keys
+ * come in a fixed order. `GET /openapi.json` serves it and `npm run openapi` writes it to
+ * schemas/openapi.json.
+ */
+export function openApiDocument(generated: object): Node {
+  const doc = structuredClone(generated) as Node;
+  const components: Node = isNode(doc.components) ? doc.components : (doc.components = {});
+  const schemas: Node = isNode(components.schemas) ? components.schemas : (components.schemas = {});
+  const paths = (isNode(doc.paths) ? doc.paths : {}) as Record<string, Node>;
+
+  addEqlSchema(schemas);
+  for (const [path, method] of QUERY_REQUEST_BODIES) {
+    const content = requestContent(operation(paths, path, method));
+    if (content) content.schema = { $ref: QUERY_REQUEST_REF };
+  }
+  const previewBody = requestContent(operation(paths, '/v2/auto/queries/preview', 'post'))?.schema;
+  if (isNode(previewBody) && isNode(previewBody.properties)) {
+    previewBody.description = 'Spec 2.1: preview takes only the query';
+    previewBody.properties.query = { $ref: '#/components/schemas/query' };
+  }
+
+  shareErrorSchema(paths, schemas);
+  describeStreams(paths);
+  const ping = operation(paths, '/v2/ping', 'get');
+  if (ping) ping.security = [];
+  doc.tags = TAGS;
+  return ordered(doc);
+}
+
+function operation(paths: Record<string, Node>, path: string, method: string): Node | undefined {
+  const item = paths[path]?.[method];
+  return isNode(item) ? item : undefined;
+}
+
+function requestContent(op: Node | undefined): Node | undefined {
+  const body = op?.requestBody;
+  if (!isNode(body) || !isNode(body.content)) return undefined;
+  const json = body.content['application/json'];
+  return isNode(json) ? json : undefined;
+}
+
+/** schemas/eql.schema.json as components: `$defs` become siblings and `#/$defs/x` refs `#/components/schemas/x`. */
+function addEqlSchema(schemas: Node): void {
+  const { $schema: _dialect, $id: _id, $defs, ...request } = structuredClone(eqlSchema) as unknown as Node;
+  const defs = isNode($defs) ? $defs : {};
+  const rewritten = rewrite(request) as Node;
+  for (const name of ['QueryRequest', ...Object.keys(defs)]) {
+    if (name in schemas) throw new Error(`OpenAPI components.schemas.${name} exists already: rename the EQL definition or the route schema`);
+  }
+  schemas.QueryRequest = rewritten;
+  for (const [name, def] of Object.entries(defs)) schemas[name] = rewrite(def);
+  for (const schema of Object.values(schemas)) addDiscriminatorMappings(schema, schemas);
+}
+
+/** Rewrites `#/$defs/` refs and drops `tsType` (a hint of the type generator, not JSON Schema). */
+function rewrite(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(rewrite);
+  if (!isNode(value)) return value;
+  const out: Node = {};
+  for (const [key, child] of Object.entries(value)) {
+    if (key === 'tsType') continue;
+    out[key] = key === '$ref' && typeof child === 'string' ? child.replace(/^#\/\$defs\//, '#/components/schemas/') : rewrite(child);
+  }
+  return out;
+}
+
+/**
+ * An OpenAPI discriminator names the schema of each value: where every branch of the `oneOf` is a
+ * reference whose discriminating property is a `const` or an `enum`, the mapping lists them.
+ */
+function addDiscriminatorMappings(value: unknown, schemas: Node): void {
+  if (Array.isArray(value)) {
+    for (const item of value) addDiscriminatorMappings(item, schemas);
+    return;
+  }
+  if (!isNode(value)) return;
+  const discriminator = value.discriminator;
+  if (isNode(discriminator) && typeof discriminator.propertyName === 'string' && Array.isArray(value.oneOf)) {
+    const property = discriminator.propertyName;
+    const mapping: Record<string, string> = {};
+    const complete = value.oneOf.every((branch) => {
+      const ref = isNode(branch) && typeof branch.$ref === 'string' ? branch.$ref : undefined;
+      const target = ref ? schemas[ref.slice('#/components/schemas/'.length)] : undefined;
+      const discriminating = isNode(target) && isNode(target.properties) ? target.properties[property] : undefined;
+      if (!ref || !isNode(discriminating)) return false;
+      const values = 'const' in discriminating ? [discriminating.const] : Array.isArray(discriminating.enum) ? discriminating.enum : [];
+      for (const name of values) if (typeof name === 'string') mapping[name] = ref;
+      return values.length > 0;
+    });
+    if (complete) discriminator.mapping = mapping;
+  }
+  for (const child of Object.values(value)) addDiscriminatorMappings(child, schemas);
+}
+
+/** The error body is the same on every route: one `Error` component. */
+function shareErrorSchema(paths: Record<string, Node>, schemas: Node): void {
+  for (const item of Object.values(paths)) {
+    for (const op of Object.values(item)) {
+      if (!isNode(op) || !isNode(op.responses)) continue;
+      for (const response of Object.values(op.responses)) {
+        if (!isNode(response) || !isNode(response.content)) continue;
+        const json = response.content['application/json'];
+        if (!isNode(json) || !isErrorSchema(json.schema)) continue;
+        const { description: _description, ...shape } = json.schema;
+        schemas.Error ??= { ...shape, description: 'Every error: {success: false, error: {code, message, details?}} (docs/http-api.md lists the codes)' };
+        json.schema = { $ref: '#/components/schemas/Error' };
+      }
+    }
+  }
+}
+
+function isErrorSchema(schema: unknown): schema is Node {
+  if (!isNode(schema) || typeof schema.description !== 'string' || !/^Error [0-9]{3}$/.test(schema.description)) return false;
+  const success = isNode(schema.properties) ? schema.properties.success : undefined;
+  // @fastify/swagger writes `const: false` as `enum: [false]`.
+  return isNode(success) && (success.const === false || (Array.isArray(success.enum) && success.enum.length === 1 && success.enum[0] === false));
+}
+
+const errorResponse = (description: string): Node => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+
+/** The SSE routes: their frames, Last-Event-ID as a header or a query parameter, and their statuses. */
+function describeStreams(paths: Record<string, Node>): void {
+  for (const path of STREAMS) {
+    const op = operation(paths, path, 'get');
+    if (!op) continue;
+    const single = path.includes('{queryId}');
+    op.summary = single ? 'Notifications of one query (Server-Sent Events)' : 'Notifications of all the caller\'s queries (Server-Sent Events)';
+    op.description =
+      'Frames `id: <notification id>`, `event: <name>`, `data: <JSON>`: first `retry:` and `ready` ({lastEventId' +
+      (single ? ', queryId, status' : '') +
+      '}), then every notification after Last-Event-ID, each new one as `notification:new` (spec 2.10) followed by ' +
+      '`notification:count` ({unread}), and a `: keep-alive` comment every 20 s.' +
+      (single ? ' When the query is done: `event: end` ({queryId, status}), then the stream closes.' : '');
+    const parameters = Array.isArray(op.parameters) ? (op.parameters as unknown[]) : [];
+    for (const parameter of parameters) {
+      if (isNode(parameter) && parameter.name === 'last-event-id') parameter.description = 'The id of the last notification received; the stream resumes after it';
+    }
+    parameters.push({
+      in: 'query',
+      name: 'lastEventId',
+      required: false,
+      description: 'Last-Event-ID for clients that cannot set headers',
+      schema: { type: 'string', pattern: '^[0-9]{1,15}$' },
+    });
+    op.parameters = parameters;
+    op.responses = {
+      200: {
+        description: 'The event stream',
+        content: { 'text/event-stream': { schema: { type: 'string', description: 'Server-Sent Events frames (see the operation description)' } } },
+      },
+      ...(single ? { 204: { description: 'The query is done and nothing is left after Last-Event-ID: EventSource clients stop reconnecting' } } : {}),
+      400: errorResponse('invalid_last_event_id'),
+      401: errorResponse('Missing, unknown, disabled or expired API key'),
+      403: errorResponse('Auto is not enabled for this key'),
+      ...(single ? { 404: errorResponse('Unknown query (or another key\'s)'), 410: errorResponse('The query was deleted') } : {}),
+      429: errorResponse('Rate limit or quota exceeded'),
+    };
+  }
+}
+
+/** Fixed key order: the top level as the OpenAPI specification lists it, paths, methods, statuses and components sorted. */
+function ordered(doc: Node): Node {
+  const out: Node = {};
+  for (const key of [...TOP_ORDER, ...Object.keys(doc).filter((key) => !TOP_ORDER.includes(key)).sort()]) {
+    if (doc[key] !== undefined) out[key] = doc[key];
+  }
+  if (isNode(out.paths)) {
+    const paths = out.paths;
+    out.paths = Object.fromEntries(
+      Object.keys(paths)
+        .sort()
+        .map((path) => [path, orderOperations(paths[path])]),
+    );
+  }
+  if (isNode(out.components)) {
+    const components = out.components;
+    out.components = Object.fromEntries(
+      Object.keys(components)
+        .sort()
+        .map((key) => [key, isNode(components[key]) ? sortKeys(components[key]) : components[key]]),
+    );
+  }
+  return out;
+}
+
+function orderOperations(item: unknown): unknown {
+  if (!isNode(item)) return item;
+  const out: Node = {};
+  for (const key of [...METHOD_ORDER.filter((method) => method in item), ...Object.keys(item).filter((key) => !METHOD_ORDER.includes(key)).sort()]) {
+    const op = item[key];
+    out[key] = isNode(op) && isNode(op.responses) ? { ...op, responses: sortKeys(op.responses) } : op;
+  }
+  return out;
+}
+
+const sortKeys = (node: Node): Node => Object.fromEntries(Object.keys(node).sort().map((key) => [key, node[key]]));

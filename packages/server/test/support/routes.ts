@@ -1,0 +1,53 @@
+
+/** Every route of docs/http-api.md, with `{name}` placeholders for its path parameters. */
+export interface RouteSpec {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  /** Whether the route takes a JSON body. */
+  body: boolean;
+  /** SSE routes: a successful call does not end, so tests only check their refusals. */
+  stream?: boolean;
+}
+
+export const AUTO_ROUTES: readonly RouteSpec[] = [
+  { method: 'POST', path: '/v2/auto/queries/validate', body: true },
+  { method: 'POST', path: '/v2/auto/queries', body: true },
+  { method: 'GET', path: '/v2/auto/queries/{queryId}', body: false },
+  { method: 'POST', path: '/v2/auto/queries/{queryId}/cancel', body: false },
+  { method: 'DELETE', path: '/v2/auto/queries/{queryId}', body: false },
+  { method: 'GET', path: '/v2/auto/queries', body: false },
+  { method: 'POST', path: '/v2/auto/queries/drafts', body: true },
+  { method: 'GET', path: '/v2/auto/queries/drafts', body: false },
+  { method: 'GET', path: '/v2/auto/queries/drafts/{draftId}', body: false },
+  { method: 'DELETE', path: '/v2/auto/queries/drafts/{draftId}', body: false },
+  { method: 'POST', path: '/v2/auto/queries/drafts/{draftId}/validate', body: false },
+  { method: 'POST', path: '/v2/auto/queries/drafts/{draftId}/convert', body: false },
+  { method: 'POST', path: '/v2/auto/queries/drafts/{draftId}/preview', body: false },
+  { method: 'POST', path: '/v2/auto/queries/preview', body: true },
+  { method: 'GET', path: '/v2/auto/executions', body: false },
+  { method: 'GET', path: '/v2/auto/executions/{executionId}', body: false },
+  { method: 'GET', path: '/v2/auto/queries/{queryId}/sessions', body: false },
+  { method: 'GET', path: '/v2/auto/queries/{queryId}/sessions/{sessionId}', body: false },
+  { method: 'GET', path: '/v2/auto/validate-symbol/{exchange}/{symbol}', body: false },
+  { method: 'GET', path: '/v2/auto/exchanges', body: false },
+  { method: 'POST', path: '/v2/auto/exchanges', body: true },
+  { method: 'DELETE', path: '/v2/auto/exchanges/{exchange}', body: false },
+  { method: 'GET', path: '/v2/auto/queries/{queryId}/stream', body: false, stream: true },
+  { method: 'GET', path: '/v2/auto/queries/stream', body: false, stream: true },
+];
+
+export const AUTHENTICATED_ROUTES: readonly RouteSpec[] = [...AUTO_ROUTES, { method: 'GET', path: '/v2/key-status', body: false }];
+
+/** Fills the placeholders of a route path. */
+export function fill(path: string, values: Partial<Record<string, string>> = {}): string {
+  return path.replace(/\{(\w+)\}/g, (_match, name: string) => values[name] ?? defaults[name] ?? 'x');
+}
+
+const defaults: Record<string, string> = {
+  queryId: '00000000-0000-4000-8000-000000000000',
+  draftId: '00000000-0000-4000-8000-000000000001',
+  executionId: '00000000-0000-4000-8000-000000000002',
+  sessionId: '00000000-0000-4000-8000-000000000003',
+  exchange: 'paper',
+  symbol: 'BTC',
+};
