@@ -3,7 +3,7 @@ import swagger from '@fastify/swagger';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { CcxtExchange, createCcxtClient } from '@eql/adapters';
-import { authenticate } from './auth/authenticate.js';
+import { authenticate, isAutoRequest } from './auth/authenticate.js';
 import { hmacCheck } from './auth/hmac-check.js';
 import { defaultConfig, type HostConfig, PLANS } from './config.js';
 import type { HostContext } from './context.js';
@@ -17,6 +17,7 @@ import { queryRoutes } from './routes/queries.js';
 import { streamRoutes } from './routes/streams.js';
 import { systemRoutes } from './routes/system.js';
 import { SecretBox } from './secrets.js';
+import { UsageMeter } from './metering/usage-meter.js';
 import { SseHub, type SseHubOptions } from './sse/hub.js';
 import { SqliteStore } from './store/sqlite-store.js';
 import type { HostStore } from './store/store.js';
@@ -65,12 +66,14 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   const box = options.box ?? (config.secretKey ? SecretBox.fromKey(config.secretKey) : SecretBox.fromFile(join(config.dataDir, 'secret.key')));
   const host = new HostEngine({ ...options.engine, config, store, box, connectExchange: options.connectExchange ?? options.engine?.connectExchange ?? ccxtConnector });
   const hub = new SseHub(store, options.sse);
+  const usage = new UsageMeter(store);
   const context: HostContext = {
     config,
     store,
     box,
     host,
     hub,
+    usage,
     connectExchange: options.connectExchange ?? ccxtConnector,
     publicExchange: options.publicExchange ?? (async (exchangeId) => new CcxtExchange(await createCcxtClient(exchangeId, {}))),
     now: options.now ?? (() => Date.now()),
@@ -81,7 +84,15 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   });
 
   const logger = options.logger === false ? false : { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, ...(typeof options.logger === 'object' ? options.logger : {}) };
-  const app = Fastify({ logger, bodyLimit: config.bodyLimit, ajv: { customOptions: { coerceTypes: true, removeAdditional: false, allErrors: false } } });
+  const app = Fastify({
+    logger,
+    bodyLimit: config.bodyLimit,
+    // Errors the router raises before any hook (an undecodable path, an over-long parameter) get the envelope too.
+    frameworkErrors: (error, request, reply) => {
+      void handleError(error, request, reply);
+    },
+    ajv: { customOptions: { coerceTypes: true, removeAdditional: false, allErrors: false } },
+  });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -95,9 +106,17 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   app.setNotFoundHandler((request, reply) => reply.status(404).send(errorBody('route_not_found', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`)));
 
   const auth = authenticate(context);
-  app.addHook('onRequest', async (request, reply) => {
-    const path = request.url.split('?')[0] ?? '';
-    if (path.startsWith('/v2/') && path !== '/v2/ping') await auth(request, reply);
+  app.addHook('onRequest', (request, _reply, done) => {
+    // The route the router matched, not the raw URL: percent-escapes cannot dodge authentication.
+    const route = request.routeOptions.url;
+    if (route === undefined || !route.startsWith('/v2/') || route === '/v2/ping') return done();
+    try {
+      const checked = auth(request);
+      if (checked instanceof Promise) checked.then(() => done(), done);
+      else done();
+    } catch (error) {
+      done(error as Error);
+    }
   });
   app.addHook('preValidation', hmacCheck(context));
   await app.register(rateLimit, {
@@ -106,12 +125,12 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
     max: (request) => (request.apiKey ? PLANS[request.apiKey.plan].requestsPerMinute : 60),
     timeWindow: 60_000,
     keyGenerator: (request) => (request.apiKey ? `key:${request.apiKey.id}` : `ip:${request.ip}`),
-    allowList: (request) => !(request.url.split('?')[0] ?? '').startsWith('/v2/auto'),
+    allowList: (request) => !isAutoRequest(request),
     errorResponseBuilder: (_request, limit) => new ApiError(429, 'rate_limited', `more than ${limit.max} requests a minute on Auto routes; retry in ${Math.ceil(limit.ttl / 1000)} s`),
   });
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (request.apiKey) void reply.header('x-svc-credits-used', String(request.creditsUsed ?? 0));
-    return payload;
+    done(null, payload);
   });
 
   systemRoutes(app, context);
@@ -133,6 +152,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
       hub.close();
       await app.close();
       host.dispose();
+      await usage.close();
       store.close();
     },
   };

@@ -2,6 +2,7 @@ import type { Exchange } from '@eql/core';
 import type { HostConfig } from './config.js';
 import type { ExchangeConnector, HostEngine } from './host/host-engine.js';
 import type { SecretBox } from './secrets.js';
+import type { UsageMeter } from './metering/usage-meter.js';
 import type { SseHub } from './sse/hub.js';
 import type { HostStore } from './store/store.js';
 
@@ -12,6 +13,8 @@ export interface HostContext {
   box: SecretBox;
   host: HostEngine;
   hub: SseHub;
+  /** Request counts of the quotas. */
+  usage: UsageMeter;
   /** Verifies credentials and connects an exchange. */
   connectExchange: ExchangeConnector;
   /** An exchange without credentials, for symbol checks (public market data). */

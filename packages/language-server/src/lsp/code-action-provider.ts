@@ -46,7 +46,8 @@ export class DefaultCodeActionProvider implements CodeActionProvider {
     const actions: CodeAction[] = [];
     found.forEach((diagnostic, index) => {
       if (diagnostic.fix === undefined) return;
-      const range = this.diagnostics.rangeOf(document, diagnostic);
+      const lsp = published[index];
+      const range = lsp?.range ?? this.diagnostics.rangeOf(document, diagnostic);
       if (!rangesTouch(range, params.range)) return;
       const edits = fixTextEdits(document, diagnostic.fix.edits);
       if (edits === undefined) return;
@@ -56,7 +57,6 @@ export class DefaultCodeActionProvider implements CodeActionProvider {
         isPreferred: true,
         edit: { changes: { [document.uri]: edits } },
       };
-      const lsp = published[index];
       if (lsp !== undefined) action.diagnostics = [lsp];
       actions.push(action);
     });

@@ -108,7 +108,7 @@ export class DefaultSchemaModel implements SchemaModel {
   }
 
   sources(): ChoiceInfo[] {
-    return enumOf(this.propertySchema(this.defs.condition, 'source')).map((name) => choice(String(name), this.conditionDoc(String(name))));
+    return enumOf(this.ownProperty(this.defs.condition, 'source')).map((name) => choice(String(name), this.conditionDoc(String(name))));
   }
 
   methods(source: string): ChoiceInfo[] {
@@ -135,7 +135,7 @@ export class DefaultSchemaModel implements SchemaModel {
   }
 
   actionTypes(): ChoiceInfo[] {
-    return enumOf(this.propertySchema(this.defs.action, 'type')).map((name) => choice(String(name), this.actionDoc(String(name))));
+    return enumOf(this.ownProperty(this.defs.action, 'type')).map((name) => choice(String(name), this.actionDoc(String(name))));
   }
 
   params(type: string, options: { callback?: boolean } = {}): PropertyInfo[] {
@@ -287,10 +287,6 @@ export class DefaultSchemaModel implements SchemaModel {
     const properties = node?.properties;
     const property = isRecord(properties) ? properties[name] : undefined;
     return isRecord(property) ? this.resolve(property) : undefined;
-  }
-
-  private propertySchema(node: SchemaNode | undefined, name: string): SchemaNode | undefined {
-    return this.ownProperty(node, name);
   }
 }
 

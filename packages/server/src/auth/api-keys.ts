@@ -1,3 +1,4 @@
+import type { MaybePromise } from '@eql/core';
 import type { Plan } from '../config.js';
 import { hashKey, newApiKey, safeEqual, type SecretBox } from '../secrets.js';
 import type { ApiKeyRecord } from '../store/records.js';
@@ -70,8 +71,17 @@ export async function ensureKey(
   return { record: (await store.keyById(existing.id)) ?? existing, created: false };
 }
 
+/** Hashes of recently presented keys: a client sends the same key on every request. */
+const hashes = new Map<string, string>();
+
 /** The key record of a presented key, if it exists. Lookup by hash; the hash comparison is the index's. */
-export async function findKey(store: HostStore, presented: string): Promise<ApiKeyRecord | undefined> {
+export function findKey(store: HostStore, presented: string): MaybePromise<ApiKeyRecord | undefined> {
   if (!KEY_PATTERN.test(presented)) return undefined;
-  return store.keyByHash(hashKey(presented));
+  let hash = hashes.get(presented);
+  if (hash === undefined) {
+    hash = hashKey(presented);
+    if (hashes.size >= 10_000) hashes.clear();
+    hashes.set(presented, hash);
+  }
+  return store.keyByHash(hash);
 }

@@ -1,4 +1,5 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import type { MaybePromise } from '@eql/core';
 import { PLANS } from '../config.js';
 import type { HostContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
@@ -32,30 +33,25 @@ export function callerKey(request: FastifyRequest): ApiKeyRecord {
   return request.apiKey;
 }
 
+let lastDay = { start: NaN, end: NaN, text: '' };
+
+/** The UTC day of an instant, `YYYY-MM-DD` (remembered for the current day). */
 export function dayOf(epochMs: number): string {
-  return new Date(epochMs).toISOString().slice(0, 10);
+  if (epochMs >= lastDay.start && epochMs < lastDay.end) return lastDay.text;
+  const start = Math.floor(epochMs / 86_400_000) * 86_400_000;
+  lastDay = { start, end: start + 86_400_000, text: new Date(start).toISOString().slice(0, 10) };
+  return lastDay.text;
 }
 
 /**
  * Spec 5.1: `x-svc-api-key` on every /v2 route but ping. Missing or unknown → 401; a disabled or
  * expired key → 401; a key without Auto on an /v2/auto route → 403. Each authenticated request counts
  * against the key's daily and monthly quotas (429 past them, unless the plan allows overage up to its
- * maximum).
+ * maximum). Answers synchronously when the store and the counts do (the common case), else a promise.
  */
 export function authenticate(context: HostContext) {
-  return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
-    const header = request.headers['x-svc-api-key'];
-    const presented = Array.isArray(header) ? header[0] : header;
-    if (presented === undefined || presented === '') throw new ApiError(401, 'missing_api_key', 'send your API key in the x-svc-api-key header');
-    const key = await findKey(context.store, presented);
-    if (!key || key.status !== 'active') throw new ApiError(401, 'invalid_api_key', 'the API key is not valid');
-    if (key.expiresAt !== null && Date.parse(key.expiresAt) <= context.now()) throw new ApiError(401, 'expired_api_key', 'the API key has expired');
-    if (isAutoRequest(request) && !key.autoEnabled) {
-      throw new ApiError(403, 'auto_not_enabled', 'Auto is not enabled for this API key');
-    }
-    request.apiKey = key;
+  const limit = (key: ApiKeyRecord, usage: { daily: number; monthly: number }): void => {
     const plan = PLANS[key.plan];
-    const usage = await context.store.countRequest(key.id, dayOf(context.now()));
     const overage = plan.allowOverage ? plan.maxOverage : 0;
     if (usage.daily > plan.dailyRequestLimit) {
       throw new ApiError(429, 'daily_quota_exceeded', `the daily request limit of ${plan.dailyRequestLimit} is used up`, undefined, { 'retry-after': String(secondsToTomorrow(context.now())) });
@@ -63,6 +59,23 @@ export function authenticate(context: HostContext) {
     if (usage.monthly > plan.monthlyRequestLimit + overage) {
       throw new ApiError(429, 'monthly_quota_exceeded', `the monthly request limit of ${plan.monthlyRequestLimit}${overage > 0 ? ` (+${overage} overage)` : ''} is used up`);
     }
+  };
+  const admit = (request: FastifyRequest, key: ApiKeyRecord | undefined): MaybePromise<void> => {
+    if (!key || key.status !== 'active') throw new ApiError(401, 'invalid_api_key', 'the API key is not valid');
+    if (key.expiresAt !== null && Date.parse(key.expiresAt) <= context.now()) throw new ApiError(401, 'expired_api_key', 'the API key has expired');
+    if (isAutoRequest(request) && !key.autoEnabled) throw new ApiError(403, 'auto_not_enabled', 'Auto is not enabled for this API key');
+    request.apiKey = key;
+    const day = dayOf(context.now());
+    const counted = context.usage.countLoaded(key.id, day);
+    if (counted) return limit(key, counted);
+    return context.usage.count(key.id, day).then((usage) => limit(key, usage));
+  };
+  return (request: FastifyRequest): MaybePromise<void> => {
+    const header = request.headers['x-svc-api-key'];
+    const presented = Array.isArray(header) ? header[0] : header;
+    if (presented === undefined || presented === '') throw new ApiError(401, 'missing_api_key', 'send your API key in the x-svc-api-key header');
+    const found = findKey(context.store, presented);
+    return found instanceof Promise ? found.then((key) => admit(request, key)) : admit(request, found);
   };
 }
 

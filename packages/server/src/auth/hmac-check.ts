@@ -32,10 +32,23 @@ function routeOf(request: FastifyRequest): HmacRoute {
  * required or when one was sent anyway. Missing headers, a bad signature or timestamp drift → 401.
  */
 export function hmacCheck(context: HostContext) {
+  const check = verify(context);
+  // Rows of the table by "METHOD pattern": a request without signature headers on a route that cannot
+  // require one passes without further work (most reads).
+  const rows = new Map(HMAC_ROUTE_TABLE.map((row) => [`${row.method} /v2/auto${row.pattern}`, row]));
+  return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void => {
+    if (!request.apiKey || !isAutoRequest(request)) return done();
+    const row = rows.get(`${request.method} ${request.routeOptions.url ?? ''}`);
+    const sent = request.headers['x-svc-timestamp'] !== undefined || request.headers['x-svc-signature'] !== undefined;
+    if (!sent && (row === undefined || row.rule === 'optional')) return done();
+    check(request, reply).then(() => done(), done);
+  };
+}
+
+function verify(context: HostContext) {
   return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
     const key = request.apiKey;
     if (!key) return;
-    if (!isAutoRequest(request)) return;
     const route = routeOf(request);
     const timestamp = header(request, 'x-svc-timestamp');
     const signature = header(request, 'x-svc-signature');

@@ -19,12 +19,23 @@ export async function ownQuery(context: HostContext, keyId: number, queryId: str
 /** Spec 4.4: validate, create, poll, cancel, delete, list. */
 export function queryRoutes(app: FastifyInstance, context: HostContext): void {
   const { store } = context;
+  // A body validated again and again (same text) is hashed and written once per 10 minutes (the window
+  // of create is 24 hours).
+  const recentValidations = new Map<string, number>();
+  const rememberValidation = async (keyId: number, rawBody: string | undefined, body: unknown): Promise<void> => {
+    const now = context.now();
+    const name = `${keyId}|${rawBody ?? ''}`;
+    if (rawBody !== undefined && (recentValidations.get(name) ?? -Infinity) > now - 600_000) return;
+    if (recentValidations.size > 10_000) recentValidations.clear();
+    if (rawBody !== undefined) recentValidations.set(name, now);
+    await store.rememberValidation(keyId, bodyHash(body), new Date(now).toISOString());
+  };
 
   app.post('/v2/auto/queries/validate', { schema: S.validate }, async (request) => {
     const body = requestBody(request.body);
     const key = callerKey(request);
     const result = validate(body, { mode: 'api-key', now: context.now() });
-    if (result.valid) await store.rememberValidation(key.id, bodyHash(body), new Date(context.now()).toISOString());
+    if (result.valid) await rememberValidation(key.id, request.rawBody, body);
     return result;
   });
 

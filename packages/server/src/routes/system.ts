@@ -12,7 +12,7 @@ export function systemRoutes(app: FastifyInstance, context: HostContext): void {
     const key = callerKey(request);
     const plan = PLANS[key.plan];
     const day = dayOf(context.now());
-    const usage = await context.store.usage(key.id, day);
+    const usage = await context.usage.usage(key.id, day);
     const credits = await context.store.creditsUsed(key.id, day);
     const expired = key.expiresAt !== null && Date.parse(key.expiresAt) <= context.now();
     return {

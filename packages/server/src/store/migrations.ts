@@ -122,6 +122,14 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: str
       );
     `,
   },
+  {
+    version: 2,
+    name: 'drafts listed by creation',
+    sql: `
+      DROP INDEX IF EXISTS drafts_key_time;
+      CREATE INDEX drafts_key_created ON drafts (key_id, created_at DESC, id DESC);
+    `,
+  },
 ];
 
 /** Brings the database to the latest schema version; returns the versions applied. */

@@ -45,6 +45,11 @@ function decodeCursor(cursor: string | undefined): { time: string; id: string } 
 export class SqliteStore implements HostStore {
   readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
+  /**
+   * Query records by id, as last read (polls read them over and over). Every write to a query drops
+   * its entry, so an entry is never stale; callers must not change the records they get.
+   */
+  private readonly queryCache = new Map<string, QueryRecord>();
   /** Keys by hash, read at most KEY_CACHE_MS ago (every authenticated request looks its key up). */
   private readonly keyCache = new Map<string, { record: ApiKeyRecord; at: number }>();
 
@@ -145,6 +150,10 @@ export class SqliteStore implements HostStore {
     return { daily, monthly: this.monthlyRequests(keyId, day) };
   }
 
+  addRequests(keyId: number, day: string, requests: number): void {
+    this.run('INSERT INTO usage_days (key_id, day, requests) VALUES (?, ?, ?) ON CONFLICT (key_id, day) DO UPDATE SET requests = requests + excluded.requests', keyId, day, requests);
+  }
+
   usage(keyId: number, day: string): { daily: number; monthly: number } {
     const daily = Number(this.get('SELECT requests FROM usage_days WHERE key_id = ? AND day = ?', keyId, day)?.requests ?? 0);
     return { daily, monthly: this.monthlyRequests(keyId, day) };
@@ -187,6 +196,7 @@ export class SqliteStore implements HostStore {
   // ------------------------------------------------------------------ queries
 
   insertQuery(query: QueryRecord, idempotencyKey?: string): void {
+    this.queryCache.delete(query.id);
     this.run(
       `INSERT INTO queries (id, key_id, request, status, trade_flavoured, estimated_credits, credits, created_at, expires_at, cancelled_at, deleted_at, runtime, from_draft, idempotency_key)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -208,8 +218,13 @@ export class SqliteStore implements HostStore {
   }
 
   queryById(id: string): QueryRecord | undefined {
+    const cached = this.queryCache.get(id);
+    if (cached) return cached;
     const row = this.get('SELECT * FROM queries WHERE id = ?', id);
-    return row ? queryOf(row) : undefined;
+    if (!row) return undefined;
+    const record = queryOf(row);
+    remember(this.queryCache, id, record);
+    return record;
   }
 
   queryByIdempotencyKey(keyId: number, idempotencyKey: string): QueryRecord | undefined {
@@ -238,15 +253,18 @@ export class SqliteStore implements HostStore {
   }
 
   setQueryStatus(id: string, status: QueryStatus, patch: { cancelledAt?: string } = {}): void {
+    this.queryCache.delete(id);
     if (patch.cancelledAt !== undefined) this.run('UPDATE queries SET status = ?, cancelled_at = ? WHERE id = ?', status, patch.cancelledAt, id);
     else this.run('UPDATE queries SET status = ? WHERE id = ?', status, id);
   }
 
   softDeleteQuery(id: string, at: string): void {
+    this.queryCache.delete(id);
     this.run('UPDATE queries SET deleted_at = ? WHERE id = ?', at, id);
   }
 
   saveRuntime(id: string, state: RuntimeState): void {
+    this.queryCache.delete(id);
     // The status column follows the engine's, except that a cancel decided by the API stays.
     this.run("UPDATE queries SET runtime = ?, status = CASE WHEN status = 'cancelled' THEN status ELSE ? END WHERE id = ?", JSON.stringify(state), state.status, id);
   }
@@ -276,11 +294,11 @@ export class SqliteStore implements HostStore {
     const after = decodeCursor(filter.cursor);
     const rows = this.db
       .prepare(
-        `SELECT * FROM drafts WHERE key_id = ? ${after ? 'AND (updated_at < ? OR (updated_at = ? AND id < ?))' : ''}
-         ORDER BY updated_at DESC, id DESC LIMIT ?`,
+        `SELECT * FROM drafts WHERE key_id = ? ${after ? 'AND (created_at < ? OR (created_at = ? AND id < ?))' : ''}
+         ORDER BY created_at DESC, id DESC LIMIT ?`,
       )
       .all(...[keyId, ...(after ? [after.time, after.time, after.id] : []), filter.limit + 1]) as Row[];
-    return pageOf(rows.map(draftOf), filter.limit, (draft) => encodeCursor(draft.updatedAt, draft.id));
+    return pageOf(rows.map(draftOf), filter.limit, (draft) => encodeCursor(draft.createdAt, draft.id));
   }
 
   deleteDraft(id: string): void {

@@ -29,6 +29,8 @@ export interface HostStore {
   /** Counts one request; returns the counts of the day and the month after it. */
   countRequest(keyId: number, day: string): MaybePromise<{ daily: number; monthly: number }>;
   usage(keyId: number, day: string): MaybePromise<{ daily: number; monthly: number }>;
+  /** Adds several counted requests of a key on a day at once. */
+  addRequests(keyId: number, day: string, requests: number): MaybePromise<void>;
   charge(keyId: number, credits: number, reason: string, ref: string, at: string): MaybePromise<void>;
   creditsUsed(keyId: number, day: string): MaybePromise<{ daily: number; monthly: number; total: number }>;
 
