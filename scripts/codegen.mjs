@@ -62,7 +62,15 @@ export async function generate() {
   const schemaModule =
     banner +
     '/* eslint-disable */\n' +
-    `export const eqlSchema = ${JSON.stringify(schema, null, 2)} as const;\n`;
+    '/** Frozen, so that no library a caller hands it to can change the language under everyone else. */\n' +
+    'function deepFreeze<T>(value: T): T {\n' +
+    "  if (value !== null && typeof value === 'object') {\n" +
+    '    for (const child of Object.values(value)) deepFreeze(child);\n' +
+    '    Object.freeze(value);\n' +
+    '  }\n' +
+    '  return value;\n' +
+    '}\n\n' +
+    `export const eqlSchema = deepFreeze(${JSON.stringify(schema, null, 2)} as const);\n`;
   return { 'eql-types.ts': types, 'eql-schema.ts': schemaModule };
 }
 

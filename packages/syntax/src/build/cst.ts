@@ -39,6 +39,11 @@ const spans = new WeakMap<CstNode, Span | null>();
 export function spanOf(element: CstNode | IToken | undefined): Span | undefined {
   if (element === undefined) return undefined;
   if (!isNode(element)) return isRealToken(element) ? { start: element.startOffset, end: element.startOffset + element.image.length } : undefined;
+  // The parser tracks node offsets; they are exact unless error recovery inserted a token at an edge.
+  const location = element.location;
+  if (location && Number.isFinite(location.startOffset) && Number.isFinite(location.endOffset) && location.endOffset !== undefined) {
+    return { start: location.startOffset, end: location.endOffset + 1 };
+  }
   const cached = spans.get(element);
   if (cached !== undefined) return cached ?? undefined;
   let span: Span | undefined;

@@ -29,6 +29,8 @@ export interface Lexed {
 /** Splits the text into tokens; unknown characters are skipped and reported, never thrown. */
 export function tokenize(text: string, lines: LineIndex): Lexed {
   const result = lexer.tokenize(text);
+  // 'onlyOffset' tracking gives start offsets only; the parser's node locations need the ends too.
+  for (const token of result.tokens) token.endOffset = token.startOffset + token.image.length - 1;
   const errors: SyntaxIssue[] = result.errors.map((error) => ({
     message: error.message,
     range: lines.range(error.offset, error.offset + Math.max(1, error.length)),

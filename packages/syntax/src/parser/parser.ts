@@ -12,7 +12,7 @@ const OPERATOR = 'an operator (>, >=, <, <=, ==, !=, crosses above, crosses belo
  */
 export class EqlParser extends CstParser {
   constructor() {
-    super([...T.ALL_TOKENS], { recoveryEnabled: true, maxLookahead: 3, errorMessageProvider: errorMessages });
+    super([...T.ALL_TOKENS], { recoveryEnabled: true, maxLookahead: 3, errorMessageProvider: errorMessages, nodeLocationTracking: 'onlyOffset' });
     this.performSelfAnalysis();
   }
 
