@@ -130,6 +130,43 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: str
       CREATE INDEX drafts_key_created ON drafts (key_id, created_at DESC, id DESC);
     `,
   },
+  {
+    version: 3,
+    name: 'payments and chat sessions',
+    sql: `
+      CREATE TABLE payment_nonces (
+        network TEXT NOT NULL,
+        payer TEXT NOT NULL,
+        nonce TEXT NOT NULL,
+        valid_before INTEGER NOT NULL,
+        route TEXT NOT NULL,
+        amount TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        settlement TEXT,
+        PRIMARY KEY (network, payer, nonce)
+      );
+      CREATE INDEX payment_nonces_expiry ON payment_nonces (valid_before);
+      CREATE TABLE chat_sessions (
+        id TEXT PRIMARY KEY,
+        key_id INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        analysis_type TEXT,
+        state TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX chat_sessions_key ON chat_sessions (key_id, updated_at DESC);
+      CREATE TABLE chat_messages (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        session_id TEXT NOT NULL REFERENCES chat_sessions (id),
+        role TEXT NOT NULL,
+        content TEXT NOT NULL,
+        credits INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX chat_messages_session ON chat_messages (session_id, id);
+    `,
+  },
 ];
 
 /** Brings the database to the latest schema version; returns the versions applied. */
