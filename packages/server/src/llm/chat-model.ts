@@ -27,11 +27,17 @@ export interface ChatModel {
   complete(request: CompletionRequest): Promise<Completion>;
 }
 
-/** An upstream model failed (network, status, timeout, empty answer); `code` is stable. */
+/**
+ * An upstream model failed (network, status, timeout, empty or unusable answer); `code` is stable.
+ * `LLM_EMPTY_REPLY` also covers a reply that carries no usable JSON when JSON was asked for.
+ * `status` is the HTTP status the endpoint answered, when there was one. Messages never carry the
+ * API key or the endpoint's own error text.
+ */
 export class ModelError extends Error {
   constructor(
     readonly code: 'LLM_UPSTREAM_ERROR' | 'LLM_TIMEOUT' | 'LLM_EMPTY_REPLY',
     message: string,
+    readonly status?: number,
   ) {
     super(message);
     this.name = 'ModelError';
