@@ -1,0 +1,78 @@
+import type Database from 'better-sqlite3';
+import { canonicalKey, type NonceClaim, type NonceKey, type NonceRecord, type PaymentLedger } from './payment-ledger.js';
+
+/** SQLite keeps 64-bit integers; a later `validBefore` is stored as this (kept until then, i.e. for good). */
+const MAX_STORED_SECONDS = BigInt(Number.MAX_SAFE_INTEGER);
+
+interface Row {
+  network: string;
+  payer: string;
+  nonce: string;
+  valid_before: number;
+  route: string;
+  amount: string;
+  created_at: string;
+  settlement: string | null;
+}
+
+/**
+ * The payment ledger on the `payment_nonces` table (migration 3). `claim` is one INSERT whose
+ * primary-key conflict (network, payer, nonce) means a replay: atomic across requests and processes
+ * sharing the database.
+ */
+export class SqlitePaymentLedger implements PaymentLedger {
+  private readonly insert: Database.Statement;
+  private readonly remove: Database.Statement;
+  private readonly settle: Database.Statement;
+  private readonly expire: Database.Statement;
+  private readonly select: Database.Statement;
+
+  constructor(db: Database.Database) {
+    this.insert = db.prepare(
+      `INSERT INTO payment_nonces (network, payer, nonce, valid_before, route, amount, created_at)
+       VALUES (@network, @payer, @nonce, @validBefore, @route, @amount, @createdAt)
+       ON CONFLICT (network, payer, nonce) DO NOTHING`,
+    );
+    this.remove = db.prepare('DELETE FROM payment_nonces WHERE network = ? AND payer = ? AND nonce = ? AND settlement IS NULL');
+    this.settle = db.prepare('UPDATE payment_nonces SET settlement = ? WHERE network = ? AND payer = ? AND nonce = ?');
+    this.expire = db.prepare('DELETE FROM payment_nonces WHERE valid_before < ?');
+    this.select = db.prepare('SELECT * FROM payment_nonces WHERE network = ? AND payer = ? AND nonce = ?');
+  }
+
+  claim(claim: NonceClaim): boolean {
+    const key = canonicalKey(claim);
+    const validBefore = claim.validBefore > MAX_STORED_SECONDS ? MAX_STORED_SECONDS : claim.validBefore;
+    const result = this.insert.run({ ...key, validBefore: Number(validBefore), route: claim.route, amount: claim.amount, createdAt: claim.createdAt });
+    return result.changes === 1;
+  }
+
+  release(key: NonceKey): void {
+    const { network, payer, nonce } = canonicalKey(key);
+    this.remove.run(network, payer, nonce);
+  }
+
+  markSettled(key: NonceKey, settlement: string): void {
+    const { network, payer, nonce } = canonicalKey(key);
+    this.settle.run(settlement, network, payer, nonce);
+  }
+
+  prune(nowSeconds: number): number {
+    return this.expire.run(Math.floor(nowSeconds)).changes;
+  }
+
+  lookup(key: NonceKey): NonceRecord | undefined {
+    const { network, payer, nonce } = canonicalKey(key);
+    const row = this.select.get(network, payer, nonce) as Row | undefined;
+    if (!row) return undefined;
+    return {
+      network: row.network,
+      payer: row.payer,
+      nonce: row.nonce,
+      validBefore: BigInt(row.valid_before),
+      route: row.route,
+      amount: row.amount,
+      createdAt: row.created_at,
+      settlement: row.settlement,
+    };
+  }
+}
