@@ -46,6 +46,10 @@ describe('agent secret', () => {
     }
   });
 
+  it('refuses to start with a guessable secret', () => {
+    expect(() => agentGate({ agentSecrets: ['short-secret'] })).toThrow('16 characters');
+  });
+
   it('a host without agent secrets refuses every agent and says why', async () => {
     const closed = await appWith([]);
     const response = await closed.inject({ method: 'POST', url: '/agent', headers: { 'x-svc-agent-secret': SECRETS[0] ?? '' } });

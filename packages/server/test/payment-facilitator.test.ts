@@ -104,6 +104,23 @@ describe('with a facilitator', () => {
     });
   }
 
+  it('a handler settling early: a failed settlement is the standard 402 and nothing is committed', async () => {
+    stub.behaviour.settle = 'refuse';
+    const signed = await sign();
+    const before = paid.handled.get('committed') ?? 0;
+    const response = await post('/x402/v2/settles-first', signed.headers);
+    expectRefused(response, 'payment_settlement_failed');
+    expect(decodePaymentResponseHeader(response.headers['payment-response'] as string)).toMatchObject({ success: false, errorReason: 'payment_settlement_failed' });
+    expect(paid.handled.get('committed') ?? 0).toBe(before);
+    expect(await paid.ledger.lookup({ network: 'eip155:84532', payer: payer.address, nonce: signed.nonce })).toBeUndefined();
+    stub.behaviour.settle = 'ok';
+    const retried = await post('/x402/v2/settles-first', signed.headers);
+    expect(retried.statusCode).toBe(200);
+    expect(paid.handled.get('committed') ?? 0).toBe(before + 1);
+    expect(stub.calls.filter((call) => call.path === '/settle')).toHaveLength(2);
+    expect(decodePaymentResponseHeader(retried.headers['payment-response'] as string)).toMatchObject({ success: true, transaction: stub.transaction });
+  });
+
   it('does not settle when the handler fails', async () => {
     const signed = await sign();
     expect((await post('/x402/v2/refuses', signed.headers)).statusCode).toBe(422);

@@ -215,6 +215,24 @@ describe('payment gate: failing handlers do not charge', () => {
   });
 });
 
+describe('payment gate: settling before a durable side effect', () => {
+  it('settles once from the handler, then answers the receipt', async () => {
+    const signed = await signPayment(payer, paid.config, FAST, NOW);
+    const response = await post('/x402/v2/settles-first', signed.headers, {});
+    expect(response.statusCode, response.body).toBe(200);
+    expect(decodePaymentResponseHeader(response.headers['payment-response'] as string)).toMatchObject({ success: true, transaction: '' });
+    expect(await paid.ledger.lookup({ network: 'eip155:84532', payer: payer.address, nonce: signed.nonce })).toMatchObject({ settlement: 'local' });
+  });
+
+  it('a handler failing after the settlement does not free the nonce: the payer has paid', async () => {
+    const headers = await pay();
+    const response = await post('/x402/v2/settles-first', headers, { fail: true });
+    expect(response.statusCode).toBe(422);
+    expect(decodePaymentResponseHeader(response.headers['payment-response'] as string)).toMatchObject({ success: true });
+    expectRefused(await post('/x402/v2/chat', headers), 'payment_replayed');
+  });
+});
+
 describe('agent routes', () => {
   it('a free agent route needs the agent secret but no payment', async () => {
     const missing = await post('/x402/v2/auto/queries/validate', {}, {});

@@ -1,7 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { ApiError } from '../http/errors.js';
-import type { PaymentConfig } from './payment-config.js';
+import { MIN_AGENT_SECRET_LENGTH, type PaymentConfig } from './payment-config.js';
 
 /** The agent behind a request on an agent route: owns the queries it creates. */
 export interface AgentIdentity {
@@ -32,8 +32,12 @@ const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8
  * as SHA-256 digests with `timingSafeEqual` (equal lengths by construction, so neither the length nor
  * the content of a secret leaks through timing), against every configured secret without stopping
  * early. Sets `request.agent`. Run it before a payment gate so an unauthorised agent spends no nonce.
+ * Throws at construction when a secret is shorter than 16 characters.
  */
 export function agentGate(config: Pick<PaymentConfig, 'agentSecrets'>) {
+  for (const secret of config.agentSecrets) {
+    if (secret.length < MIN_AGENT_SECRET_LENGTH) throw new Error(`an agent secret has at least ${MIN_AGENT_SECRET_LENGTH} characters`);
+  }
   const known = config.agentSecrets.map((secret) => ({ digest: digest(secret), id: agentId(secret) }));
   return (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     const header = request.headers[AGENT_SECRET_HEADER];

@@ -1,13 +1,14 @@
+import type { PaymentRequirements } from '@x402/core/types';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Address, Hex } from 'viem';
 import { decodePayment, paymentHeaderOf, type DecodedPayment } from './decode-payment.js';
 import { HttpFacilitator, type PaymentFacilitator } from './facilitator-client.js';
 import { formatUsd, priceAtomic, type PaymentConfig, type PaymentNetwork } from './payment-config.js';
-import type { PaymentFailure } from './payment-errors.js';
+import { ApiError } from '../http/errors.js';
+import { accept, type PaymentFailure, type PaymentResult } from './payment-errors.js';
 import { encodePaymentReceipt, encodePaymentRequired, mergeExposedHeaders, PAYMENT_HEADERS, type PaymentReceipt } from './payment-headers.js';
 import type { NonceKey, PaymentLedger } from './payment-ledger.js';
 import { paymentRequiredBody, paymentRequiredV2, requirementsV1, requirementsV2, type Charge, type PaymentRequirementsV1 } from './requirements.js';
-import type { PaymentRequirements } from '@x402/core/types';
 import { verifyPayment } from './verify-payment.js';
 
 /** The payment of a paid request, set by the gate before the handler runs. */
@@ -51,6 +52,13 @@ export interface PaymentGate {
   preHandler: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;
   onSend: (request: FastifyRequest, reply: FastifyReply, payload: unknown) => Promise<unknown>;
   hooks: Pick<PaymentGate, 'preHandler' | 'onSend'>;
+  /**
+   * Settles the request's payment now, from the handler, before a durable side effect (creating a
+   * query): once settled, a later failure of the handler no longer frees the nonce (the payer has paid).
+   * Does nothing on a free or already settled request. When settlement fails it frees the nonce and
+   * throws an ApiError 402 `payment_settlement_failed` (the response is then the standard 402).
+   */
+  settle: (request: FastifyRequest) => Promise<void>;
 }
 
 interface Pending {
@@ -58,6 +66,10 @@ interface Pending {
   payment: DecodedPayment;
   requirements: PaymentRequirements | PaymentRequirementsV1;
   charge: Charge;
+  /** Set once settled (early, by `settle`). */
+  receipt?: PaymentReceipt;
+  /** Set when an early settlement failed: onSend answers the standard 402. */
+  failure?: PaymentFailure;
 }
 
 const PRUNE_EVERY_MS = 60_000;
@@ -73,7 +85,8 @@ function defaultResourceUrl(request: FastifyRequest): string {
  * with the `PAYMENT-REQUIRED` header (v2) and the v1 JSON body. onSend: after a response below 400,
  * settles (facilitator: on chain; offline: recorded as `local`) and sends `PAYMENT-RESPONSE` (v2) or
  * `X-PAYMENT-RESPONSE` (v1); after a failure (>= 400), releases the nonce so the payer is not charged.
- * A settlement that fails turns the response into a 402 `payment_settlement_failed`.
+ * A settlement that fails turns the response into a 402 `payment_settlement_failed`. Handlers with
+ * durable side effects call `gate.settle(request)` before committing them.
  */
 export function paymentGate(options: PaymentGateOptions): PaymentGate {
   const { config, ledger } = options;
@@ -134,33 +147,62 @@ export function paymentGate(options: PaymentGateOptions): PaymentGate {
     return undefined;
   };
 
+  /** Settles with the facilitator, or records a local settlement; updates the ledger either way. */
+  const settleState = async (request: FastifyRequest, state: Pending): Promise<PaymentResult<PaymentReceipt>> => {
+    const receipt: PaymentReceipt = { success: true, transaction: '', network: state.payment.version === 2 ? config.network : config.v1Network, payer: state.key.payer };
+    if (!facilitator) {
+      await ledger.markSettled(state.key, 'local');
+      return accept(receipt);
+    }
+    const settled = await facilitator.settle({ payload: state.payment.payload, requirements: state.requirements });
+    if (!settled.ok) {
+      await ledger.release(state.key);
+      request.log.warn({ code: settled.failure.code, payer: state.key.payer, reason: settled.failure.message, cause: settled.failure.cause }, 'x402 settlement failed; nothing was charged');
+      return settled;
+    }
+    await ledger.markSettled(state.key, settled.value.transaction);
+    return accept({ ...receipt, transaction: settled.value.transaction });
+  };
+
+  const settle = async (request: FastifyRequest): Promise<void> => {
+    const state = pending.get(request);
+    if (!state || state.receipt || state.failure) return;
+    const settled = await settleState(request, state);
+    if (settled.ok) {
+      state.receipt = settled.value;
+      return;
+    }
+    state.failure = settled.failure;
+    throw new ApiError(402, settled.failure.code, settled.failure.message);
+  };
+
   const onSend = async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
     void reply.header('access-control-expose-headers', mergeExposedHeaders(reply.getHeader('access-control-expose-headers')));
     const state = pending.get(request);
     if (!state) return payload;
     pending.delete(request);
+    const receiptHeader = state.payment.version === 2 ? PAYMENT_HEADERS.response : PAYMENT_HEADERS.legacyResponse;
+    const failed = (failure: PaymentFailure): string => {
+      const network = state.payment.version === 2 ? config.network : config.v1Network;
+      void reply.header(receiptHeader, encodePaymentReceipt({ success: false, transaction: '', network, payer: state.key.payer, errorReason: failure.code }));
+      return paymentRequired(reply, state.charge, failure);
+    };
+    if (state.failure) return failed(state.failure);
+    if (state.receipt) {
+      // Settled early: the payer has paid, whatever the handler answered.
+      if (reply.statusCode >= 400) request.log.warn({ status: reply.statusCode, payer: state.key.payer }, 'x402 payment settled before the handler failed');
+      void reply.header(receiptHeader, encodePaymentReceipt(state.receipt));
+      return payload;
+    }
     if (reply.statusCode >= 400) {
       await ledger.release(state.key);
       return payload;
     }
-    const receiptHeader = state.payment.version === 2 ? PAYMENT_HEADERS.response : PAYMENT_HEADERS.legacyResponse;
-    const receipt: PaymentReceipt = { success: true, transaction: '', network: state.payment.version === 2 ? config.network : config.v1Network, payer: state.key.payer };
-    if (!facilitator) {
-      await ledger.markSettled(state.key, 'local');
-      void reply.header(receiptHeader, encodePaymentReceipt(receipt));
-      return payload;
-    }
-    const settled = await facilitator.settle({ payload: state.payment.payload, requirements: state.requirements });
-    if (!settled.ok) {
-      await ledger.release(state.key);
-      request.log.warn({ code: settled.failure.code, payer: state.key.payer, reason: settled.failure.message, cause: settled.failure.cause }, 'x402 settlement failed; the response was withheld');
-      void reply.header(receiptHeader, encodePaymentReceipt({ ...receipt, success: false, errorReason: settled.failure.code }));
-      return paymentRequired(reply, state.charge, settled.failure);
-    }
-    await ledger.markSettled(state.key, settled.value.transaction);
-    void reply.header(receiptHeader, encodePaymentReceipt({ ...receipt, transaction: settled.value.transaction }));
+    const settled = await settleState(request, state);
+    if (!settled.ok) return failed(settled.failure);
+    void reply.header(receiptHeader, encodePaymentReceipt(settled.value));
     return payload;
   };
 
-  return { preHandler, onSend, hooks: { preHandler, onSend } };
+  return { preHandler, onSend, hooks: { preHandler, onSend }, settle };
 }

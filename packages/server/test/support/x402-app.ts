@@ -36,8 +36,9 @@ export interface PaidAppOptions {
 
 /**
  * A tiny host with the gates on routes shaped like spec 4.5: a paid chat (fast 5 / expert 18), a paid
- * route whose handler refuses (422) and one whose handler crashes (500), a free agent route, and a
- * paid agent route.
+ * route whose handler refuses (422) and one whose handler crashes (500), one that settles before
+ * committing (and fails afterwards when the body says `fail: true`), a free agent route, and a paid
+ * agent route.
  */
 export async function paidApp(options: PaidAppOptions = {}): Promise<PaidApp> {
   const config = options.config ?? testPaymentConfig();
@@ -63,6 +64,14 @@ export async function paidApp(options: PaidAppOptions = {}): Promise<PaidApp> {
   app.post('/x402/v2/crashes', { ...gate(() => 5, 'a handler that crashes').hooks }, () => {
     count('crashes');
     throw new Error('boom');
+  });
+  const early = gate(() => 5, 'a handler that settles before committing');
+  app.post('/x402/v2/settles-first', { ...early.hooks }, async (request) => {
+    await early.settle(request);
+    await early.settle(request);
+    count('committed');
+    if ((request.body as { fail?: unknown } | undefined)?.fail === true) throw new ApiError(422, 'query_rejected', 'the handler failed after the payment settled');
+    return { success: true, data: { committed: true } };
   });
   app.post('/x402/v2/auto/queries/validate', { onRequest: agent, ...gate(() => 0, 'validate (free)').hooks }, (request) => {
     count('validate');
