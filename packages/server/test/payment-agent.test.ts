@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handleError } from '../src/http/errors.js';
@@ -44,6 +45,18 @@ describe('agent secret', () => {
       expect(response.statusCode).toBe(401);
       expect(response.json()).toMatchObject({ success: false, error: { code: 'invalid_agent_secret' } });
     }
+  });
+
+  it('any other header value is a 401, never a 500', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ minLength: 1, maxLength: 200 }), async (value) => {
+        fc.pre(!SECRETS.includes(value.trim()));
+        const response = await call({ 'x-svc-agent-secret': value });
+        expect(response.statusCode).toBe(401);
+        expect(['missing_agent_secret', 'invalid_agent_secret']).toContain(response.json<{ error: { code: string } }>().error.code);
+      }),
+      { numRuns: 100 },
+    );
   });
 
   it('refuses to start with a guessable secret', () => {
