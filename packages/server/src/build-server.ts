@@ -20,6 +20,15 @@ import { SecretBox } from './secrets.js';
 import { UsageMeter } from './metering/usage-meter.js';
 import { SseHub, type SseHubOptions } from './sse/hub.js';
 import { SqliteStore } from './store/sqlite-store.js';
+import { SqliteChatStore } from './store/sqlite-chat-store.js';
+import type { ChatStore } from './store/chat-store.js';
+import type { Analyst } from './llm/analyst.js';
+import { OfflineAnalyst } from './llm/offline-analyst.js';
+import type { MarketData } from './market/market-data.js';
+import { seedMarketData } from './market/seed.js';
+import { SqliteMarketData } from './market/sqlite-market-data.js';
+import { chatRoutes } from './routes/chat/chat-routes.js';
+import { marketRoutes } from './routes/market/market-routes.js';
 import type { HostStore } from './store/store.js';
 
 export interface BuildOptions {
@@ -35,6 +44,12 @@ export interface BuildOptions {
   /** Pino options, or false for no logs. */
   logger?: boolean | Record<string, unknown>;
   sse?: SseHubOptions;
+  /** Market data (default: SQLite `market.sqlite` in `config.dataDir`, seeded per `config.marketSeed`). */
+  market?: MarketData;
+  /** The analyst of chat, summaries and narratives (default: per the LLM configuration). */
+  analyst?: Analyst;
+  /** Chat sessions (default: in the SQLite store; required with another store). */
+  chats?: ChatStore;
 }
 
 export interface Host {
@@ -66,6 +81,13 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   const box = options.box ?? (config.secretKey ? SecretBox.fromKey(config.secretKey) : SecretBox.fromFile(join(config.dataDir, 'secret.key')));
   const host = new HostEngine({ ...options.engine, config, store, box, connectExchange: options.connectExchange ?? options.engine?.connectExchange ?? ccxtConnector });
   const hub = new SseHub(store, options.sse);
+  const now = options.now ?? (() => Date.now());
+  const ownMarket = options.market === undefined ? new SqliteMarketData(join(config.dataDir, 'market.sqlite')) : undefined;
+  if (ownMarket && config.marketSeed !== false) seedMarketData(ownMarket, config.marketSeed, now());
+  const market: MarketData = ownMarket ?? (options.market as MarketData);
+  const analyst = options.analyst ?? new OfflineAnalyst(market);
+  const chats = options.chats ?? (store instanceof SqliteStore ? new SqliteChatStore(store.db) : undefined);
+  if (!chats) throw new Error('buildServer: pass `chats` (a chat session store) with a store other than SqliteStore');
   const usage = new UsageMeter(store);
   const context: HostContext = {
     config,
@@ -76,7 +98,10 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
     usage,
     connectExchange: options.connectExchange ?? ccxtConnector,
     publicExchange: options.publicExchange ?? (async (exchangeId) => new CcxtExchange(await createCcxtClient(exchangeId, {}))),
-    now: options.now ?? (() => Date.now()),
+    market,
+    analyst,
+    chats,
+    now,
   };
   host.onNotification((notification) => hub.publish(notification));
   host.engine.events$.subscribe((event) => {
@@ -138,6 +163,8 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   draftRoutes(app, context);
   exchangeRoutes(app, context);
   streamRoutes(app, context);
+  marketRoutes(app, context);
+  chatRoutes(app, context);
   // The generated document with the EQL schema in place (the same as schemas/openapi.json).
   let openapi: Record<string, unknown> | undefined;
   app.get('/openapi.json', { schema: { hide: true } }, () => (openapi ??= openApiDocument(app.swagger())));
@@ -154,6 +181,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
       host.dispose();
       await usage.close();
       store.close();
+      ownMarket?.close();
     },
   };
 }

@@ -20,6 +20,11 @@ export interface HostConfig {
   feed: string;
   /** Recording replayed by the `replay` feed and by previews. */
   recordingPath: string;
+  /**
+   * Market data loaded at start (JSON Lines, schemas/ingest.schema.json), shifted to end at the start
+   * time: the seeded demo dataset by default; false for none (EQL_MARKET_SEED=none).
+   */
+  marketSeed: string | false;
   /** Replay speed of the `replay` feed: 1 is real time, 60 a recorded minute per second. */
   replaySpeed: number;
   /** Exchange ids that can be connected besides `paper` (EQL_EXCHANGES, comma separated). */
@@ -44,6 +49,7 @@ export function defaultConfig(overrides: Partial<HostConfig> = {}): HostConfig {
     feed: 'replay',
     recordingPath: join(repoRoot, 'fixtures', 'recordings', 'market-3d.jsonl'),
     replaySpeed: 1,
+    marketSeed: join(repoRoot, 'fixtures', 'mentions', 'demo.jsonl'),
     exchanges: [],
     allowPrivateWebhooks: false,
     bodyLimit: 256 * 1024,
@@ -70,6 +76,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
   if (env.EQL_FEED) config.feed = env.EQL_FEED;
   if (env.EQL_RECORDING) config.recordingPath = resolve(env.EQL_RECORDING);
   if (env.EQL_REPLAY_SPEED) config.replaySpeed = Number(env.EQL_REPLAY_SPEED);
+  if (env.EQL_MARKET_SEED) config.marketSeed = /^(none|off|false|0)$/i.test(env.EQL_MARKET_SEED.trim()) ? false : resolve(env.EQL_MARKET_SEED);
   if (env.EQL_EXCHANGES) config.exchanges = env.EQL_EXCHANGES.split(',').map((id) => id.trim()).filter(Boolean);
   if (env.EQL_ALLOW_PRIVATE_WEBHOOKS) config.allowPrivateWebhooks = flag(env.EQL_ALLOW_PRIVATE_WEBHOOKS);
   if (env.EQL_MESSENGER_BASE_URL) config.messengerBaseUrl = env.EQL_MESSENGER_BASE_URL;

@@ -1,5 +1,8 @@
 import type { Exchange } from '@eql/core';
 import type { HostConfig } from './config.js';
+import type { Analyst } from './llm/analyst.js';
+import type { MarketData } from './market/market-data.js';
+import type { ChatStore } from './store/chat-store.js';
 import type { ExchangeConnector, HostEngine } from './host/host-engine.js';
 import type { SecretBox } from './secrets.js';
 import type { UsageMeter } from './metering/usage-meter.js';
@@ -19,6 +22,12 @@ export interface HostContext {
   connectExchange: ExchangeConnector;
   /** An exchange without credentials, for symbol checks (public market data). */
   publicExchange: (exchangeId: string) => Promise<Exchange>;
+  /** Posts, news, Telegram messages and accounts (the data endpoints, chat and analysis). */
+  market: MarketData;
+  /** Answers chat, summaries and narratives (a language model, or the offline analyst). */
+  analyst: Analyst;
+  /** Conversations of chat and the query builder. */
+  chats: ChatStore;
   /** Wall clock, epoch ms (injectable for tests of time windows). */
   now: () => number;
 }

@@ -11,3 +11,4 @@ export { HostEngine, ccxtConnector, type ExchangeConnector, type HostEngineOptio
 export { SseHub, type SseHubOptions } from './sse/hub.js';
 export { ApiError } from './http/errors.js';
 export type { HostContext } from './context.js';
+export * from './market/index.js';

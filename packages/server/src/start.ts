@@ -18,12 +18,12 @@ export async function startServer(config: HostConfig, print: (line: string) => v
   const host = await buildServer({ config });
   const { store, box } = host.context;
   if (config.seedApiKey) {
-    const seeded = await ensureKey(store, box, { key: config.seedApiKey, plan: config.seedPlan, name: 'EQL_API_KEY', ...(config.seedHmacSecret ? { hmacSecret: config.seedHmacSecret } : {}) });
+    const seeded = await ensureKey(store, box, { key: config.seedApiKey, plan: config.seedPlan, name: 'EQL_API_KEY', scopes: ['ingest'], ...(config.seedHmacSecret ? { hmacSecret: config.seedHmacSecret } : {}) });
     print(`api key from EQL_API_KEY ready (plan ${seeded.record.plan})${seeded.hmacSecret ? `; its HMAC secret: ${seeded.hmacSecret}` : ''}`);
   } else {
     const demoFile = join(config.dataDir, 'demo-key.json');
     if (!existsSync(demoFile)) {
-      const demo = await createApiKey(store, box, { name: 'demo', plan: config.seedPlan });
+      const demo = await createApiKey(store, box, { name: 'demo', plan: config.seedPlan, scopes: ['ingest'] });
       mkdirSync(config.dataDir, { recursive: true });
       writeFileSync(demoFile, JSON.stringify({ apiKey: demo.key, hmacSecret: demo.hmacSecret }, null, 2), { mode: 0o600 });
     }

@@ -1,9 +1,10 @@
 import { type Command, Option } from 'commander';
 import type { CliIo } from '../io.js';
+import { ingestCommand } from './ingest.js';
 import { keysCreateCommand } from './keys.js';
 import { serveCommand } from './serve.js';
 
-/** `eql serve` and `eql keys create`: the commands of the HTTP host. */
+/** `eql serve`, `eql keys create` and `eql ingest`: the commands of the HTTP host. */
 export function registerHostCommands(eql: Command, io: CliIo, exit: { code: number }): void {
   eql
     .command('serve')
@@ -15,15 +16,26 @@ export function registerHostCommands(eql: Command, io: CliIo, exit: { code: numb
       exit.code = await serveCommand(flags, io);
     });
 
+  eql
+    .command('ingest')
+    .description('add market data (posts, news, Telegram messages, accounts) from a JSON Lines file to the host, all or nothing')
+    .argument('<file>', 'JSON Lines file (schemas/ingest.schema.json; recording lines of posts and news too)')
+    .option('--data-dir <dir>', 'directory of the host data (default EQL_DATA_DIR)')
+    .option('--json', 'print the result as JSON', false)
+    .action(async (file: string, flags: { json: boolean; dataDir?: string }) => {
+      exit.code = await ingestCommand(file, flags, io);
+    });
+
   const keys = eql.command('keys').description('manage API keys of the host');
   keys
     .command('create')
     .description('create an API key and print it with its HMAC secret, once')
     .requiredOption('--name <name>', 'a name to recognise the key by')
     .addOption(new Option('--plan <plan>', 'plan of the key').choices(['free', 'pro']).default('free'))
+    .addOption(new Option('--scope <scope...>', 'extra permissions: ingest (write market data through POST /v2/ingest)').choices(['ingest']))
     .option('--data-dir <dir>', 'directory of the database and secret key (default EQL_DATA_DIR)')
     .option('--json', 'print the key as JSON', false)
-    .action(async (flags: { name: string; plan: 'free' | 'pro'; json: boolean; dataDir?: string }) => {
+    .action(async (flags: { name: string; plan: 'free' | 'pro'; json: boolean; dataDir?: string; scope?: Array<'ingest'> }) => {
       exit.code = await keysCreateCommand(flags, io);
     });
 }

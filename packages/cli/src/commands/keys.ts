@@ -8,10 +8,11 @@ export interface KeysCreateFlags {
   plan: 'free' | 'pro';
   json: boolean;
   dataDir?: string;
+  scope?: Array<'ingest'>;
 }
 
 /**
- * `eql keys create --name NAME [--plan free|pro] [--json]`: creates an API key in the host's store and
+ * `eql keys create --name NAME [--plan free|pro] [--scope ingest] [--json]`: creates an API key in the host's store and
  * prints it with its HMAC secret, once: only the key's hash is kept (the secret is kept sealed).
  */
 export async function keysCreateCommand(flags: KeysCreateFlags, io: CliIo): Promise<number> {
@@ -20,9 +21,9 @@ export async function keysCreateCommand(flags: KeysCreateFlags, io: CliIo): Prom
   const store = new SqliteStore(join(config.dataDir, 'eql.sqlite'));
   try {
     const box = config.secretKey ? SecretBox.fromKey(config.secretKey) : SecretBox.fromFile(join(config.dataDir, 'secret.key'));
-    const created = await createApiKey(store, box, { name: flags.name, plan: flags.plan });
+    const created = await createApiKey(store, box, { name: flags.name, plan: flags.plan, scopes: flags.scope ?? [] });
     if (flags.json) {
-      io.stdout(`${JSON.stringify({ id: created.record.id, name: created.record.name, plan: created.record.plan, apiKey: created.key, hmacSecret: created.hmacSecret }, null, 2)}\n`);
+      io.stdout(`${JSON.stringify({ id: created.record.id, name: created.record.name, plan: created.record.plan, scopes: created.record.scopes, apiKey: created.key, hmacSecret: created.hmacSecret }, null, 2)}\n`);
     } else {
       io.stdout(`created key ${created.record.id} "${created.record.name}" (plan ${created.record.plan}) in ${config.dataDir}\n`);
       io.stdout(`api key:     ${created.key}\n`);

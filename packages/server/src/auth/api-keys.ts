@@ -1,7 +1,7 @@
 import type { MaybePromise } from '@eql/core';
 import type { Plan } from '../config.js';
 import { hashKey, newApiKey, safeEqual, type SecretBox } from '../secrets.js';
-import type { ApiKeyRecord } from '../store/records.js';
+import type { ApiKeyRecord, KeyScope } from '../store/records.js';
 import type { HostStore } from '../store/store.js';
 
 export interface CreatedKey {
@@ -21,6 +21,8 @@ export interface KeyOptions {
   key?: string;
   hmacSecret?: string;
   autoEnabled?: boolean;
+  /** Extra permissions, such as `ingest`. */
+  scopes?: KeyScope[];
 }
 
 const KEY_PATTERN = /^[A-Za-z0-9_.-]{16,128}$/;
@@ -46,6 +48,7 @@ export async function createApiKey(store: HostStore, box: SecretBox, options: Ke
     createdAt: now,
     updatedAt: now,
     expiresAt: null,
+    scopes: options.scopes ?? [],
   });
   return { record, key, hmacSecret };
 }
@@ -57,17 +60,19 @@ export async function createApiKey(store: HostStore, box: SecretBox, options: Ke
 export async function ensureKey(
   store: HostStore,
   box: SecretBox,
-  options: { key: string; hmacSecret?: string; plan: Plan; name?: string },
+  options: { key: string; hmacSecret?: string; plan: Plan; name?: string; scopes?: KeyScope[] },
 ): Promise<{ record: ApiKeyRecord; created: boolean; hmacSecret?: string }> {
   const existing = await store.keyByHash(hashKey(options.key));
   if (!existing) {
-    const created = await createApiKey(store, box, { name: options.name ?? 'seed', plan: options.plan, key: options.key, ...(options.hmacSecret ? { hmacSecret: options.hmacSecret } : {}) });
+    const created = await createApiKey(store, box, { name: options.name ?? 'seed', plan: options.plan, key: options.key, ...(options.scopes ? { scopes: options.scopes } : {}), ...(options.hmacSecret ? { hmacSecret: options.hmacSecret } : {}) });
     return { record: created.record, created: true, ...(options.hmacSecret ? {} : { hmacSecret: created.hmacSecret }) };
   }
   if (options.hmacSecret !== undefined && !safeEqual(box.open(existing.hmacSecretSealed), options.hmacSecret)) {
     await store.updateKey(existing.id, { hmacSecretSealed: box.seal(options.hmacSecret) });
   }
   if (existing.plan !== options.plan) await store.updateKey(existing.id, { plan: options.plan });
+  const missing = (options.scopes ?? []).filter((scope) => !existing.scopes.includes(scope));
+  if (missing.length > 0) await store.updateKey(existing.id, { scopes: [...existing.scopes, ...missing] });
   return { record: (await store.keyById(existing.id)) ?? existing, created: false };
 }
 

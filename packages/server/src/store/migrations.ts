@@ -167,6 +167,13 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: str
       CREATE INDEX chat_messages_session ON chat_messages (session_id, id);
     `,
   },
+  {
+    version: 4,
+    name: 'key scopes',
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN scopes TEXT NOT NULL DEFAULT '';
+    `,
+  },
 ];
 
 /** Brings the database to the latest schema version; returns the versions applied. */

@@ -17,7 +17,11 @@ export interface ApiKeyRecord {
   createdAt: string;
   updatedAt: string;
   expiresAt: string | null;
+  /** Extra permissions: `ingest` (write market data). */
+  scopes: KeyScope[];
 }
+
+export type KeyScope = 'ingest';
 
 export type QueryStatus = RuntimeState['status'];
 

@@ -9,6 +9,7 @@ import type {
   DraftRecord,
   ExchangeRecord,
   ExecutionFilter,
+  KeyScope,
   Page,
   QueryRecord,
   QueryStatus,
@@ -92,8 +93,8 @@ export class SqliteStore implements HostStore {
 
   createKey(key: Omit<ApiKeyRecord, 'id'>): ApiKeyRecord {
     const result = this.run(
-      `INSERT INTO api_keys (key_hash, key_prefix, name, email, project, plan, status, auto_enabled, hmac_secret_sealed, created_at, updated_at, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO api_keys (key_hash, key_prefix, name, email, project, plan, status, auto_enabled, hmac_secret_sealed, created_at, updated_at, expires_at, scopes)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       key.keyHash,
       key.keyPrefix,
       key.name,
@@ -106,6 +107,7 @@ export class SqliteStore implements HostStore {
       key.createdAt,
       key.updatedAt,
       key.expiresAt,
+      key.scopes.join(' '),
     );
     return { ...key, id: Number(result.lastInsertRowid) };
   }
@@ -129,12 +131,13 @@ export class SqliteStore implements HostStore {
     return row ? keyOf(row) : undefined;
   }
 
-  updateKey(id: number, patch: Partial<Pick<ApiKeyRecord, 'hmacSecretSealed' | 'plan' | 'status' | 'autoEnabled' | 'updatedAt'>>): void {
+  updateKey(id: number, patch: Partial<Pick<ApiKeyRecord, 'hmacSecretSealed' | 'plan' | 'status' | 'autoEnabled' | 'updatedAt' | 'scopes'>>): void {
     const columns: Record<string, unknown> = {};
     if (patch.hmacSecretSealed !== undefined) columns.hmac_secret_sealed = patch.hmacSecretSealed;
     if (patch.plan !== undefined) columns.plan = patch.plan;
     if (patch.status !== undefined) columns.status = patch.status;
     if (patch.autoEnabled !== undefined) columns.auto_enabled = patch.autoEnabled ? 1 : 0;
+    if (patch.scopes !== undefined) columns.scopes = patch.scopes.join(' ');
     columns.updated_at = patch.updatedAt ?? new Date().toISOString();
     const names = Object.keys(columns);
     this.db.prepare(`UPDATE api_keys SET ${names.map((name) => `${name} = ?`).join(', ')} WHERE id = ?`).run(...names.map((name) => columns[name]), id);
@@ -479,6 +482,7 @@ function keyOf(row: Row): ApiKeyRecord {
     createdAt: str(row.created_at),
     updatedAt: str(row.updated_at),
     expiresAt: strOrNull(row.expires_at),
+    scopes: str(row.scopes ?? '').split(' ').filter((scope): scope is KeyScope => scope === 'ingest'),
   };
 }
 

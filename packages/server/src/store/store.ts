@@ -23,7 +23,7 @@ export interface HostStore {
   createKey(key: Omit<ApiKeyRecord, 'id'>): MaybePromise<ApiKeyRecord>;
   keyByHash(keyHash: string): MaybePromise<ApiKeyRecord | undefined>;
   keyById(id: number): MaybePromise<ApiKeyRecord | undefined>;
-  updateKey(id: number, patch: Partial<Pick<ApiKeyRecord, 'hmacSecretSealed' | 'plan' | 'status' | 'autoEnabled' | 'updatedAt'>>): MaybePromise<void>;
+  updateKey(id: number, patch: Partial<Pick<ApiKeyRecord, 'hmacSecretSealed' | 'plan' | 'status' | 'autoEnabled' | 'updatedAt' | 'scopes'>>): MaybePromise<void>;
 
   // usage and credits
   /** Counts one request; returns the counts of the day and the month after it. */

@@ -30,7 +30,7 @@ export async function startHost(options: { dataDir?: string; port?: number; sse?
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'eql-server-test-')));
   const push = options.push ?? new PushSource();
   const host = await buildServer({
-    config: { dataDir },
+    config: { dataDir, marketSeed: false },
     logger: false,
     engine: { sources: [push], recording: TINY_RECORDING },
     sse: { retryMs: 200, ...options.sse },

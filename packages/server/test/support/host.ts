@@ -3,10 +3,12 @@ import { readFileSync } from 'node:fs';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { type LlmProvider, parseRecording, PushSource, type Recording } from '@eql/core';
 import { buildServer, type BuildOptions, type Host } from '../../src/build-server.js';
+import { SqliteMarketData } from '../../src/market/sqlite-market-data.js';
 import { createApiKey, type CreatedKey } from '../../src/auth/api-keys.js';
 import type { Plan } from '../../src/config.js';
 import { SecretBox } from '../../src/secrets.js';
 import { SqliteStore } from '../../src/store/sqlite-store.js';
+import type { KeyScope } from '../../src/store/records.js';
 
 /**
  * Test hosts: an in-memory SQLite store, a fixed secret box, a PushSource the test feeds prices
@@ -26,7 +28,7 @@ export interface TestHost extends Host {
   push: PushSource;
   store: SqliteStore;
   /** A new API key (pro unless told) with its HMAC secret. */
-  newKey(options?: { plan?: Plan; name?: string; email?: string; project?: string }): Promise<CreatedKey>;
+  newKey(options?: { plan?: Plan; name?: string; email?: string; project?: string; scopes?: KeyScope[] }): Promise<CreatedKey>;
 }
 
 export interface TestHostOptions extends Omit<BuildOptions, 'store' | 'box' | 'engine'> {
@@ -38,18 +40,25 @@ export async function testHost(options: TestHostOptions = {}): Promise<TestHost>
   const store = new SqliteStore(':memory:');
   const box = SecretBox.fromKey(SECRET_KEY_HEX);
   const { llm, ...rest } = options;
+  const ownMarket = options.market === undefined ? new SqliteMarketData(':memory:') : undefined;
+  const market = options.market ?? ownMarket;
   const host = await buildServer({
     logger: false,
     ...rest,
+    market,
     store,
     box,
     engine: { sources: [push], recording: smallRecording(), ...(llm ? { llm } : {}) },
   });
   return {
     ...host,
+    close: async () => {
+      await host.close();
+      ownMarket?.close();
+    },
     push,
     store,
-    newKey: (keyOptions = {}) => createApiKey(store, box, { name: keyOptions.name ?? 'test', plan: keyOptions.plan ?? 'pro', ...(keyOptions.email ? { email: keyOptions.email } : {}), ...(keyOptions.project ? { project: keyOptions.project } : {}) }),
+    newKey: (keyOptions = {}) => createApiKey(store, box, { name: keyOptions.name ?? 'test', plan: keyOptions.plan ?? 'pro', ...(keyOptions.email ? { email: keyOptions.email } : {}), ...(keyOptions.project ? { project: keyOptions.project } : {}), ...(keyOptions.scopes ? { scopes: keyOptions.scopes } : {}) }),
   };
 }
 

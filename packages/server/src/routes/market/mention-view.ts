@@ -1,0 +1,35 @@
+import type { StoredPost } from '../../market/market-data.js';
+
+/** Spec 2.11: a mention as the data endpoints return it. The post text is never part of it. */
+export interface MentionView {
+  tweetId: string;
+  link: string;
+  likeCount: number;
+  repostCount: number;
+  viewCount: number;
+  quoteCount: number;
+  replyCount: number;
+  bookmarkCount: number;
+  mentionedAt: string;
+  type: string;
+  repostBreakdown: { smart: number; ct: number };
+  account?: { username: string; isVerified: boolean };
+}
+
+export function mentionView(post: StoredPost, withAccount: boolean): MentionView {
+  const view: MentionView = {
+    tweetId: post.tweetId,
+    link: post.link,
+    likeCount: post.likeCount,
+    repostCount: post.repostCount,
+    viewCount: post.viewCount,
+    quoteCount: post.quoteCount,
+    replyCount: post.replyCount,
+    bookmarkCount: post.bookmarkCount,
+    mentionedAt: new Date(post.mentionedAt).toISOString(),
+    type: post.type,
+    repostBreakdown: { smart: post.repostBreakdown.smart, ct: post.repostBreakdown.ct },
+  };
+  if (withAccount) view.account = { username: post.username, isVerified: post.isVerified };
+  return view;
+}
