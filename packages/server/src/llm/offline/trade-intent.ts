@@ -23,7 +23,7 @@ const NEGATED = /\b(don'?t|do not|never|avoid|no need to|not)\s+(?:\w+\s+)?(buy|
 const CONDITIONAL = /\b(if|when|whenever|unless|whether|should|would|could|once)\b|\?/i;
 
 function amount(prompt: string): Pick<TradeSignal, 'amountUsd' | 'positionSizePercent'> {
-  const dollars = /(?:^|\s)\$(\d[\d,]*(?:\.\d+)?)(?![\w.])/.exec(prompt) ?? /\b(\d[\d,]*(?:\.\d+)?)\s*(?:usd|usdc|usdt|dollars)\b/i.exec(prompt);
+  const dollars = /(?:^|\s)\$(\d[\d,]*(?:\.\d+)?)(?!\w|[.,]\d)/.exec(prompt) ?? /\b(\d[\d,]*(?:\.\d+)?)\s*(?:usd|usdc|usdt|dollars)\b/i.exec(prompt);
   if (dollars) {
     const value = Number((dollars[1] as string).replace(/,/g, ''));
     if (Number.isFinite(value) && value > 0) return { amountUsd: value };
