@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import swagger from '@fastify/swagger';
 import rateLimit from '@fastify/rate-limit';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { CcxtExchange, createCcxtClient } from '@eql/adapters';
 import { authenticate, isAutoRequest } from './auth/authenticate.js';
 import { hmacCheck } from './auth/hmac-check.js';
@@ -23,12 +23,18 @@ import { SqliteStore } from './store/sqlite-store.js';
 import { SqliteChatStore } from './store/sqlite-chat-store.js';
 import type { ChatStore } from './store/chat-store.js';
 import type { Analyst } from './llm/analyst.js';
-import { OfflineAnalyst } from './llm/offline-analyst.js';
+import { createAnalyst } from './llm/create-analyst.js';
 import type { MarketData } from './market/market-data.js';
 import { seedMarketData } from './market/seed.js';
 import { SqliteMarketData } from './market/sqlite-market-data.js';
 import { chatRoutes } from './routes/chat/chat-routes.js';
 import { marketRoutes } from './routes/market/market-routes.js';
+import { x402Routes } from './routes/x402/x402-routes.js';
+import { OwnerKeys } from './host/owner-keys.js';
+import { createPaymentConfig } from './payment/payment-config.js';
+import type { PaymentFacilitator } from './payment/facilitator-client.js';
+import { MemoryPaymentLedger } from './payment/payment-ledger.js';
+import { SqlitePaymentLedger } from './payment/sqlite-payment-ledger.js';
 import type { HostStore } from './store/store.js';
 
 export interface BuildOptions {
@@ -44,6 +50,8 @@ export interface BuildOptions {
   /** Pino options, or false for no logs. */
   logger?: boolean | Record<string, unknown>;
   sse?: SseHubOptions;
+  /** The x402 facilitator (default: one at `config.x402.facilitatorUrl`, or none: local verification). */
+  facilitator?: PaymentFacilitator;
   /** Market data (default: SQLite `market.sqlite` in `config.dataDir`, seeded per `config.marketSeed`). */
   market?: MarketData;
   /** The analyst of chat, summaries and narratives (default: per the LLM configuration). */
@@ -58,6 +66,11 @@ export interface Host {
   /** Stops the engine and the streams and closes the store. */
   close(): Promise<void>;
 }
+
+/** Requests a minute per client address on the payment-model routes (checking a payment costs CPU). */
+export const X402_REQUESTS_PER_MINUTE = 300;
+
+const isPaymentRequest = (request: FastifyRequest): boolean => (request.routeOptions.url ?? '').startsWith('/x402/');
 
 /** Headers that carry secrets: never logged. */
 export const REDACTED_PATHS = [
@@ -79,15 +92,15 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   const config = defaultConfig(options.config);
   const store = options.store ?? new SqliteStore(join(config.dataDir, 'eql.sqlite'));
   const box = options.box ?? (config.secretKey ? SecretBox.fromKey(config.secretKey) : SecretBox.fromFile(join(config.dataDir, 'secret.key')));
-  const host = new HostEngine({ ...options.engine, config, store, box, connectExchange: options.connectExchange ?? options.engine?.connectExchange ?? ccxtConnector });
   const hub = new SseHub(store, options.sse);
   const now = options.now ?? (() => Date.now());
   const ownMarket = options.market === undefined ? new SqliteMarketData(join(config.dataDir, 'market.sqlite')) : undefined;
   if (ownMarket && config.marketSeed !== false) seedMarketData(ownMarket, config.marketSeed, now());
   const market: MarketData = ownMarket ?? (options.market as MarketData);
-  const analyst = options.analyst ?? new OfflineAnalyst(market);
+  const analyst = options.analyst ?? createAnalyst({ market, ...(config.llm ? { config: config.llm } : {}) });
   const chats = options.chats ?? (store instanceof SqliteStore ? new SqliteChatStore(store.db) : undefined);
   if (!chats) throw new Error('buildServer: pass `chats` (a chat session store) with a store other than SqliteStore');
+  const host = new HostEngine({ analyst: analyst.provider, ...options.engine, config, store, box, connectExchange: options.connectExchange ?? options.engine?.connectExchange ?? ccxtConnector });
   const usage = new UsageMeter(store);
   const context: HostContext = {
     config,
@@ -147,10 +160,10 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   await app.register(rateLimit, {
     global: true,
     hook: 'preHandler',
-    max: (request) => (request.apiKey ? PLANS[request.apiKey.plan].requestsPerMinute : 60),
+    max: (request) => (request.apiKey ? PLANS[request.apiKey.plan].requestsPerMinute : isPaymentRequest(request) ? X402_REQUESTS_PER_MINUTE : 60),
     timeWindow: 60_000,
     keyGenerator: (request) => (request.apiKey ? `key:${request.apiKey.id}` : `ip:${request.ip}`),
-    allowList: (request) => !isAutoRequest(request),
+    allowList: (request) => !isAutoRequest(request) && !isPaymentRequest(request),
     errorResponseBuilder: (_request, limit) => new ApiError(429, 'rate_limited', `more than ${limit.max} requests a minute on Auto routes; retry in ${Math.ceil(limit.ttl / 1000)} s`),
   });
   app.addHook('onSend', (request, reply, payload, done) => {
@@ -165,6 +178,11 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   streamRoutes(app, context);
   marketRoutes(app, context);
   chatRoutes(app, context);
+  if (config.x402.payTo) {
+    const payments = createPaymentConfig({ payTo: config.x402.payTo, agentSecrets: config.x402.agentSecrets, ...(config.x402.network ? { network: config.x402.network } : {}), ...(config.x402.facilitatorUrl ? { facilitatorUrl: config.x402.facilitatorUrl } : {}) });
+    const ledger = store instanceof SqliteStore ? new SqlitePaymentLedger(store.db) : new MemoryPaymentLedger();
+    x402Routes(app, context, { payments, ledger, owners: new OwnerKeys(store, box), ...(options.facilitator ? { facilitator: options.facilitator } : {}) });
+  }
   // The generated document with the EQL schema in place (the same as schemas/openapi.json).
   let openapi: Record<string, unknown> | undefined;
   app.get('/openapi.json', { schema: { hide: true } }, () => (openapi ??= openApiDocument(app.swagger())));

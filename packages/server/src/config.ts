@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path';
+import { type LlmConfig, llmConfigFromEnv } from './llm/llm-config.js';
 
 export type Plan = 'free' | 'pro';
 
@@ -12,8 +13,13 @@ export interface HostConfig {
   seedApiKey?: string;
   seedHmacSecret?: string;
   seedPlan: Plan;
-  /** Agent secret of the payment model (EQL_AGENT_SECRET). */
-  agentSecret?: string;
+  /**
+   * The payment model (`/x402/v2/*`, docs/x402.md): where payments go (EQL_X402_PAY_TO; the x402 routes
+   * exist only with it), the network (EQL_X402_NETWORK, eip155:84532 Base Sepolia by default), a
+   * facilitator that settles (EQL_X402_FACILITATOR_URL; none: local verification only), and the agent
+   * secrets (EQL_AGENT_SECRET, comma separated, 16 characters at least).
+   */
+  x402: { payTo?: string; network?: string; facilitatorUrl?: string; agentSecrets: string[] };
   /** 32-byte key for secrets at rest, hex or base64 (EQL_SECRET_KEY); generated in dataDir when absent. */
   secretKey?: string;
   /** Market data: `replay` (the shipped recordings, looped in real time) or `ccxt:<exchange id>`. */
@@ -33,6 +39,8 @@ export interface HostConfig {
   allowPrivateWebhooks: boolean;
   /** Bot API base URL of messenger_bot actions (EQL_MESSENGER_BASE_URL). */
   messengerBaseUrl?: string;
+  /** An OpenAI-compatible model (EQL_LLM_BASE_URL, EQL_LLM_API_KEY, ...; docs/llm.md); none: the offline analyst. */
+  llm?: LlmConfig;
   /** Largest request body in bytes. */
   bodyLimit: number;
   logLevel: string;
@@ -51,6 +59,7 @@ export function defaultConfig(overrides: Partial<HostConfig> = {}): HostConfig {
     replaySpeed: 1,
     marketSeed: join(repoRoot, 'fixtures', 'mentions', 'demo.jsonl'),
     exchanges: [],
+    x402: { agentSecrets: [] },
     allowPrivateWebhooks: false,
     bodyLimit: 256 * 1024,
     logLevel: 'info',
@@ -71,7 +80,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
   if (env.EQL_API_KEY) config.seedApiKey = env.EQL_API_KEY;
   if (env.EQL_HMAC_SECRET) config.seedHmacSecret = env.EQL_HMAC_SECRET;
   if (env.EQL_API_PLAN === 'free' || env.EQL_API_PLAN === 'pro') config.seedPlan = env.EQL_API_PLAN;
-  if (env.EQL_AGENT_SECRET) config.agentSecret = env.EQL_AGENT_SECRET;
+  config.x402 = {
+    ...(env.EQL_X402_PAY_TO?.trim() ? { payTo: env.EQL_X402_PAY_TO.trim() } : {}),
+    ...(env.EQL_X402_NETWORK?.trim() ? { network: env.EQL_X402_NETWORK.trim() } : {}),
+    ...(env.EQL_X402_FACILITATOR_URL?.trim() ? { facilitatorUrl: env.EQL_X402_FACILITATOR_URL.trim() } : {}),
+    agentSecrets: (env.EQL_AGENT_SECRET ?? '').split(',').map((secret) => secret.trim()).filter(Boolean),
+  };
   if (env.EQL_SECRET_KEY) config.secretKey = env.EQL_SECRET_KEY;
   if (env.EQL_FEED) config.feed = env.EQL_FEED;
   if (env.EQL_RECORDING) config.recordingPath = resolve(env.EQL_RECORDING);
@@ -80,6 +94,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
   if (env.EQL_EXCHANGES) config.exchanges = env.EQL_EXCHANGES.split(',').map((id) => id.trim()).filter(Boolean);
   if (env.EQL_ALLOW_PRIVATE_WEBHOOKS) config.allowPrivateWebhooks = flag(env.EQL_ALLOW_PRIVATE_WEBHOOKS);
   if (env.EQL_MESSENGER_BASE_URL) config.messengerBaseUrl = env.EQL_MESSENGER_BASE_URL;
+  const llm = llmConfigFromEnv(env);
+  if (llm) config.llm = llm;
   if (env.EQL_BODY_LIMIT) config.bodyLimit = Number(env.EQL_BODY_LIMIT);
   if (env.EQL_LOG_LEVEL) config.logLevel = env.EQL_LOG_LEVEL;
   const merged = { ...config, ...overrides };

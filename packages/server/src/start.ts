@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApiKey, ensureKey } from './auth/api-keys.js';
 import { buildServer, type Host } from './build-server.js';
+import { describeLlmConfig } from './llm/llm-config.js';
 import type { HostConfig } from './config.js';
 
 export interface Started {
@@ -15,6 +17,8 @@ export interface Started {
  * 0600, so it can be shown again), listens, and prints `listening on http://HOST:PORT`.
  */
 export async function startServer(config: HostConfig, print: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<Started> {
+  const demoPayments = config.x402.payTo ? undefined : demoPaymentSettings(config.dataDir);
+  if (demoPayments) config = { ...config, x402: { ...config.x402, payTo: demoPayments.payTo, agentSecrets: config.x402.agentSecrets.length > 0 ? config.x402.agentSecrets : [demoPayments.agentSecret] } };
   const host = await buildServer({ config });
   const { store, box } = host.context;
   if (config.seedApiKey) {
@@ -32,9 +36,28 @@ export async function startServer(config: HostConfig, print: (line: string) => v
     print(`demo hmac secret: ${demo.hmacSecret}`);
     print(`(kept in ${demoFile}; set EQL_API_KEY to use your own)`);
   }
+  if (demoPayments) {
+    print(`x402 (demo): payments to ${demoPayments.payTo} on ${config.x402.network ?? 'eip155:84532'}, verified locally, never settled (set EQL_X402_PAY_TO and EQL_X402_FACILITATOR_URL for real payments)`);
+    if (config.x402.agentSecrets[0] === demoPayments.agentSecret) print(`demo agent secret: ${demoPayments.agentSecret}`);
+  }
+  print(`analyst: ${describeLlmConfig(config.llm)}`);
   const address = await host.app.listen({ port: config.port, host: config.host });
   const url = address.replace('[::1]', 'localhost');
   print(`feed: ${config.feed}${config.feed === 'replay' ? ` (${config.recordingPath}, speed ${config.replaySpeed}x, looping)` : ''}; data in ${config.dataDir}`);
   print(`listening on ${url}`);
   return { host, url };
+}
+
+/**
+ * The payment model's settings of a demo host (no EQL_X402_PAY_TO): a random receiving address and an
+ * agent secret, made on the first start and kept in `x402-demo.json` (mode 0600). Nothing is ever
+ * settled without a facilitator, so the address only has to be well formed.
+ */
+function demoPaymentSettings(dataDir: string): { payTo: string; agentSecret: string } {
+  const file = join(dataDir, 'x402-demo.json');
+  if (!existsSync(file)) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, JSON.stringify({ payTo: `0x${randomBytes(20).toString('hex')}`, agentSecret: `agent_${randomBytes(24).toString('base64url')}` }, null, 2), { mode: 0o600 });
+  }
+  return JSON.parse(readFileSync(file, 'utf8')) as { payTo: string; agentSecret: string };
 }

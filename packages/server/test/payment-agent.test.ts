@@ -38,21 +38,21 @@ describe('agent secret', () => {
     expect(id).not.toContain('current');
   });
 
-  it('401 missing_agent_secret without the header; 401 invalid_agent_secret for a wrong one of any length', async () => {
+  it('400 missing_agent_secret without the header; 400 invalid_agent_secret for a wrong one of any length', async () => {
     expect((await call({})).json()).toEqual({ success: false, error: { code: 'missing_agent_secret', message: expect.any(String) as unknown } });
     for (const wrong of ['x', `${SECRETS[0] ?? ''}x`, (SECRETS[0] ?? '').slice(0, -1), (SECRETS[0] ?? '').toUpperCase(), 'é'.repeat(40)]) {
       const response = await call({ 'x-svc-agent-secret': wrong });
-      expect(response.statusCode).toBe(401);
+      expect(response.statusCode).toBe(400);
       expect(response.json()).toMatchObject({ success: false, error: { code: 'invalid_agent_secret' } });
     }
   });
 
-  it('any other header value is a 401, never a 500', async () => {
+  it('any other header value is a 400, never a 500', async () => {
     await fc.assert(
       fc.asyncProperty(fc.string({ minLength: 1, maxLength: 200 }), async (value) => {
         fc.pre(!SECRETS.includes(value.trim()));
         const response = await call({ 'x-svc-agent-secret': value });
-        expect(response.statusCode).toBe(401);
+        expect(response.statusCode).toBe(400);
         expect(['missing_agent_secret', 'invalid_agent_secret']).toContain(response.json<{ error: { code: string } }>().error.code);
       }),
       { numRuns: 100 },
@@ -66,7 +66,7 @@ describe('agent secret', () => {
   it('a host without agent secrets refuses every agent and says why', async () => {
     const closed = await appWith([]);
     const response = await closed.inject({ method: 'POST', url: '/agent', headers: { 'x-svc-agent-secret': SECRETS[0] ?? '' } });
-    expect(response.statusCode).toBe(401);
+    expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({ error: { code: 'invalid_agent_secret', message: expect.stringContaining('EQL_AGENT_SECRET') as unknown } });
     await closed.close();
   });

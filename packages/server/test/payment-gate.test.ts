@@ -236,7 +236,7 @@ describe('payment gate: settling before a durable side effect', () => {
 describe('agent routes', () => {
   it('a free agent route needs the agent secret but no payment', async () => {
     const missing = await post('/x402/v2/auto/queries/validate', {}, {});
-    expect(missing.statusCode).toBe(401);
+    expect(missing.statusCode).toBe(400);
     expect(missing.json()).toMatchObject({ success: false, error: { code: 'missing_agent_secret' } });
     const wrong = await post('/x402/v2/auto/queries/validate', { 'x-svc-agent-secret': 'agent-secret-one-0123456788' }, {});
     expect(wrong.json()).toMatchObject({ success: false, error: { code: 'invalid_agent_secret' } });
@@ -248,7 +248,7 @@ describe('agent routes', () => {
 
   it('a paid agent route checks the secret before the payment, so a refused agent spends no nonce', async () => {
     const headers = await pay();
-    expect((await post('/x402/v2/auto/queries', headers, {})).statusCode).toBe(401);
+    expect((await post('/x402/v2/auto/queries', headers, {})).statusCode).toBe(400);
     const created = await post('/x402/v2/auto/queries', { ...headers, 'x-svc-agent-secret': AGENT_SECRETS[0] ?? '' }, {});
     expect(created.statusCode, created.body).toBe(200);
     expect(created.json()).toMatchObject({ data: { payer: payer.address } });

@@ -19,6 +19,7 @@ import {
   type StateStore,
 } from '@eql/core';
 import type { HostConfig } from '../config.js';
+import { composeProvider } from '../llm/create-analyst.js';
 import type { SecretBox } from '../secrets.js';
 import type { QueryRecord, StoredNotification } from '../store/records.js';
 import type { HostStore } from '../store/store.js';
@@ -35,7 +36,10 @@ export interface HostEngineOptions {
   scheduler?: SchedulerLike;
   /** Data sources (default: from `config.feed`). */
   sources?: DataSource[];
+  /** The LLM provider (default: the recording's verdicts where it has them, else `analyst`). */
   llm?: LlmProvider;
+  /** The analyst's provider: llm conditions the recording has no verdicts for, and llm actions. */
+  analyst?: LlmProvider;
   http?: HttpTransport;
   connectExchange?: ExchangeConnector;
   /** The recording of the replay feed and previews (default: read from `config.recordingPath`). */
@@ -66,7 +70,7 @@ export class HostEngine {
       scheduler,
       sources: this.sources,
       store: this.stateStore(),
-      llm: options.llm ?? new RecordedLlmProvider(this.recording.observations),
+      llm: options.llm ?? this.defaultLlm(scheduler),
       http: options.http ?? new UndiciHttpTransport({ allowPrivate: config.allowPrivateWebhooks }),
       allowPrivateWebhooks: config.allowPrivateWebhooks,
       webhookSecret: (ownerId) => this.secretOf(ownerId),
@@ -138,6 +142,22 @@ export class HostEngine {
       saveSession: (session: LlmSession) => store.saveSession(this.keyOf(session.queryId), session),
       addNotification: (draft: NotificationDraft) => store.addNotification(this.keyOf(draft.data.queryId), draft),
     };
+  }
+
+  /**
+   * Recorded verdicts answer the predicates the replayed recording has (so the demo queries behave as
+   * recorded), at the recording's instant that the replay is playing; everything else goes to the analyst.
+   */
+  private defaultLlm(scheduler: SchedulerLike): LlmProvider {
+    const recorded = new RecordedLlmProvider(this.recording.observations);
+    if (!this.options.analyst) return recorded;
+    const played = this.recording.observations.filter((observation) => observation.source !== 'llm');
+    const origin = played[0]?.at ?? this.recording.start;
+    const span = (played[played.length - 1]?.at ?? origin) - origin + 60_000;
+    const shiftMs = scheduler.now() - this.recording.start;
+    const speed = this.options.config.replaySpeed;
+    const toRecordingTime = (at: number): number => origin + ((((at - origin - shiftMs) * speed) % span) + span) % span;
+    return composeProvider(recorded, this.options.analyst, { toRecordingTime });
   }
 
   private defaultSources(scheduler: SchedulerLike): DataSource[] {

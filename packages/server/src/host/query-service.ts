@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { canonicalJson, type ConditionState, isRecord, isTradeFlavouredQuery, lifetimeOf, type QueryRequest, validate, type ValidationResult } from '@eql/core';
+import { canonicalJson, type ConditionState, estimateCost, isRecord, isTradeFlavouredQuery, lifetimeOf, type QueryRequest, validate, type ValidationResult } from '@eql/core';
 import type { HostContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
 import type { ApiKeyRecord, QueryRecord, StoredExecution } from '../store/records.js';
@@ -45,6 +45,22 @@ export function invalidQuery(result: ValidationResult, status = 400, code = 'inv
   });
 }
 
+/**
+ * Validates a body for create in a payment model's mode, with the cost estimate: 400 `invalid_query`
+ * with the findings; on the payment model, a query whose only problems are trade actions is a 422
+ * `action_not_allowed` (spec 4.5: "actions limited to webhook, notify, messenger_bot, llm").
+ */
+export function checkForCreate(body: unknown, mode: 'api-key' | 'payment', now: number): ValidationResult & Required<Pick<ValidationResult, 'estimatedCost' | 'simulationLlmCallsEstimate'>> {
+  const result = validate(body, { mode, now });
+  if (!result.valid) {
+    const codes = new Set(result.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').map((diagnostic) => diagnostic.code));
+    if (mode === 'payment' && codes.size === 1 && codes.has('trade-in-payment-mode')) throw invalidQuery(result, 422, 'action_not_allowed');
+    throw invalidQuery(result);
+  }
+  const cost = result.estimatedCost && result.simulationLlmCallsEstimate ? { estimatedCost: result.estimatedCost, simulationLlmCallsEstimate: result.simulationLlmCallsEstimate } : estimateCost((body as QueryRequest).query);
+  return { ...result, ...cost };
+}
+
 /** Spec 2.5: what create answers. */
 export interface CreatedQuery {
   queryId: string;
@@ -58,6 +74,10 @@ export interface CreateOptions {
   requireValidation: boolean;
   idempotencyKey?: string;
   fromDraft?: string;
+  /** The payment model (spec 4.5): trade actions refused (422), the estimate paid up front, not charged to a ledger. */
+  mode?: 'api-key' | 'payment';
+  /** Runs after every check and before the query is stored (the payment model settles here). */
+  beforeCommit?: () => Promise<void>;
 }
 
 /**
@@ -75,8 +95,8 @@ export async function createQuery(context: HostContext, key: ApiKeyRecord, body:
       return { created: createdOf(earlier), replayed: true };
     }
   }
-  const result = validate(body, { mode: 'api-key', now: context.now() });
-  if (!result.valid || !result.estimatedCost || !result.simulationLlmCallsEstimate) throw invalidQuery(result);
+  const mode = options.mode ?? 'api-key';
+  const result = checkForCreate(body, mode, context.now());
   const request = body as unknown as QueryRequest;
   const since = new Date(context.now() - CALL_ORDER_WINDOW_MS).toISOString();
   if (options.requireValidation && !(await store.validatedSince(key.id, bodyHash(body), since))) {
@@ -103,8 +123,9 @@ export async function createQuery(context: HostContext, key: ApiKeyRecord, body:
     runtime: null,
     fromDraft: options.fromDraft ?? null,
   };
+  await options.beforeCommit?.();
   await store.insertQuery(record, options.idempotencyKey);
-  await store.charge(key.id, record.credits, 'create', record.id, record.createdAt);
+  await store.charge(key.id, record.credits, mode === 'payment' ? 'create (x402)' : 'create', record.id, record.createdAt);
   context.host.add(record);
   return { created: createdOf(record, result.simulationLlmCallsEstimate), replayed: false };
 }

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ModelError } from '../llm/chat-model.js';
 
 /**
  * Every error of the host has one body: `{success: false, error: {code, message, details?}}`, with a
@@ -59,6 +60,10 @@ function classify(error: FastifyError): { status: number; code: string; message:
 }
 
 export function handleError(error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof ModelError) {
+    // The language model did not answer: the upstream's fault, said so (the message carries no secret).
+    return reply.status(error.code === 'LLM_TIMEOUT' ? 504 : 502).send(errorBody(error.code.toLowerCase(), error.message));
+  }
   if (error instanceof ApiError) {
     if (error.headers) void reply.headers(error.headers);
     return reply.status(error.statusCode).send(errorBody(error.code, error.message, error.details));

@@ -28,7 +28,7 @@ const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8
 
 /**
  * The `onRequest` hook of agent routes (spec 4.5, 5.3): `x-svc-agent-secret` must be one of the
- * configured secrets, else 401 `missing_agent_secret` / `invalid_agent_secret`. Secrets are compared
+ * configured secrets, else 400 (spec 4.5 lists 400 for these routes) `missing_agent_secret` / `invalid_agent_secret`. Secrets are compared
  * as SHA-256 digests with `timingSafeEqual` (equal lengths by construction, so neither the length nor
  * the content of a secret leaks through timing), against every configured secret without stopping
  * early. Sets `request.agent`. Run it before a payment gate so an unauthorised agent spends no nonce.
@@ -43,7 +43,7 @@ export function agentGate(config: Pick<PaymentConfig, 'agentSecrets'>) {
     const header = request.headers[AGENT_SECRET_HEADER];
     const presented = Array.isArray(header) ? header[0] : header;
     if (presented === undefined || presented === '') {
-      done(new ApiError(401, 'missing_agent_secret', `this route is for agents: send the agent secret in the ${AGENT_SECRET_HEADER} header`));
+      done(new ApiError(400, 'missing_agent_secret', `this route is for agents: send the agent secret in the ${AGENT_SECRET_HEADER} header`));
       return;
     }
     const candidate = digest(presented);
@@ -53,7 +53,7 @@ export function agentGate(config: Pick<PaymentConfig, 'agentSecrets'>) {
     }
     if (match === undefined) {
       const why = known.length === 0 ? 'this host has no agent secret configured (EQL_AGENT_SECRET)' : 'the agent secret is not valid';
-      done(new ApiError(401, 'invalid_agent_secret', why));
+      done(new ApiError(400, 'invalid_agent_secret', why));
       return;
     }
     request.agent = { id: match };

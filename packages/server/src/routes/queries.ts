@@ -1,20 +1,14 @@
 import type { FastifyInstance } from 'fastify';
-import { transition, validate } from '@eql/core';
+import { validate } from '@eql/core';
 import { callerKey } from '../auth/authenticate.js';
 import type { HostContext } from '../context.js';
 import { ApiError, notFound } from '../http/errors.js';
+import { cancelQuery, deleteQuery, sessionOfQuery, sessionsOfQuery } from '../host/query-actions.js';
 import { bodyHash, createQuery, executionView, pollView, requestBody } from '../host/query-service.js';
-import type { QueryRecord, QueryStatus } from '../store/records.js';
+import type { QueryStatus } from '../store/records.js';
 import { S } from './schemas.js';
 
 const STATUSES: readonly QueryStatus[] = ['active', 'triggered', 'expired', 'cancelled', 'failed'];
-
-/** The caller's query, or 404 (unknown, another key's, or deleted). */
-export async function ownQuery(context: HostContext, keyId: number, queryId: string): Promise<QueryRecord> {
-  const record = await context.store.queryById(queryId);
-  if (!record || record.keyId !== keyId || record.deletedAt !== null) throw notFound(`query ${queryId}`);
-  return record;
-}
 
 /** Spec 4.4: validate, create, poll, cancel, delete, list. */
 export function queryRoutes(app: FastifyInstance, context: HostContext): void {
@@ -100,28 +94,12 @@ export function queryRoutes(app: FastifyInstance, context: HostContext): void {
 
   app.post('/v2/auto/queries/:queryId/cancel', { schema: S.cancel }, async (request) => {
     const { queryId } = request.params as { queryId: string };
-    const record = await ownQuery(context, callerKey(request).id, queryId);
-    const status = context.host.engine.inspect(queryId)?.status ?? record.status;
-    const result = transition({ status, deleted: false }, { type: 'cancel' });
-    if (!result.ok) throw new ApiError(result.httpStatus, 'query_not_active', result.message);
-    const cancelledAt = new Date(context.now()).toISOString();
-    context.host.engine.cancel(queryId);
-    await store.setQueryStatus(queryId, 'cancelled', { cancelledAt });
-    context.hub.end(queryId, 'cancelled');
-    return { id: queryId, status: 'cancelled', cancelledAt };
+    return cancelQuery(context, callerKey(request).id, queryId);
   });
 
   app.delete('/v2/auto/queries/:queryId', { schema: S.delete }, async (request) => {
     const { queryId } = request.params as { queryId: string };
-    const record = await ownQuery(context, callerKey(request).id, queryId);
-    const status = context.host.engine.inspect(queryId)?.status ?? record.status;
-    const result = transition({ status, deleted: false }, { type: 'delete' });
-    if (!result.ok) throw new ApiError(result.httpStatus, 'query_still_active', result.message);
-    const deletedAt = new Date(context.now()).toISOString();
-    await store.softDeleteQuery(queryId, deletedAt);
-    context.host.engine.remove(queryId);
-    context.hub.end(queryId, 'deleted');
-    return { id: queryId, deletedAt };
+    return deleteQuery(context, callerKey(request).id, queryId);
   });
 
   app.get('/v2/auto/executions', { schema: S.listExecutions }, async (request) => {
@@ -157,17 +135,11 @@ export function queryRoutes(app: FastifyInstance, context: HostContext): void {
 
   app.get('/v2/auto/queries/:queryId/sessions', { schema: S.sessions }, async (request) => {
     const { queryId } = request.params as { queryId: string };
-    await ownQuery(context, callerKey(request).id, queryId);
-    const sessions = await store.sessionsOfQuery(queryId);
-    return { queryId, sessions: sessions.map((session) => ({ sessionId: session.sessionId, status: session.status, executedAt: session.executedAt })) };
+    return sessionsOfQuery(context, callerKey(request).id, queryId);
   });
 
   app.get('/v2/auto/queries/:queryId/sessions/:sessionId', { schema: S.session }, async (request) => {
     const { queryId, sessionId } = request.params as { queryId: string; sessionId: string };
-    await ownQuery(context, callerKey(request).id, queryId);
-    const session = await store.sessionById(sessionId);
-    if (!session || session.queryId !== queryId) throw notFound(`session ${sessionId}`);
-    const { keyId: _keyId, ...detail } = session;
-    return detail;
+    return sessionOfQuery(context, callerKey(request).id, queryId, sessionId);
   });
 }

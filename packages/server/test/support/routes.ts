@@ -36,7 +36,37 @@ export const AUTO_ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/v2/auto/queries/stream', body: false, stream: true },
 ];
 
-export const AUTHENTICATED_ROUTES: readonly RouteSpec[] = [...AUTO_ROUTES, { method: 'GET', path: '/v2/key-status', body: false }];
+/** Spec 4.2 and 4.3 (API key, outside Auto), and our ingest route. */
+export const DATA_ROUTES: readonly RouteSpec[] = [
+  { method: 'GET', path: '/v2/account/smart-stats', body: false },
+  { method: 'GET', path: '/v2/aggregations/trending-tokens', body: false },
+  { method: 'GET', path: '/v2/aggregations/trending-cas/twitter', body: false },
+  { method: 'GET', path: '/v2/aggregations/trending-cas/telegram', body: false },
+  { method: 'GET', path: '/v2/data/event-summary', body: false },
+  { method: 'GET', path: '/v2/data/keyword-mentions', body: false },
+  { method: 'GET', path: '/v2/data/token-news', body: false },
+  { method: 'GET', path: '/v2/data/top-mentions', body: false },
+  { method: 'GET', path: '/v2/data/trending-narratives', body: false },
+  { method: 'POST', path: '/v2/chat', body: true },
+  { method: 'POST', path: '/v2/ingest', body: true },
+];
+
+/** Spec 4.5. */
+export const PAYMENT_ROUTES: readonly RouteSpec[] = [
+  { method: 'GET', path: '/x402/v2/account/smart-stats', body: false },
+  { method: 'GET', path: '/x402/v2/aggregations/trending-tokens', body: false },
+  { method: 'GET', path: '/x402/v2/aggregations/trending-cas/twitter', body: false },
+  { method: 'GET', path: '/x402/v2/aggregations/trending-cas/telegram', body: false },
+  { method: 'POST', path: '/x402/v2/chat', body: true },
+  { method: 'POST', path: '/x402/v2/auto/queries', body: true },
+  { method: 'POST', path: '/x402/v2/auto/queries/{queryId}', body: false },
+  { method: 'POST', path: '/x402/v2/auto/queries/{queryId}/cancel', body: false },
+  { method: 'POST', path: '/x402/v2/auto/queries/{queryId}/sessions', body: false },
+  { method: 'POST', path: '/x402/v2/auto/queries/{queryId}/sessions/{sessionId}', body: false },
+  { method: 'POST', path: '/x402/v2/auto/queries/validate', body: true },
+];
+
+export const AUTHENTICATED_ROUTES: readonly RouteSpec[] = [...AUTO_ROUTES, { method: 'GET', path: '/v2/key-status', body: false }, ...DATA_ROUTES];
 
 /** Fills the placeholders of a route path. */
 export function fill(path: string, values: Partial<Record<string, string>> = {}): string {

@@ -60,24 +60,32 @@ function usernameOf(value: string | undefined, name: string): string {
   return username;
 }
 
-export async function smartStats(context: MarketContext, query: Query) {
+/** The account of a smart-stats request (400 when there is none or it is not an account name). */
+export function smartStatsAccount(query: Query): string {
   const given = text(query.username) ?? text(query.accountName);
   if (given === undefined) throw new ApiError(400, 'missing_parameter', 'give the account as username');
-  const username = usernameOf(given, 'username');
+  return usernameOf(given, 'username');
+}
+
+/** The range of a request on a trending route (400 for bad time parameters). */
+export const trendingRange = (context: Pick<MarketContext, 'now'>, query: Query) => resolveTimeFilter(timeInput(query), context.now(), 24 * HOUR);
+
+export async function smartStats(context: MarketContext, query: Query) {
+  const username = smartStatsAccount(query);
   const stats = await context.market.accountStats(username);
   if (!stats) throw new ApiError(404, 'account_not_found', `no posts or profile of @${username}`);
   return { success: true, data: { username: stats.username, averageReach: stats.averageReach, averageEngagement: stats.averageEngagement, smartFollowingCount: stats.smartFollowingCount, postsAnalyzed: stats.posts } };
 }
 
 export async function trendingTokens(context: MarketContext, query: Query) {
-  const range = resolveTimeFilter(timeInput(query), context.now(), 24 * HOUR);
+  const range = trendingRange(context, query);
   const paging = pagingOf(query);
   const result = await context.market.trendingTokens({ current: range, previous: previousRange(range), minMentions: Number(query.minMentions ?? 3), paging });
   return { success: true, page: paging.page, pageSize: paging.pageSize, total: result.total, window: { from: iso(range.from), to: iso(range.to) }, data: result.rows };
 }
 
 export async function trendingContracts(context: MarketContext, channel: 'twitter' | 'telegram', query: Query) {
-  const range = resolveTimeFilter(timeInput(query), context.now(), 24 * HOUR);
+  const range = trendingRange(context, query);
   const paging = pagingOf(query);
   const chain = text(query.chain);
   // A chain filter pages over that chain's rows only.
