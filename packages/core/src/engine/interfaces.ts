@@ -33,6 +33,8 @@ export interface LlmJudgeRequest {
   speed: LlmSpeed;
   /** Evaluation instant (epoch ms), so recorded verdicts can be replayed. */
   at: number;
+  /** The condition's period (ms): the evidence window of a judgement. */
+  periodMs?: number;
 }
 
 export interface LlmJudgement {

@@ -74,7 +74,7 @@ export class LlmLeaf implements Leaf {
       return;
     }
     this.call?.unsubscribe();
-    this.call = from(llm.judge({ query: this.query, speed: this.speed, at }))
+    this.call = from(llm.judge({ query: this.query, speed: this.speed, at, periodMs: this.periodMs }))
       .pipe(take(1))
       .subscribe({
         next: (judgement) => {
