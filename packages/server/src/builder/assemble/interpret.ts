@@ -1,0 +1,162 @@
+/**
+ * A message, read: normalize, tokenize, scan the phrase rules, group the pieces into clauses, and
+ * resolve each clause into a condition. The result still holds action drafts and options: they are
+ * completed against the whole query (which an amendment merges) by ../compose.
+ */
+import { HOUR, type ConditionGroup, type ConditionNode } from '@eql/core';
+import { durationText } from '../format.js';
+import type { ActionDraft, OptionDraft, SpanPiece } from '../grammar/pieces.js';
+import { scan } from '../grammar/scan.js';
+import type { Amount } from '../grammar/values.js';
+import { normalizeMessage } from '../text/normalize.js';
+import { textBetween, tokenize, type Token } from '../text/tokens.js';
+import { routeByIntent } from './intent-fallback.js';
+import { marketCondition } from './market-condition.js';
+import { joinConditions, type Joined } from './tree.js';
+import { walk, type ClauseDraft, type Walk } from './walk.js';
+
+export interface InterpretContext {
+  /** Epoch milliseconds of the request (schedules are computed from it). */
+  now: number;
+  /** The symbol of the conversation so far, for clauses that name none. */
+  symbol?: string;
+}
+
+export interface Interpretation {
+  /** The conditions of this message as one group. */
+  conditions?: ConditionGroup;
+  /** `and only if …` / `or if …`: how the conditions join an earlier query. */
+  leading?: 'and' | 'or';
+  /** The period of a schedule (`every day`), which wants a repeat policy. */
+  recurringMs?: number;
+  groupHoldFor?: string;
+  actions: ActionDraft[];
+  options: OptionDraft[];
+  bare: { amounts: Amount[]; symbols: string[]; spans: SpanPiece[]; exchanges: string[]; chats: Array<string | number> };
+  cues: Walk['cues'];
+  removals: Walk['removals'];
+  /** Every symbol named, first the one the message is mostly about. */
+  symbols: string[];
+  /** Every exchange named in the message. */
+  exchanges: string[];
+  /** Whether a clause named its own symbol (a new subject rather than an amendment of the old one). */
+  namesSubject: boolean;
+  questions: string[];
+  notes: string[];
+  /** Phrases not understood, as written. */
+  unknown: string[];
+}
+
+/** Reads a message. Never throws. */
+export function interpret(message: string, context: InterpretContext): Interpretation {
+  const tokens = tokenize(normalizeMessage(message));
+  const { pieces, unknown } = scan(tokens);
+  const walked = walk(pieces, unknown);
+  const result: Interpretation = {
+    actions: walked.actions,
+    options: walked.options,
+    bare: { amounts: walked.bareAmounts, symbols: [], spans: walked.bareSpans, exchanges: walked.exchanges, chats: walked.chats },
+    cues: walked.cues,
+    removals: walked.removals,
+    symbols: walked.symbols,
+    exchanges: walked.exchangesNamed,
+    namesSubject: false,
+    questions: [],
+    notes: [],
+    unknown: [],
+  };
+  if (walked.leading !== undefined) result.leading = walked.leading;
+  const notUnderstood = [...walked.looseUnknown];
+  const joined: Joined[] = [];
+  let previous: ClauseDraft | undefined;
+  for (const clause of walked.clauses) {
+    const node = resolveClause(clause, previous, walked, context, tokens, result, notUnderstood);
+    if (node) {
+      joined.push(clause.connector === undefined ? { node } : { node, connector: clause.connector });
+      if (clause.complete?.recurringMs !== undefined) result.recurringMs = clause.complete.recurringMs;
+      if (clause.symbol !== undefined || clause.measure?.symbol !== undefined) result.namesSubject = true;
+    }
+    if (clause.comparison || clause.complete) previous = clause;
+  }
+  const conditions = joinConditions(joined);
+  if (conditions) result.conditions = conditions;
+  if (walked.groupHoldMs !== undefined) result.groupHoldFor = durationText(walked.groupHoldMs);
+  result.unknown = phrases(tokens, notUnderstood);
+  return result;
+}
+
+function resolveClause(
+  clause: ClauseDraft,
+  previous: ClauseDraft | undefined,
+  walked: Walk,
+  context: InterpretContext,
+  tokens: readonly Token[],
+  result: Interpretation,
+  notUnderstood: number[],
+): ConditionNode | undefined {
+  let node: ConditionNode | undefined;
+  if (clause.complete) {
+    const built = clause.complete.build({ now: context.now, ...(context.symbol === undefined ? {} : { symbol: context.symbol }) });
+    if ('question' in built) result.questions.push(built.question);
+    else node = semantic(built.node, clause, result);
+    notUnderstood.push(...clause.unknown);
+  } else if (clause.comparison) {
+    const inherited = clause.measure === undefined && clause.symbol === undefined && clause.comparison.change !== true ? previous?.measure : undefined;
+    const measure = clause.measure ?? inherited;
+    const symbol = clause.symbol ?? measure?.symbol ?? (clause.symbol === undefined ? previous?.symbol : undefined) ?? walked.symbols[0] ?? context.symbol;
+    if (symbol === undefined) {
+      result.questions.push(`Which market do you mean${measure ? ` for the ${measure.method.replace('_', ' ')}` : ''}? For example "BTC" or "ETH".`);
+    } else {
+      if (clause.symbol === undefined && measure?.symbol === undefined) clause.symbol = symbol;
+      const resolved = marketCondition({ symbol, comparison: clause.comparison, spans: clause.spans, ...(measure ? { measure } : {}), ...(clause.exchange ? { exchange: clause.exchange } : {}) });
+      if ('question' in resolved) result.questions.push(resolved.question);
+      else {
+        node = resolved.node;
+        result.notes.push(...resolved.notes);
+      }
+    }
+    notUnderstood.push(...clause.unknown);
+  } else if (clause.unknown.length > 0) {
+    const routed = routeByIntent(textBetween(tokens, clause.from, clause.to));
+    if (routed === undefined) notUnderstood.push(...clause.unknown);
+    else if ('question' in routed) result.questions.push(routed.question);
+    else {
+      node = routed.node;
+      result.notes.push(routed.note);
+    }
+  } else if (clause.measure) {
+    const subject = `${clause.measure.method.replace('_', ' ')}${clause.symbol ?? clause.measure.symbol ? ` of ${clause.symbol ?? clause.measure.symbol}` : ''}`;
+    result.questions.push(`What should the ${subject} do? For example "below 30" or "crosses above 50".`);
+  } else if (clause.symbol !== undefined) {
+    result.bare.symbols.push(clause.symbol);
+  }
+  if (node && clause.holdForMs !== undefined && !('source' in node && node.source === 'cron')) node = { ...node, holdFor: durationText(clause.holdForMs) };
+  return node;
+}
+
+/** Applies the modifiers of a tweet, news or llm clause (period, confidence, speed). */
+function semantic(node: ConditionNode, clause: ClauseDraft, result: Interpretation): ConditionNode {
+  if (!('source' in node)) return node;
+  const copy = structuredClone(node) as unknown as { source: string; args: Record<string, unknown> };
+  if (copy.source === 'llm') {
+    if (clause.everyMs !== undefined) {
+      if (clause.everyMs < HOUR) result.notes.push(`an LLM condition is judged at most once an hour, so it runs every 1h rather than every ${durationText(clause.everyMs)}`);
+      copy.args.period = durationText(Math.max(HOUR, Math.round(clause.everyMs / HOUR) * HOUR));
+    }
+    if (clause.speed !== undefined) copy.args.speed = clause.speed;
+  }
+  if (clause.minConfidence !== undefined && (copy.source === 'llm' || copy.source === 'tweet' || copy.source === 'news')) copy.args.minConfidence = clause.minConfidence;
+  return copy as unknown as ConditionNode;
+}
+
+/** Runs of not-understood tokens as the phrases written (filler between two of them joins them). */
+function phrases(tokens: readonly Token[], indexes: readonly number[]): string[] {
+  const sorted = [...new Set(indexes)].sort((a, b) => a - b);
+  const runs: Array<[number, number]> = [];
+  for (const index of sorted) {
+    const run = runs[runs.length - 1];
+    if (run && index - run[1] <= 2) run[1] = index;
+    else runs.push([index, index]);
+  }
+  return runs.map(([from, to]) => textBetween(tokens, from, to + 1));
+}

@@ -1,0 +1,99 @@
+/**
+ * The offline builder: one turn of the conversation with the grammar alone. Reads the message (and,
+ * when the previous turn asked a question, the message together with the one it answers), amends or
+ * replaces the current query, adapts it to payment mode, and validates it with the core validator.
+ * Only a query the validator accepts is ever returned.
+ */
+import { validate, type QueryRequest, type ValidationMode, type ValidationResult } from '@eql/core';
+import { interpret } from './assemble/interpret.js';
+import { compose, type Composed } from './compose/compose.js';
+import { mainSymbol } from './compose/edits.js';
+import { withoutTrades } from './payment.js';
+import type { BuilderState } from './state.js';
+
+export interface OfflineTurn {
+  message: string;
+  state: BuilderState;
+  mode: ValidationMode;
+  now: number;
+}
+
+export interface OfflineOutcome {
+  /** A query the validator accepted, and its validation. */
+  request?: QueryRequest;
+  validation?: ValidationResult;
+  kind: 'new' | 'amended' | 'confirmed' | 'none';
+  titleGiven: boolean;
+  questions: string[];
+  notes: string[];
+  /** Phrases not understood. */
+  unknown: string[];
+  /** What was understood when something was not: offered, not adopted ("yes" adopts it). */
+  partial?: QueryRequest;
+  /** Trade steps refused in payment mode. */
+  refused: string[];
+  /** A request the validator refused (its result), when nothing else was wrong. */
+  rejected?: ValidationResult;
+  /** The message read this turn (with the one it answers, when combined). */
+  readMessage: string;
+  /** The message asked to start over: the current query is dropped. */
+  reset: boolean;
+}
+
+const AFFIRMATION = /^\s*(yes|yep|yeah|yup|ok|okay|sure|go ahead|do it|looks good|sounds good|that'?s right|correct|fine|confirm(ed)?|perfect|great|use it|use that)\s*[.!]*\s*$/i;
+
+/** Runs one turn with the grammar. Never throws. */
+export function offlineTurn(turn: OfflineTurn): OfflineOutcome {
+  const { state } = turn;
+  if (AFFIRMATION.test(turn.message) && state.pending?.partial) {
+    const validation = validate(state.pending.partial, { mode: turn.mode, now: turn.now });
+    if (validation.valid) return { ...blank(turn.message), request: state.pending.partial, validation, kind: 'confirmed', titleGiven: state.titleGiven === true };
+  }
+  const alone = attempt(turn.message, turn);
+  if (clean(alone) || state.pending === undefined) return alone;
+  const combined = attempt(`${state.pending.message}\n${turn.message}`, turn);
+  return clean(combined) ? combined : alone;
+}
+
+function blank(readMessage: string): OfflineOutcome {
+  return { kind: 'none', titleGiven: false, questions: [], notes: [], unknown: [], refused: [], readMessage, reset: false };
+}
+
+function clean(outcome: OfflineOutcome): boolean {
+  return outcome.request !== undefined && outcome.questions.length === 0 && outcome.unknown.length === 0;
+}
+
+function attempt(message: string, turn: OfflineTurn): OfflineOutcome {
+  const current = turn.state.query;
+  const symbol = current ? mainSymbol(current.query.conditions, current.query.actions) : undefined;
+  const reading = interpret(message, { now: turn.now, ...(symbol ? { symbol } : {}) });
+  const composed = compose({ interpretation: reading, now: turn.now, ...(current ? { current } : {}), ...(turn.state.titleGiven ? { titleGiven: true } : {}) });
+  const outcome: OfflineOutcome = { ...blank(message), kind: composed.kind, titleGiven: composed.titleGiven, questions: composed.questions, notes: composed.notes, unknown: composed.unknown, reset: composed.reset };
+  if (!composed.request) return outcome;
+  const checked = check(composed, turn, outcome);
+  if (!checked) return outcome;
+  if (outcome.questions.length > 0 || outcome.unknown.length > 0) {
+    outcome.partial = checked.request;
+    return outcome;
+  }
+  outcome.request = checked.request;
+  outcome.validation = checked.validation;
+  return outcome;
+}
+
+/** Payment adaptation and validation; a refusal by the validator is kept to explain it. */
+function check(composed: Composed, turn: OfflineTurn, outcome: OfflineOutcome): { request: QueryRequest; validation: ValidationResult } | undefined {
+  let request = composed.request as QueryRequest;
+  if (turn.mode === 'payment') {
+    const adapted = withoutTrades(request);
+    request = adapted.request;
+    outcome.refused = adapted.refused;
+  }
+  if (outcome.refused.length === 0) outcome.notes.push(...composed.orderNotes);
+  const validation = validate(request, { mode: turn.mode, now: turn.now });
+  if (!validation.valid) {
+    outcome.rejected = validation;
+    return undefined;
+  }
+  return { request, validation };
+}
