@@ -98,6 +98,15 @@ describe('amending the current query', () => {
     expect(replies[2]?.markdown).toContain('Here is your query');
   });
 
+  it('edits the threshold a follow-up names, and an added order trades where the prices are read', async () => {
+    const replies = await converse(['when BTC on binance is above 70k and RSI below 30 notify me', 'change the threshold to 65k', 'actually make the RSI 25', 'buy $100 of BTC as well']);
+    expect(leaf(query(replies[1]), 0)).toMatchObject({ method: 'current', value: 65000 });
+    expect(leaf(query(replies[1]), 1)).toMatchObject({ method: 'rsi', value: 30 });
+    expect(leaf(query(replies[2]), 1)).toMatchObject({ method: 'rsi', args: { period: 14 }, value: 25 });
+    expect(replies[2]?.markdown).toContain('changed "BTC 1h RSI(14) below 30" to 25');
+    expect(query(replies[3]).query.actions[1]).toMatchObject({ type: 'market_order', params: { exchange: 'binance', symbol: 'BTC', amountUsd: 100 } });
+  });
+
   it('"start over" drops the query', async () => {
     const replies = await converse(['when BTC > 70k notify me', 'start over', 'use 80k instead']);
     expect(replies[1]?.query).toBeUndefined();

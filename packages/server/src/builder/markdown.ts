@@ -68,7 +68,8 @@ export function explain(request: QueryRequest, validation: ValidationResult, mod
   lines.push('', describeLifetime(query));
   const cost = validation.estimatedCost ?? estimateCost(query).estimatedCost;
   const calls = validation.simulationLlmCallsEstimate;
-  const llm = calls === undefined ? '' : `; up to ${calls.conditionCallsUpperBound + calls.actionCallsUpperBound} LLM calls`;
+  const total = calls === undefined ? 0 : calls.conditionCallsUpperBound + calls.actionCallsUpperBound;
+  const llm = total === 0 ? '' : `; up to ${total} LLM call${total === 1 ? '' : 's'}`;
   const where = mode === 'payment' ? ' (paid per request in payment mode)' : '';
   lines.push(`Estimated cost: **${cost.credits} credits** (${priceOfCredits(cost.credits)})${where}${llm}.`);
   return lines.join('\n');

@@ -6,6 +6,14 @@
 import { readAccountPost, readWorldEvent, type ConditionNode } from '@eql/core';
 import { newsCondition, tweetCondition } from '../grammar/source-rules.js';
 
+/**
+ * Macro and market events the core's reader does not list (it reads approvals, exploits, sanctions,
+ * rate cuts, listings, …): central banks, economic releases, depegs, unlocks. Read only here, for
+ * routing plain words, never for validation.
+ */
+const MACRO_EVENT =
+  /\b(fed|federal reserve|ecb|boj|fomc|cpi|ppi|inflation|jobs report|non ?farm|payrolls|unemployment|gdp|recession|tariffs?|interest rates?|cuts? (?:interest )?rates|raises? (?:interest )?rates|hikes? (?:interest )?rates|rate decision|defaults?|de-?pegs?|halts? withdrawals|freezes? withdrawals|token unlock|unlocks?|airdrops?|mainnet|goes bankrupt)\b/i;
+
 export type Routed = { node: ConditionNode; note: string } | { question: string } | undefined;
 
 /** Routes the text of a clause by intent, or returns undefined when it reads as neither. */
@@ -18,7 +26,12 @@ export function routeByIntent(text: string): Routed {
     return { node: tweetCondition(post.username, topic === '' ? cleaned : topic), note: `"${cleaned}" reads as a post by @${post.username} (${post.evidence}), so a tweet condition watches that account` };
   }
   if (post) return { question: `"${cleaned}" reads like a post on X; which account should I watch? Give its @handle, for example "a post by @elonmusk about …".` };
-  const event = readWorldEvent(cleaned);
-  if (event) return { node: newsCondition(cleaned), note: `"${cleaned}" reads as a world event ("${event.evidence}"), so a news condition watches for it` };
+  const event = readWorldEvent(cleaned)?.evidence ?? MACRO_EVENT.exec(cleaned)?.[0];
+  if (event !== undefined) return { node: newsCondition(cleaned), note: `"${cleaned}" reads as a world event ("${event}"), so a news condition watches for it` };
+  const handle = /@([A-Za-z0-9_]{1,15})\b/.exec(cleaned);
+  if (handle) {
+    const topic = cleaned.replace(handle[0], '').trim();
+    return { question: `Do you mean a post by @${handle[1]}? Say "a post by @${handle[1]} about ${topic === '' ? '…' : topic}".` };
+  }
   return undefined;
 }

@@ -5,7 +5,7 @@
  */
 import { HOUR, type ConditionGroup, type ConditionNode } from '@eql/core';
 import { durationText } from '../format.js';
-import type { ActionDraft, OptionDraft, SpanPiece } from '../grammar/pieces.js';
+import type { ActionDraft, MeasurePiece, OptionDraft, SpanPiece } from '../grammar/pieces.js';
 import { scan } from '../grammar/scan.js';
 import type { Amount } from '../grammar/values.js';
 import { normalizeMessage } from '../text/normalize.js';
@@ -14,6 +14,9 @@ import { routeByIntent } from './intent-fallback.js';
 import { marketCondition } from './market-condition.js';
 import { joinConditions, type Joined } from './tree.js';
 import { walk, type ClauseDraft, type Walk } from './walk.js';
+
+const WHAT_TO_WATCH =
+  'What should it watch? A price ("BTC above 70k"), an indicator ("RSI of ETH below 30"), a post ("a post by @account about …"), news ("news about …") or an LLM judgement ("if an LLM thinks …")?';
 
 export interface InterpretContext {
   /** Epoch milliseconds of the request (schedules are computed from it). */
@@ -32,7 +35,8 @@ export interface Interpretation {
   groupHoldFor?: string;
   actions: ActionDraft[];
   options: OptionDraft[];
-  bare: { amounts: Amount[]; symbols: string[]; spans: SpanPiece[]; exchanges: string[]; chats: Array<string | number> };
+  /** Values not attached to a condition: answers to questions, or edits of the current query. */
+  bare: { amounts: Amount[]; symbols: string[]; spans: SpanPiece[]; exchanges: string[]; chats: Array<string | number>; measures: MeasurePiece[] };
   cues: Walk['cues'];
   removals: Walk['removals'];
   /** Every symbol named, first the one the message is mostly about. */
@@ -55,7 +59,7 @@ export function interpret(message: string, context: InterpretContext): Interpret
   const result: Interpretation = {
     actions: walked.actions,
     options: walked.options,
-    bare: { amounts: walked.bareAmounts, symbols: [], spans: walked.bareSpans, exchanges: walked.exchanges, chats: walked.chats },
+    bare: { amounts: walked.bareAmounts, symbols: [], spans: walked.bareSpans, exchanges: [], chats: walked.chats, measures: [] },
     cues: walked.cues,
     removals: walked.removals,
     symbols: walked.symbols,
@@ -66,6 +70,7 @@ export function interpret(message: string, context: InterpretContext): Interpret
     unknown: [],
   };
   if (walked.leading !== undefined) result.leading = walked.leading;
+  distribute(walked.clauses);
   const notUnderstood = [...walked.looseUnknown];
   const joined: Joined[] = [];
   let previous: ClauseDraft | undefined;
@@ -118,20 +123,46 @@ function resolveClause(
     notUnderstood.push(...clause.unknown);
   } else if (clause.unknown.length > 0) {
     const routed = routeByIntent(textBetween(tokens, clause.from, clause.to));
-    if (routed === undefined) notUnderstood.push(...clause.unknown);
+    if (routed === undefined) {
+      notUnderstood.push(...clause.unknown);
+      if (!result.questions.includes(WHAT_TO_WATCH)) result.questions.push(WHAT_TO_WATCH);
+    }
     else if ('question' in routed) result.questions.push(routed.question);
     else {
       node = routed.node;
       result.notes.push(routed.note);
     }
   } else if (clause.measure) {
-    const subject = `${clause.measure.method.replace('_', ' ')}${clause.symbol ?? clause.measure.symbol ? ` of ${clause.symbol ?? clause.measure.symbol}` : ''}`;
-    result.questions.push(`What should the ${subject} do? For example "below 30" or "crosses above 50".`);
+    if (clause.measure.trailing !== undefined) {
+      const slot = Object.keys(clause.measure.params)[0];
+      const params = { ...clause.measure.params };
+      if (slot !== undefined) delete params[slot];
+      result.bare.amounts.push({ value: clause.measure.trailing, dollar: false, percent: false });
+      clause.measure = { ...clause.measure, params };
+    }
+    result.bare.measures.push(clause.symbol === undefined ? clause.measure : { ...clause.measure, symbol: clause.symbol });
   } else if (clause.symbol !== undefined) {
     result.bare.symbols.push(clause.symbol);
+    if (clause.exchange !== undefined) result.bare.exchanges.push(clause.exchange);
+  } else if (clause.exchange !== undefined) {
+    result.bare.exchanges.push(clause.exchange);
   }
   if (node && clause.holdForMs !== undefined && !('source' in node && node.source === 'cron')) node = { ...node, holdFor: durationText(clause.holdForMs) };
   return node;
+}
+
+/** `BTC and ETH are above 70k`: a clause of a symbol alone shares the comparison of the next one. */
+function distribute(clauses: ClauseDraft[]): void {
+  for (let index = clauses.length - 2; index >= 0; index -= 1) {
+    const alone = clauses[index] as ClauseDraft;
+    const next = clauses[index + 1] as ClauseDraft;
+    const bare = alone.symbol !== undefined && !alone.measure && !alone.comparison && !alone.complete && alone.unknown.length === 0;
+    if (!bare || !next.comparison || next.connector === undefined || next.connector === 'comma' || next.symbol === undefined) continue;
+    alone.comparison = next.comparison;
+    alone.spans = [...next.spans];
+    if (next.measure) alone.measure = next.measure.symbol === undefined ? next.measure : { ...next.measure, symbol: alone.symbol };
+    if (next.holdForMs !== undefined) alone.holdForMs = next.holdForMs;
+  }
 }
 
 /** Applies the modifiers of a tweet, news or llm clause (period, confidence, speed). */

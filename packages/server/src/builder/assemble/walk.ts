@@ -40,7 +40,6 @@ export interface Walk {
   bareSpans: SpanPiece[];
   bareAmounts: Amount[];
   chats: Array<string | number>;
-  exchanges: string[];
   cues: Set<'also' | 'instead' | 'edit' | 'reset'>;
   removals: RemovePiece['types'];
   /** Every symbol named, in order (conditions, operands, actions). */
@@ -56,7 +55,7 @@ type Item = Located | { kind: 'unknown'; from: number; to: number };
 /** Groups the pieces (and the indexes of words not understood) into a walk. */
 export function walk(pieces: readonly Located[], unknown: readonly number[]): Walk {
   const items: Item[] = [...pieces, ...unknown.map((index) => ({ kind: 'unknown' as const, from: index, to: index + 1 }))].sort((a, b) => a.from - b.from);
-  const result: Walk = { clauses: [], actions: [], options: [], bareSpans: [], bareAmounts: [], chats: [], exchanges: [], cues: new Set(), removals: [], symbols: [], looseUnknown: [], exchangesNamed: [] };
+  const result: Walk = { clauses: [], actions: [], options: [], bareSpans: [], bareAmounts: [], chats: [], cues: new Set(), removals: [], symbols: [], looseUnknown: [], exchangesNamed: [] };
   let current: ClauseDraft | undefined;
   let last: ClauseDraft | undefined;
   let pending: ClauseDraft['connector'];
@@ -117,8 +116,7 @@ export function walk(pieces: readonly Located[], unknown: readonly number[]): Wa
       }
       case 'exchange': {
         result.exchangesNamed.push(piece.exchange);
-        if (current && current.complete === undefined) current.exchange = piece.exchange;
-        else result.exchanges.push(piece.exchange);
+        into(piece, (clause) => clause.complete === undefined && clause.exchange === undefined).exchange = piece.exchange;
         return;
       }
       case 'connector':

@@ -10,7 +10,7 @@ import { describeAction, summarizeConditions } from '../describe.js';
 import { durationText } from '../format.js';
 import type { OrderDraft } from '../grammar/pieces.js';
 import { resolveActions } from './actions.js';
-import { mainSymbol, patchOrders, replaceExchange, replaceSpan, replaceSymbol, replaceThreshold } from './edits.js';
+import { conditionExchange, mainSymbol, patchOrders, replaceExchange, replaceSpan, replaceSymbol, replaceThreshold } from './edits.js';
 import { applyOptions, finishActions } from './finish.js';
 
 export interface ComposeInput {
@@ -50,7 +50,7 @@ export function compose(input: ComposeInput): Composed {
   const root = conditionsOf(reading, base, out) ?? (amend ? undefined : scheduleFromSpan(reading, input.now, out));
   const existing: Action[] = base?.actions ? [...base.actions] : [];
   const symbol = reading.symbols[0] ?? mainSymbol(base?.conditions, existing);
-  const exchange = reading.bare.exchanges[0] ?? reading.exchanges[0] ?? orderExchange(existing);
+  const exchange = reading.bare.exchanges[0] ?? reading.exchanges[0] ?? orderExchange(existing) ?? (base ? conditionExchange(base.conditions) : undefined);
   const amounts = [...reading.bare.amounts];
   const chats = [...reading.bare.chats];
 
@@ -76,7 +76,7 @@ export function compose(input: ComposeInput): Composed {
   }
 
   if (root && base) applyBareEdits(reading, root, actions, amounts, base, out);
-  else if (amounts.length > 0 || reading.bare.symbols.length > 0) leftOver(reading, amounts, out);
+  else leftOver(reading, amounts, out);
   if (!root) {
     if (out.questions.length === 0 && out.unknown.length === 0) out.questions.push('When should it fire? For example "when BTC is above 70,000", "when @elonmusk posts about dogecoin" or "every day at 9:00".');
     return out;
@@ -122,12 +122,12 @@ function unwrap(node: ConditionGroup): ConditionNode {
 }
 
 function applyBareEdits(reading: Interpretation, root: ConditionGroup, actions: Action[], amounts: Interpretation['bare']['amounts'], base: Query, out: Composed): void {
-  if (reading.conditions !== undefined) {
+  if (reading.conditions !== undefined || (reading.bare.measures.length > 0 && amounts.length === 0)) {
     leftOver(reading, amounts, out);
     return;
   }
   for (const amount of amounts) {
-    const note = replaceThreshold(root, amount);
+    const note = replaceThreshold(root, amount, reading.bare.measures[0]?.method);
     if (note) out.notes.push(note);
     else out.unknown.push(String(amount.value));
   }
@@ -143,6 +143,10 @@ function applyBareEdits(reading: Interpretation, root: ConditionGroup, actions: 
 /** Bare values of a new query that no slot used: not understood, and asked about. */
 function leftOver(reading: Interpretation, amounts: Interpretation['bare']['amounts'], out: Composed): void {
   for (const amount of amounts) out.unknown.push(`${amount.dollar ? '$' : ''}${amount.value}${amount.percent ? '%' : ''}`);
+  for (const measure of reading.bare.measures) {
+    const subject = `${measure.method.replace('_', ' ')}${measure.symbol === undefined ? '' : ` of ${measure.symbol}`}`;
+    out.questions.push(`What should the ${subject} do? For example "below 30" or "crosses above 50".`);
+  }
   for (const symbol of reading.bare.symbols) out.questions.push(`What should happen with ${symbol}? For example "${symbol} above 100" or "buy $100 of ${symbol}".`);
 }
 

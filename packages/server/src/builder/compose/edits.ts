@@ -21,11 +21,15 @@ function leaves(root: ConditionGroup): Json[] {
   return found;
 }
 
-/** Replaces the threshold of the numeric condition whose value is nearest in scale; returns a note, or undefined when none fits. */
-export function replaceThreshold(root: ConditionGroup, amount: Amount): string | undefined {
+/**
+ * Replaces the threshold of a numeric condition: of the method named (`make the RSI 25`), else of
+ * the one whose value is nearest in scale; returns a note, or undefined when none fits.
+ */
+export function replaceThreshold(root: ConditionGroup, amount: Amount, method?: string): string | undefined {
   let best: { leaf: Json; distance: number } | undefined;
   for (const leaf of leaves(root)) {
     if ((leaf.source !== 'price' && leaf.source !== 'ta') || typeof leaf.value !== 'number') continue;
+    if (method !== undefined && leaf.method !== method && !(method === 'bbands' && String(leaf.method).startsWith('bbands'))) continue;
     const isChange = leaf.source === 'price' && leaf.method === 'change';
     if (amount.percent && !isChange && leaf.source === 'price') continue;
     const old = leaf.value;
@@ -37,6 +41,15 @@ export function replaceThreshold(root: ConditionGroup, amount: Amount): string |
   const value = best.leaf.method === 'change' && Math.sign(Number(best.leaf.value)) < 0 && amount.value > 0 ? -amount.value : amount.value;
   best.leaf.value = value;
   return `changed "${before}" to ${formatNumber(value)}`;
+}
+
+/** The exchange the market conditions read, when one is set. */
+export function conditionExchange(root: ConditionGroup): string | undefined {
+  for (const leaf of leaves(root)) {
+    const exchange = (leaf.args as Json | undefined)?.exchange;
+    if (typeof exchange === 'string') return exchange;
+  }
+  return undefined;
 }
 
 /** The symbol most conditions and actions use. */

@@ -3,7 +3,7 @@
  * messenger_bot (Telegram chat id and bot token), and llm analysis (analyze, summarize, explain).
  */
 import { article, freeText, symbol } from './common.js';
-import { first, map, opt, seq, token, words, type Pattern } from './combinators.js';
+import { first, longest, map, opt, seq, token, words, type Pattern } from './combinators.js';
 import type { ActionDraft, ActionPiece, Piece } from './pieces.js';
 import { rule, rules, type PhraseRule } from './rule.js';
 import { duration } from './values.js';
@@ -63,7 +63,7 @@ const botRef = map(
 /** `send it to telegram chat -1001234567890`, `message my telegram channel @alerts via bot 123:ABC…`. */
 const telegram: Pattern<ActionPiece> = map(
   seq(
-    opt(first(SEND, words('message', 'send a message to', 'send a telegram message to', 'post a message to', 'and message'))),
+    opt(longest(SEND, words('message', 'send a message to', 'send a telegram message to', 'post a message to', 'and message', 'send a message on', 'send me a message on', 'message me on'))),
     article,
     words('telegram', 'tg', 'telegram bot', 'telegram chat', 'telegram channel', 'telegram group', 'messenger bot', 'messenger', 'my bot', 'the bot'),
     opt(words('bot', 'chat', 'channel', 'group', 'messenger')),

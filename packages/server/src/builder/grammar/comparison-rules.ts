@@ -6,7 +6,7 @@
  */
 import type { Operator } from '@eql/core';
 import { article } from './common.js';
-import { first, map, opt, seq, words, type Pattern } from './combinators.js';
+import { first, longest, map, opt, seq, words, type Pattern } from './combinators.js';
 import { measureOperand } from './measure-rules.js';
 import type { ComparisonPiece, Threshold } from './pieces.js';
 import { amount, amountOrPercent, percent } from './values.js';
@@ -24,8 +24,8 @@ const SUSTAIN_VERBS = words('stays', 'stay', 'remains', 'remain', 'holds', 'hold
 const OPERATOR_WORDS: ReadonlyArray<readonly [Operator | 'crosses', string[]]> = [
   ['crosses_above', ['crosses above', 'crosses over', 'cross above', 'cross over', 'crossed above', 'crossing above', 'crosses back above', 'breaks above', 'break above', 'broke above', 'breaks out above', 'breaks out over', 'breaks out past', 'breakout above', 'reclaims', 'crosses up through', 'crosses upward through', 'pierces above', 'cuts above', 'moves back above']],
   ['crosses_below', ['crosses below', 'crosses under', 'cross below', 'cross under', 'crossed below', 'crossing below', 'crosses back below', 'breaks below', 'break below', 'broke below', 'breaks down below', 'breaks down through', 'breakdown below', 'falls through', 'fall through', 'drops through', 'crashes through', 'dips through', 'slices through', 'loses', 'crosses down through', 'cuts below']],
-  ['crosses', ['crosses', 'cross', 'crossed', 'crossing', 'breaks', 'break', 'breaks through', 'crosses through']],
-  ['>=', ['at least', '>=', '=>', 'no less than', 'not below', 'not under', 'not less than', 'at or above', 'equal to or above', 'equal or above', 'greater than or equal to', 'hits', 'hit', 'reaches', 'reach', 'touches', 'touch', 'gets to', 'goes to', 'is at', 'rises to', 'climbs to', 'pumps to', 'tags']],
+  ['crosses', ['crosses', 'cross', 'crossed', 'crossing', 'breaks', 'break', 'breaks through', 'crosses through', 'at', 'touches', 'touch', 'tags']],
+  ['>=', ['at least', '>=', '=>', 'no less than', 'not below', 'not under', 'not less than', 'at or above', 'equal to or above', 'equal or above', 'greater than or equal to', 'hits', 'hit', 'reaches', 'reach', 'gets to', 'goes to', 'is at', 'rises to', 'climbs to', 'pumps to']],
   ['<=', ['at most', '<=', 'no more than', 'not above', 'not over', 'not more than', 'at or below', 'equal to or below', 'equal or below', 'less than or equal to', 'drops to', 'falls to', 'dips to', 'sinks to', 'declines to', 'dumps to', 'crashes to', 'slides to']],
   ['>', ['above', 'over', 'greater than', 'more than', 'higher than', 'bigger than', 'larger than', 'beyond', 'north of', 'exceeds', 'exceed', 'exceeding', 'surpasses', 'surpass', 'tops', 'outside above', '>']],
   ['<', ['below', 'under', 'less than', 'lower than', 'smaller than', 'beneath', 'south of', 'underneath', '<']],
@@ -33,7 +33,7 @@ const OPERATOR_WORDS: ReadonlyArray<readonly [Operator | 'crosses', string[]]> =
   ['!=', ['!=', '<>', 'not equal to', 'is not equal to', 'differs from', 'different from']],
 ];
 
-const operatorWord: Pattern<Operator | 'crosses'> = first(...OPERATOR_WORDS.map(([operator, phrases]) => map(words(...phrases), () => operator)));
+const operatorWord: Pattern<Operator | 'crosses'> = longest(...OPERATOR_WORDS.map(([operator, phrases]) => map(words(...phrases), () => operator)));
 
 /** `0`, `zero`: the level of `crosses zero`. */
 const zero = map(words('zero', 'the zero line', 'zero line', 'the zero', '0 line'), () => ({ value: 0, dollar: false, percent: false }));

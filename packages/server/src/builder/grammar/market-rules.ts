@@ -7,7 +7,7 @@ import { exchange, symbol } from './common.js';
 import { ahead, first, map, opt, seq, token, words, type Pattern } from './combinators.js';
 import { COMPARISON_PATTERNS, bareAmount } from './comparison-rules.js';
 import { measure } from './measure-rules.js';
-import type { ConnectorPiece, SpanPiece } from './pieces.js';
+import type { ConnectorPiece, MeasurePiece, Piece, SpanPiece } from './pieces.js';
 import { rule, rules, type PhraseRule } from './rule.js';
 import { duration, timeframeWord, unitAlone } from './values.js';
 
@@ -50,9 +50,21 @@ const CONNECTORS: ReadonlyArray<readonly [ConnectorPiece['word'], string[]]> = [
   ['stop', [';', '.', '!', '?', ':']],
 ];
 
+/** `a golden cross on BTC`: the daily 50 SMA crossing the 200 SMA (a death cross: crossing below). */
+const namedCross: Pattern<Piece[]> = map(
+  seq(opt(words('a', 'the')), words('golden cross', 'death cross'), opt(seq(words('on', 'of', 'for', 'in'), symbol))),
+  ([, name, subject]) => {
+    const sma = (period: number): MeasurePiece => ({ kind: 'measure', source: 'ta', method: 'sma', params: { period }, spanMs: DAY });
+    const fast = sma(50);
+    if (subject !== undefined) fast.symbol = subject[1];
+    return [fast, { kind: 'comparison', operator: name === 'golden cross' ? 'crosses_above' : 'crosses_below', threshold: { kind: 'measure', measure: sma(200) } }];
+  },
+);
+
 /** The rules of this module, in priority order for equal lengths. */
 export const MARKET_RULES: PhraseRule[] = [
   rule('adjective timeframe', map(adjective, (ms): SpanPiece => ({ kind: 'span', ms, how: 'bare' }))),
+  rules('golden or death cross', namedCross),
   rule('measure', measure),
   ...COMPARISON_PATTERNS.map(([name, pattern]) => rule(name, pattern)),
   rule('chart timeframe', chart),

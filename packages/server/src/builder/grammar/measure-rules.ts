@@ -86,10 +86,10 @@ const prefix: Pattern<Prefix> = first<Prefix>(
 );
 
 /** `(14)`, `(12, 26, 9)`, `14`, `12 26 9`, `period 14`, `length 20`, `with 2 std`, after the name. */
-const suffix: Pattern<number[]> = first(
-  map(seq(words('('), plainNumber, many(map(seq(opt(words(',')), plainNumber), ([, value]) => value)), words(')')), ([, head, rest]) => [head, ...rest]),
-  map(seq(words('period', 'length', 'periods', 'window', 'with period', 'with length', 'of length'), lookback), ([, value]) => [value]),
-  map(seq(lookback, many(map(seq(opt(words(',')), lookback), ([, value]) => value))), ([head, rest]) => [head, ...rest].slice(0, 3)),
+const suffix: Pattern<{ numbers: number[]; bare: boolean }> = first<{ numbers: number[]; bare: boolean }>(
+  map(seq(words('('), plainNumber, many(map(seq(opt(words(',')), plainNumber), ([, value]) => value)), words(')')), ([, head, rest]) => ({ numbers: [head, ...rest], bare: false })),
+  map(seq(words('period', 'length', 'periods', 'window', 'with period', 'with length', 'of length'), lookback), ([, value]) => ({ numbers: [value], bare: false })),
+  map(seq(lookback, many(map(seq(opt(words(',')), lookback), ([, value]) => value))), ([head, rest]) => ({ numbers: [head, ...rest].slice(0, 3), bare: true })),
 );
 
 /** `2 std`, `2 standard deviations`, `2 sigma`: the width of Bollinger bands. */
@@ -107,7 +107,8 @@ const taName: Pattern<{ name: MeasureName; period?: number }> = first<{ name: Me
 /** An indicator with its windows: `4h RSI(14) of SOL`, `50-day EMA`, `Bollinger(20, 2)`. */
 const indicator: Pattern<MeasurePiece> = map(
   seq(opt(symbol), opt(prefix), taName, opt(suffix), opt(stdDev), opt(ofSymbol)),
-  ([before, pre, { name, period: glued }, numbers, width, after]) => {
+  ([before, pre, { name, period: glued }, written, width, after]) => {
+    const numbers = written?.numbers;
     const params: Record<string, number> = {};
     const fill = (slot: string | undefined, value: number | undefined): void => {
       if (slot !== undefined && value !== undefined) params[slot] = value;
@@ -116,7 +117,9 @@ const indicator: Pattern<MeasurePiece> = map(
     fill(name.slots[0], leading);
     numbers?.forEach((value, index) => fill(name.slots[leading !== undefined ? index + 1 : index], value));
     fill(name.slots.includes('stdDev') ? 'stdDev' : undefined, width);
-    return piece(name, params, pre?.spanMs, after ?? before);
+    const result = piece(name, params, pre?.spanMs, after ?? before);
+    if (written?.bare === true && numbers?.length === 1 && leading === undefined) result.trailing = numbers[0];
+    return result;
   },
 );
 

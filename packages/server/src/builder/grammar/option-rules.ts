@@ -132,7 +132,7 @@ export const OPTION_RULES: PhraseRule[] = [
   rule('remove', remove, true),
   rule('also', map(words('also', 'too', 'as well', 'in addition', 'additionally', 'on top of that', 'add', 'and also', 'plus also', 'additionally also'), () => ({ kind: 'cue', cue: 'also' }) as const)),
   rule('instead', map(words('instead', 'instead of that', 'rather', 'rather than that', 'replace it with', 'switch to', 'change it to', 'swap it for', 'replace with'), () => ({ kind: 'cue', cue: 'instead' }) as const)),
-  rule('edit', map(words('make it', 'use', 'change', 'change the', 'set the', 'update', 'update the', 'let it', 'modify', 'adjust', 'now', 'actually', 'make the', 'lower', 'raise', 'move'), () => ({ kind: 'cue', cue: 'edit' }) as const)),
+  rule('edit', map(words('make it', 'use', 'change', 'change the', 'set the', 'update', 'update the', 'let it', 'modify', 'adjust', 'now', 'actually', 'make the', 'lower', 'raise', 'move', 'threshold', 'the threshold', 'change the threshold to', 'set the threshold to', 'move the threshold to', 'the level', 'the trigger', 'the trigger price', 'the target', 'lower it to', 'raise it to', 'move it to', 'change it to', 'set it to', 'to'), () => ({ kind: 'cue', cue: 'edit' }) as const)),
   rule('reset', map(words('start over', 'new query', 'start again', 'from scratch', 'forget that', 'forget it', 'reset', 'clear', 'scratch that', 'new alert', 'a new alert', 'another alert', 'another query', 'a separate alert', 'a new query', 'a different alert', 'something else'), () => ({ kind: 'cue', cue: 'reset' }) as const), true),
   rule('token', token((t) => (t.kind === 'bottoken' ? ({ kind: 'action', action: { type: 'messenger_bot', botToken: t.text } } as const) : undefined))),
 ];

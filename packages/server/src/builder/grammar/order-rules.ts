@@ -55,6 +55,7 @@ const PERP = opt(words('perp', 'perps', 'perpetual', 'perpetuals', 'futures', 's
 
 /** Everything that can stand beside an order. */
 const MODIFIERS: Pattern<Patch>[] = [
+  map(seq(words('all', 'all of', 'all my', 'all of my', 'everything', 'my whole', 'the whole', 'my entire', 'the entire', 'my full', 'the full', '100% of'), opt(symbol), opt(PERCENT_OF)), ([, name]) => withSymbol({ positionSizePercent: 100 }, name)),
   map(seq(percent, opt(words('of')), opt(words('my', 'the', 'our', 'your', 'available')), opt(symbol), opt(PERCENT_OF)), ([value, , , name]) => withSymbol({ positionSizePercent: value }, name)),
   ...EXITS_AND_FLAGS,
   map(words('limit', 'limit order', 'as a limit order', 'a limit order', 'with a limit order'), () => ({ orderType: 'limit' as const })),

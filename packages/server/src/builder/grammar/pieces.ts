@@ -18,6 +18,8 @@ export interface MeasurePiece {
   spanMs?: number;
   /** A symbol written inside the phrase (`BTC price`, `RSI of ETH`). */
   symbol?: string;
+  /** A bare number right after the name (`RSI 14`), read as its window; with no comparison it is a threshold (`make the RSI 25`). */
+  trailing?: number;
 }
 
 /** What a comparison compares with. */
