@@ -120,6 +120,20 @@ describe('the model path', () => {
   });
 });
 
+describe('what the model is not asked', () => {
+  it('a "yes" to a pending reading and a bare "start over" are answered by the grammar', async () => {
+    const model = new ScriptedModel([new ModelError('LLM_UPSTREAM_ERROR', 'down')]);
+    const builder = new QueryBuilder({ model, mode: 'api-key', now: () => NOW });
+    const unclear = await builder.reply({ message: 'when BTC blorps above 70k' });
+    expect(model.requests).toHaveLength(1);
+    const yes = await builder.reply({ message: 'yes', state: unclear.state });
+    expect(yes.query?.query.conditions).toEqual({ AND: [{ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '>', value: 70000 }] });
+    const reset = await builder.reply({ message: 'start over', state: yes.state });
+    expect(reset.state.query).toBeUndefined();
+    expect(model.requests).toHaveLength(1);
+  });
+});
+
 describe('extractRequest', () => {
   it('reads fences, stray objects and bare queries; forgives trailing commas', () => {
     expect(extractRequest(fenced(GOOD))).toEqual({ request: GOOD });

@@ -67,7 +67,9 @@ export class QueryBuilder {
     const offline = offlineTurn({ message, state, mode: this.mode, now });
     let content = this.offlineContent(offline, 'grammar');
     let usedModel = false;
-    if (this.model && message.trim() !== '') {
+    // A "yes" to a pending reading, or a bare "start over", is the grammar's to answer.
+    const forModel = message.trim() !== '' && offline.kind !== 'confirmed' && !(offline.reset && offline.request === undefined && offline.partial === undefined);
+    if (this.model && forModel) {
       const current = offline.reset ? undefined : state.query;
       const hint = offline.request ?? offline.partial;
       const draft = await draftWithModel({
