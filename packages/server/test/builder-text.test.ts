@@ -76,6 +76,8 @@ describe('what is not understood', () => {
 
   it('asks which account when a post has no handle, and reads a handle by intent', () => {
     expect(interpret('when Elon Musk tweets about doge', { now: NOW }).questions[0]).toContain('which account');
+    expect(interpret('when Michael Saylor posts about bitcoin', { now: NOW }).questions[0]).toContain('which account should I watch? Give its @handle');
+    expect(interpret('when @saylor buys more bitcoin', { now: NOW }).questions[0]).toBe('Do you mean a post by @saylor? Say "a post by @saylor about buys more bitcoin".');
     const routed = interpret('if @VitalikButerin is posting on X about the roadmap', { now: NOW });
     expect(routed.conditions).toEqual({ AND: [{ source: 'tweet', args: { username: 'VitalikButerin', text: 'is posting on X about the roadmap', minConfidence: 80 } }] });
   });

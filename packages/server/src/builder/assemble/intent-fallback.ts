@@ -14,6 +14,9 @@ import { newsCondition, tweetCondition } from '../grammar/source-rules.js';
 const MACRO_EVENT =
   /\b(fed|federal reserve|ecb|boj|fomc|cpi|ppi|inflation|jobs report|non ?farm|payrolls|unemployment|gdp|recession|tariffs?|interest rates?|cuts? (?:interest )?rates|raises? (?:interest )?rates|hikes? (?:interest )?rates|rate decision|defaults?|de-?pegs?|halts? withdrawals|freezes? withdrawals|token unlock|unlocks?|airdrops?|mainnet|goes bankrupt)\b/i;
 
+/** Posting verbs: with no handle written, the account is asked for. */
+const POSTING = /\b(posts?|posted|says|said|writes|wrote|mentions|mentioned|tweets?|tweeted|retweets?|replies|replied|shills)\b/i;
+
 export type Routed = { node: ConditionNode; note: string } | { question: string } | undefined;
 
 /** Routes the text of a clause by intent, or returns undefined when it reads as neither. */
@@ -28,6 +31,7 @@ export function routeByIntent(text: string): Routed {
   if (post) return { question: `"${cleaned}" reads like a post on X; which account should I watch? Give its @handle, for example "a post by @elonmusk about …".` };
   const event = readWorldEvent(cleaned)?.evidence ?? MACRO_EVENT.exec(cleaned)?.[0];
   if (event !== undefined) return { node: newsCondition(cleaned), note: `"${cleaned}" reads as a world event ("${event}"), so a news condition watches for it` };
+  if (POSTING.test(cleaned)) return { question: `"${cleaned}" reads like a post; which account should I watch? Give its @handle, for example "a post by @saylor about bitcoin".` };
   const handle = /@([A-Za-z0-9_]{1,15})\b/.exec(cleaned);
   if (handle) {
     const topic = cleaned.replace(handle[0], '').trim();

@@ -177,6 +177,10 @@ export function walk(pieces: readonly Located[], unknown: readonly number[]): Wa
           close();
         }
         return;
+      case 'expiresIn':
+        if (draft.looking === true && clause?.comparison?.change === true && clause.spans.length === 0) clause.spans.push({ kind: 'span', ms: draft.ms, how: 'window' });
+        result.options.push(draft);
+        return;
       case 'minConfidence':
         if (semantic) semantic.minConfidence = draft.value;
         else result.options.push(draft);

@@ -56,7 +56,7 @@ function merge(drafts: readonly ActionDraft[], context: ActionContext, out: Reso
       merged.push(draft);
     } else if (draft.type === 'messenger_bot') {
       if (bot === undefined) merged.push((bot = { ...draft }));
-      else Object.assign(bot, { ...(draft.chatId !== undefined ? { chatId: draft.chatId } : {}), ...(draft.botToken !== undefined ? { botToken: draft.botToken } : {}) });
+      else Object.assign(bot, { ...(draft.chatId !== undefined ? { chatId: draft.chatId } : {}), ...(draft.botToken !== undefined ? { botToken: draft.botToken } : {}), ...(draft.message !== undefined ? { message: draft.message } : {}) });
     } else if (draft.type === 'order') {
       if (draft.side !== undefined) merged.push(orders.shift() as OrderDraft);
     } else if (draft.type === 'notify') {
@@ -111,7 +111,7 @@ function complete(draft: ActionDraft, context: ActionContext, out: ResolvedActio
       }
       if (draft.botToken === undefined) out.notes.push('the Telegram bot token is the placeholder <BOT_TOKEN>: put your bot token there before creating the query');
       const chatId = String(draft.chatId);
-      return { stepId: 'telegram', type: 'messenger_bot', params: { botToken: draft.botToken ?? '<BOT_TOKEN>', chatId, message: clip(`Triggered: ${context.summary}`, 2000) } };
+      return { stepId: 'telegram', type: 'messenger_bot', params: { botToken: draft.botToken ?? '<BOT_TOKEN>', chatId, message: draft.message ?? clip(`Triggered: ${context.summary}`, 2000) } };
     }
     case 'llm':
       return analysis(draft, context);

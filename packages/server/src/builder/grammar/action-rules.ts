@@ -64,6 +64,7 @@ const botRef = map(
 const telegram: Pattern<ActionPiece> = map(
   seq(
     opt(longest(SEND, words('message', 'send a message to', 'send a telegram message to', 'post a message to', 'and message', 'send a message on', 'send me a message on', 'message me on'))),
+    opt(seq(token((t) => (t.kind === 'string' && t.text.trim() !== '' ? t.text.trim() : undefined)), opt(words('to', 'on', 'via', 'in')))),
     article,
     words('telegram', 'tg', 'telegram bot', 'telegram chat', 'telegram channel', 'telegram group', 'messenger bot', 'messenger', 'my bot', 'the bot'),
     opt(words('bot', 'chat', 'channel', 'group', 'messenger')),
@@ -71,8 +72,9 @@ const telegram: Pattern<ActionPiece> = map(
     opt(botRef),
     opt(chatRef),
   ),
-  ([, , , , chatA, token, chatB]) => {
+  ([, quoted, , , , chatA, token, chatB]) => {
     const draft: ActionDraft = { type: 'messenger_bot' };
+    if (quoted !== undefined) draft.message = quoted[0];
     const chat = chatA ?? chatB;
     if (chat !== undefined) draft.chatId = chat;
     if (token !== undefined) draft.botToken = token;

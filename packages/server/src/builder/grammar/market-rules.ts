@@ -34,6 +34,13 @@ const window: Pattern<SpanPiece> = map(
   ([, , ms]) => ({ kind: 'span', ms, how: 'window' }),
 );
 
+/** `today`, `this week`: the last day or week (a rolling window, not the calendar). */
+const recent: Pattern<SpanPiece> = map(words('today', 'in a day', 'on the day', 'this week', 'on the week', 'in a week', 'this hour'), (phrase) => ({
+  kind: 'span',
+  ms: phrase.endsWith('week') ? WEEK : phrase.endsWith('hour') ? HOUR : DAY,
+  how: 'window',
+}));
+
 /** `4h`, `daily`, `hourly` beside a measure. */
 const bare: Pattern<SpanPiece> = map(
   first<number>(duration, token((t) => (t.kind === 'word' ? ADJECTIVES[t.lower] : undefined))),
@@ -69,6 +76,7 @@ export const MARKET_RULES: PhraseRule[] = [
   ...COMPARISON_PATTERNS.map(([name, pattern]) => rule(name, pattern)),
   rule('chart timeframe', chart),
   rule('window', window),
+  rule('recent window', recent),
   rule('bare span', bare),
   rule('symbol', map(symbol, (name) => ({ kind: 'symbol', symbol: name }) as const)),
   rule('exchange', map(exchange, (id) => ({ kind: 'exchange', exchange: id }) as const)),

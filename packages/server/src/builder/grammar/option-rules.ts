@@ -24,7 +24,7 @@ const expiry: Pattern<OptionPiece> = map(
     opt(words('the next', 'a', 'an', 'of', '=', ':')),
     span,
   ),
-  ([, , ms]) => option({ option: 'expiresIn', ms }),
+  ([phrase, , ms]) => option(/\bnext$/.test(phrase) ? { option: 'expiresIn', ms, looking: true } : { option: 'expiresIn', ms }),
 );
 
 const holdFor: Pattern<OptionPiece> = first(

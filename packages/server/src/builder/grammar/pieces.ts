@@ -126,7 +126,8 @@ export interface ActionPiece {
 
 /** Query options and condition modifiers. */
 export type OptionDraft =
-  | { option: 'expiresIn'; ms: number }
+  /** `looking` marks `in the next X`: also the window of a percent move that has none. */
+  | { option: 'expiresIn'; ms: number; looking?: boolean }
   | { option: 'holdFor'; ms: number; group?: boolean }
   /** `for X` without a qualifier: a hold-for after a condition when X is under an hour, else the lifetime. */
   | { option: 'for'; ms: number }
