@@ -6,6 +6,7 @@
 import { estimateCost, priceOfCredits, type QueryRequest, type ValidationMode, type ValidationResult } from '@eql/core';
 import { describeAction, describeConditions, describeLifetime } from './describe.js';
 
+/** Everything a reply says. */
 export interface ReplyContent {
   mode: ValidationMode;
   /** A valid request and its validation. */

@@ -11,6 +11,7 @@ import { mainSymbol } from './compose/edits.js';
 import { withoutTrades } from './payment.js';
 import type { BuilderState } from './state.js';
 
+/** One turn for the grammar: the message, the conversation so far, the mode and the instant. */
 export interface OfflineTurn {
   message: string;
   state: BuilderState;
@@ -18,6 +19,7 @@ export interface OfflineTurn {
   now: number;
 }
 
+/** What the grammar made of a turn: a valid request, or questions, not-understood words and a partial reading. */
 export interface OfflineOutcome {
   /** A query the validator accepted, and its validation. */
   request?: QueryRequest;

@@ -6,6 +6,7 @@
 import { isTradeActionType, type Action, type QueryRequest } from '@eql/core';
 import { describeAction } from './describe.js';
 
+/** The non-trade version of a request and what was taken out. */
 export interface PaymentAdapted {
   request: QueryRequest;
   /** The trade steps taken out or changed, in words. */

@@ -12,6 +12,7 @@ import { draftWithModel } from './model/draft-loop.js';
 import { offlineTurn, type OfflineOutcome } from './offline.js';
 import { readState, type BuilderState } from './state.js';
 
+/** How a builder is made: the mode of its route, and optionally a model and a clock. */
 export interface QueryBuilderOptions {
   /** A chat model; without one the offline grammar answers. */
   model?: ChatModel;
@@ -23,6 +24,7 @@ export interface QueryBuilderOptions {
   maxRepairs?: number;
 }
 
+/** One message of a session, with what the host stored for it. */
 export interface BuilderTurn {
   message: string;
   /** Model speed for this turn (default fast). */
@@ -33,6 +35,7 @@ export interface BuilderTurn {
   state?: unknown;
 }
 
+/** The answer of a turn. */
 export interface BuilderReply {
   /** The reply: explanation, the query in a ```json block, warnings; or a question. */
   markdown: string;

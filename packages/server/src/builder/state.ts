@@ -5,6 +5,7 @@
  */
 import { isRecord, type QueryRequest } from '@eql/core';
 
+/** A builder conversation between turns (stored by the host, plain JSON). */
 export interface BuilderState {
   version: 1;
   /** The query of the conversation so far (always one the validator accepted). */

@@ -17,6 +17,7 @@ const MACRO_EVENT =
 /** Posting verbs: with no handle written, the account is asked for. */
 const POSTING = /\b(posts?|posted|says|said|writes|wrote|mentions|mentioned|tweets?|tweeted|retweets?|replies|replied|shills)\b/i;
 
+/** A condition read by intent (with a note saying so), a question, or nothing. */
 export type Routed = { node: ConditionNode; note: string } | { question: string } | undefined;
 
 /** Routes the text of a clause by intent, or returns undefined when it reads as neither. */

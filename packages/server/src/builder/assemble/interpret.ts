@@ -18,6 +18,7 @@ import { walk, type ClauseDraft, type Walk } from './walk.js';
 const WHAT_TO_WATCH =
   'What should it watch? A price ("BTC above 70k"), an indicator ("RSI of ETH below 30"), a post ("a post by @account about …"), news ("news about …") or an LLM judgement ("if an LLM thinks …")?';
 
+/** The instant and the conversation's symbol, for clauses that need them. */
 export interface InterpretContext {
   /** Epoch milliseconds of the request (schedules are computed from it). */
   now: number;
@@ -25,6 +26,7 @@ export interface InterpretContext {
   symbol?: string;
 }
 
+/** A message read: its conditions, drafts of its actions, options, bare values, and what to ask. */
 export interface Interpretation {
   /** The conditions of this message as one group. */
   conditions?: ConditionGroup;

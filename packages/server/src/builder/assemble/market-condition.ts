@@ -9,6 +9,7 @@ import type { ComparisonPiece, MeasurePiece, SpanPiece, Threshold } from '../gra
 import { durationText } from '../format.js';
 import { DEFAULT_TIMEFRAME, DEFAULT_WINDOW, INDICATOR_DEFAULTS, TIMEFRAMES } from '../schema-facts.js';
 
+/** The pieces of one market clause, with its symbol decided. */
 export interface MarketClause {
   symbol: string;
   measure?: MeasurePiece;
@@ -17,6 +18,7 @@ export interface MarketClause {
   exchange?: string;
 }
 
+/** A condition and the defaults said about it, or a question. */
 export type Resolved = { node: ConditionNode; notes: string[] } | { question: string };
 
 /** Indicator levels of `oversold` / `overbought`. */

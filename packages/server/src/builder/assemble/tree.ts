@@ -5,6 +5,7 @@
  */
 import type { ConditionGroup, ConditionNode } from '@eql/core';
 
+/** A condition and the connector before it. */
 export interface Joined {
   node: ConditionNode;
   connector?: 'and' | 'or' | 'comma';

@@ -30,6 +30,7 @@ export interface ClauseDraft {
   unknown: number[];
 }
 
+/** The pieces of a message grouped: clauses, actions, options and bare values. */
 export interface Walk {
   clauses: ClauseDraft[];
   actions: ActionDraft[];

@@ -9,6 +9,7 @@ import type { ActionDraft, OrderDraft } from '../grammar/pieces.js';
 import type { Amount } from '../grammar/values.js';
 import { formatNumber } from '../describe.js';
 
+/** What completes action drafts: the query's symbol and exchange, its summary, options and bare answers. */
 export interface ActionContext {
   /** The symbol of the query, for orders and analyses that name none. */
   symbol?: string;
@@ -25,6 +26,7 @@ export interface ActionContext {
   chats: Array<string | number>;
 }
 
+/** Completed actions, with what must be asked and what was decided. */
 export interface ResolvedActions {
   actions: Action[];
   questions: string[];

@@ -13,6 +13,7 @@ import { resolveActions } from './actions.js';
 import { conditionExchange, mainSymbol, patchOrders, replaceExchange, replaceSpan, replaceSymbol, replaceThreshold } from './edits.js';
 import { applyOptions, finishActions } from './finish.js';
 
+/** A reading of the message and the conversation it belongs to. */
 export interface ComposeInput {
   interpretation: Interpretation;
   /** The query of the conversation so far. */
@@ -22,6 +23,7 @@ export interface ComposeInput {
   now: number;
 }
 
+/** The request of a turn (not yet validated), or what to ask. */
 export interface Composed {
   request?: QueryRequest;
   /** `new`: a query from scratch; `amended`: the current one changed. */

@@ -5,11 +5,13 @@
  */
 import type { Token } from '../text/tokens.js';
 
+/** A pattern's value and the index of the token after it. */
 export interface Match<T> {
   value: T;
   next: number;
 }
 
+/** Reads from a token index: a match, or undefined. */
 export type Pattern<T> = (tokens: readonly Token[], at: number) => Match<T> | undefined;
 
 type Values<P extends readonly Pattern<unknown>[]> = { [K in keyof P]: P[K] extends Pattern<infer T> ? T : never };

@@ -29,6 +29,7 @@ export type Threshold =
   /** `oversold`, `overbought`, `positive`, `negative`: a level that depends on the indicator. */
   | { kind: 'state'; state: 'oversold' | 'overbought' | 'positive' | 'negative' };
 
+/** An operator phrase and what it compares with. */
 export interface ComparisonPiece {
   kind: 'comparison';
   /** `crosses` is a crossing either way: an OR of crosses_above and crosses_below. */
@@ -50,11 +51,13 @@ export interface SpanPiece {
   how: 'chart' | 'window' | 'bare';
 }
 
+/** A market symbol on its own. */
 export interface SymbolPiece {
   kind: 'symbol';
   symbol: string;
 }
 
+/** An exchange on its own (`on binance`). */
 export interface ExchangePiece {
   kind: 'exchange';
   exchange: string;
@@ -95,11 +98,13 @@ export type ActionDraft =
   | { type: 'llm'; analysisType: 'chat' | 'macro' | 'summary' | 'tokenIntro' | 'tokenAnalysis'; prompt?: string; speed?: 'fast' | 'expert'; symbol?: string }
   | OrderDraft;
 
+/** A take-profit or stop-loss as written: a price or a percent. */
 export interface ExitDraft {
   price?: number;
   percent?: number;
 }
 
+/** An order as far as the words go; a draft without a side patches the order it belongs to. */
 export interface OrderDraft {
   type: 'order';
   orderType?: 'market' | 'limit';
@@ -119,6 +124,7 @@ export interface OrderDraft {
   ambiguousAmount?: number;
 }
 
+/** An action phrase. */
 export interface ActionPiece {
   kind: 'action';
   action: ActionDraft;
@@ -141,6 +147,7 @@ export type OptionDraft =
   /** `every 4h`: the period of an llm condition before it, or else a schedule. */
   | { option: 'every'; ms: number };
 
+/** An option phrase. */
 export interface OptionPiece {
   kind: 'option';
   option: OptionDraft;
@@ -171,6 +178,7 @@ export interface ChatPiece {
   chatId: string | number;
 }
 
+/** Every kind of piece. */
 export type Piece =
   | MeasurePiece
   | ComparisonPiece

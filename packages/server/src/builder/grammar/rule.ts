@@ -5,6 +5,7 @@
 import { map, type Pattern } from './combinators.js';
 import type { Piece } from './pieces.js';
 
+/** A named pattern of words and the pieces of meaning it reads. */
 export interface PhraseRule {
   /** Shown in tests and traces. */
   name: string;

@@ -8,6 +8,7 @@ import type { Token } from '../text/tokens.js';
 import type { Located, Piece } from './pieces.js';
 import { PHRASE_RULES } from './rules.js';
 
+/** The pieces of a message and the tokens nothing read. */
 export interface ScanResult {
   tokens: readonly Token[];
   /** Pieces in message order, each with the token range it was read from. */

@@ -7,6 +7,7 @@ import { NUMBER_WORDS } from '../text/lexicon.js';
 import type { Token } from '../text/tokens.js';
 import { first, map, opt, seq, token, words, type Pattern } from './combinators.js';
 
+/** A number as written: its value and whether it carried a currency or a percent sign. */
 export interface Amount {
   value: number;
   /** Written with `$` or a currency word. */

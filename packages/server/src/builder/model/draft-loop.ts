@@ -10,6 +10,7 @@ import { withoutTrades } from '../payment.js';
 import { extractRequest } from './extract.js';
 import { systemPrompt } from './prompt.js';
 
+/** What the model loop needs for one turn. */
 export interface ModelDraftInput {
   model: ChatModel;
   message: string;
@@ -26,6 +27,7 @@ export interface ModelDraftInput {
   maxRepairs?: number;
 }
 
+/** A valid draft (with trade steps taken out in payment mode), or why the model path failed. */
 export type ModelDraft =
   | { ok: true; request: QueryRequest; validation: ValidationResult; refused: string[]; attempts: number }
   | { ok: false; reason: string; attempts: number };

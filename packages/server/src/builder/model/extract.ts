@@ -5,6 +5,7 @@
  */
 import { isRecord } from '@eql/core';
 
+/** The request found in a reply, or why there is none. */
 export type Extracted = { request: Record<string, unknown> } | { problem: string };
 
 const FENCE = /```[ \t]*([A-Za-z0-9_-]*)[ \t]*\r?\n([\s\S]*?)```/g;

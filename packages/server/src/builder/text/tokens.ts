@@ -27,6 +27,7 @@ export type TokenKind =
   /** Any other single character or operator sign: `,` `.` `(` `>=` `%`. */
   | 'punct';
 
+/** One token and where it is in the normalized message. */
 export interface Token {
   kind: TokenKind;
   /** As written (after normalization); the content of a string, without its quotes. */
