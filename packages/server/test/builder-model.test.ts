@@ -2,6 +2,7 @@ import { validate, type QueryRequest } from '@eql/core';
 import { describe, expect, it } from 'vitest';
 import { ModelError } from '../src/llm/chat-model.js';
 import { QueryBuilder, extractRequest, systemPrompt } from '../src/builder/index.js';
+import { PROMPT_EXAMPLES } from '../src/builder/model/prompt.js';
 import { ScriptedModel, jsonBlocks } from '../src/builder/testing.js';
 
 /** docs/builder.md, "With a model": draft, validate, repair with the validator's errors, fall back to the grammar. */
@@ -117,6 +118,18 @@ describe('the model path', () => {
     expect(validate(reply.query, { mode: 'payment', now: NOW }).valid).toBe(true);
     expect(reply.markdown).toContain('Orders need an API key');
     expect(systemPrompt('payment')).toContain('NEVER use market_order');
+  });
+});
+
+describe('the system prompt', () => {
+  it('shows only examples the validator accepts, each in the prompt of its mode', () => {
+    expect(PROMPT_EXAMPLES.length).toBeGreaterThanOrEqual(3);
+    for (const [message, request] of PROMPT_EXAMPLES) {
+      expect(validate(request, { now: Date.UTC(2026, 0, 1) }).errors, message).toEqual([]);
+      expect(systemPrompt('api-key')).toContain(JSON.stringify(request));
+      const trades = request.query.actions.some((action) => action.type === 'market_order' || action.type === 'limit_order');
+      expect(systemPrompt('payment').includes(JSON.stringify(request))).toBe(!trades);
+    }
   });
 });
 

@@ -5,7 +5,8 @@
 import type { QueryRequest, ValidationMode } from '@eql/core';
 import { ACTION_TYPES, ANALYSIS_TYPES, INDICATOR_DEFAULTS, LLM_SPEEDS, METHODS, OPERATORS, SOURCES, TIMEFRAMES } from '../schema-facts.js';
 
-const EXAMPLES: ReadonlyArray<readonly [string, QueryRequest]> = [
+/** The worked examples of the prompt: a message and the request it should give. */
+export const PROMPT_EXAMPLES: ReadonlyArray<readonly [string, QueryRequest]> = [
   [
     'Alert me when BTC crosses above 100k, and send it to https://example.com/hook',
     {
@@ -87,6 +88,6 @@ export function systemPrompt(mode: ValidationMode): string {
       ? 'This is the keyless payment mode: NEVER use market_order or limit_order (nor trade callbacks); offer a notification instead and say orders need an API key.'
       : 'market_order {exchange, symbol (perpetual: BTC, BTC-PERP or BTC/USDT:USDT), side buy|sell, exactly one of size | amountUsd | positionSizePercent, leverage? 1-200, reduceOnly?, takeProfit?/stopLoss? {price} or {percent}}; limit_order also needs price and takes timeInForce GTC|IOC|PO. Use exchange "paper" when the user names none.',
     'Default action when none is asked: notify. Keep what the user said; never invent thresholds. When amending, return the whole updated query.',
-    ...EXAMPLES.map(([message, request]) => `Example — user: ${message}\n\`\`\`json\n${JSON.stringify(request)}\n\`\`\``),
+    ...PROMPT_EXAMPLES.filter(([, request]) => mode === 'api-key' || !request.query.actions.some((action) => action.type.endsWith('_order'))).map(([message, request]) => `Example — user: ${message}\n\`\`\`json\n${JSON.stringify(request)}\n\`\`\``),
   ].join('\n\n');
 }
