@@ -79,6 +79,17 @@ describe('the model path', () => {
     expect(reply.query?.query.conditions).toEqual({ AND: [{ source: 'price', method: 'change', args: { symbol: 'ETH', period: '1h' }, operator: '<=', value: -10 }] });
   });
 
+  it('passes on a clarifying question the model asks instead of a draft', async () => {
+    const model = new ScriptedModel(['How much BTC should I buy when the RSI is oversold?']);
+    const reply = await new QueryBuilder({ model, mode: 'api-key', now: () => NOW }).reply({ message: 'buy BTC when RSI is oversold' });
+    expect(model.requests).toHaveLength(1);
+    expect(reply.usedModel).toBe(true);
+    expect(reply.query).toBeUndefined();
+    expect(reply.markdown).toBe('How much BTC should I buy when the RSI is oversold?\n');
+    expect(reply.state.pending?.message).toBe('buy BTC when RSI is oversold');
+    expect(systemPrompt('api-key')).toContain('never invent thresholds, order sizes, URLs or chat ids');
+  });
+
   it('asks for a JSON block when the reply has none', async () => {
     const model = new ScriptedModel(['Sure, I will set that up for you!', fenced(GOOD)]);
     const reply = await new QueryBuilder({ model, mode: 'api-key', now: () => NOW }).reply({ message: 'ETH above 4k' });

@@ -26,13 +26,16 @@ export interface ReplyContent {
   author: 'model' | 'grammar' | 'fallback';
   /** Why the model's draft was not used (fallback only). */
   fallbackReason?: string;
+  /** The model's own clarifying question, answered next turn. */
+  modelQuestion?: string;
 }
 
 /** Renders the reply of a turn. */
 export function renderReply(content: ReplyContent): string {
   const parts: string[] = [];
   if (content.author === 'fallback') parts.push(`${content.fallbackReason ?? 'The model did not produce a valid query'}, so I used the offline grammar instead.`);
-  if (content.request && content.validation) parts.push(...querySection(content, content.request, content.validation));
+  if (content.modelQuestion !== undefined) parts.push(content.modelQuestion);
+  else if (content.request && content.validation) parts.push(...querySection(content, content.request, content.validation));
   else parts.push(...askSection(content));
   return `${parts.join('\n\n').trim()}\n`;
 }

@@ -44,7 +44,7 @@ export interface BuilderReply {
   validation?: ValidationResult;
   /** To store for the session and pass back with the next turn (plain JSON). */
   state: BuilderState;
-  /** Whether the reply's query was written by the model. */
+  /** Whether the model wrote the reply: the query it drafted, or its clarifying question. */
   usedModel: boolean;
 }
 
@@ -89,6 +89,9 @@ export class QueryBuilder {
       if (draft.ok) {
         usedModel = true;
         content = { mode: this.mode, request: draft.request, validation: draft.validation, kind: current ? 'amended' : 'new', questions: [], notes: [], unknown: [], refused: draft.refused, author: 'model' };
+      } else if ('question' in draft) {
+        usedModel = true;
+        content = { mode: this.mode, kind: 'none', questions: [], notes: [], unknown: [], refused: [], author: 'model', modelQuestion: draft.question };
       } else {
         content = { ...this.offlineContent(offline, 'fallback'), fallbackReason: draft.reason };
       }

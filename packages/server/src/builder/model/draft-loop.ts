@@ -30,7 +30,11 @@ export interface ModelDraftInput {
 /** A valid draft (with trade steps taken out in payment mode), or why the model path failed. */
 export type ModelDraft =
   | { ok: true; request: QueryRequest; validation: ValidationResult; refused: string[]; attempts: number }
+  /** The model asked a question instead of drafting (something essential was missing). */
+  | { ok: false; question: string; attempts: number }
   | { ok: false; reason: string; attempts: number };
+
+const NO_JSON = 'the reply has no ```json code block';
 
 /** Earlier turns given to the model. */
 const HISTORY_LIMIT = 12;
@@ -50,6 +54,7 @@ export async function draftWithModel(input: ModelDraftInput): Promise<ModelDraft
     }
     const checked = check(text, input);
     if (checked.ok) return { ...checked, attempts: attempt };
+    if (attempt === 1 && checked.problem === NO_JSON && text.includes('?')) return { ok: false, question: text.trim(), attempts: attempt };
     lastProblem = checked.problem;
     messages.push({ role: 'assistant', content: text }, { role: 'user', content: checked.feedback });
   }

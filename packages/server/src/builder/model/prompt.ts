@@ -87,7 +87,7 @@ export function systemPrompt(mode: ValidationMode): string {
     mode === 'payment'
       ? 'This is the keyless payment mode: NEVER use market_order or limit_order (nor trade callbacks); offer a notification instead and say orders need an API key.'
       : 'market_order {exchange, symbol (perpetual: BTC, BTC-PERP or BTC/USDT:USDT), side buy|sell, exactly one of size | amountUsd | positionSizePercent, leverage? 1-200, reduceOnly?, takeProfit?/stopLoss? {price} or {percent}}; limit_order also needs price and takes timeInForce GTC|IOC|PO. Use exchange "paper" when the user names none.',
-    'Default action when none is asked: notify. Keep what the user said; never invent thresholds. When amending, return the whole updated query.',
+    'Default action when none is asked: notify. Keep what the user said; never invent thresholds, order sizes, URLs or chat ids: when something essential is missing, reply with one short question and no JSON. When amending, return the whole updated query.',
     ...PROMPT_EXAMPLES.filter(([, request]) => mode === 'api-key' || !request.query.actions.some((action) => action.type.endsWith('_order'))).map(([message, request]) => `Example — user: ${message}\n\`\`\`json\n${JSON.stringify(request)}\n\`\`\``),
   ].join('\n\n');
 }
