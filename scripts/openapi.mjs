@@ -31,7 +31,7 @@ export function render(doc) {
 export async function generate(buildServer) {
   const dataDir = await mkdtemp(join(tmpdir(), 'eql-openapi-'));
   try {
-    const host = await buildServer({ config: { dataDir, secretKey: '0'.repeat(64) }, logger: false, engine: { sources: [] } });
+    const host = await buildServer({ config: { dataDir, secretKey: '0'.repeat(64), marketSeed: false, x402: { payTo: '0x0000000000000000000000000000000000000001', agentSecrets: [] } }, logger: false, engine: { sources: [] } });
     try {
       const response = await host.app.inject({ method: 'GET', url: '/openapi.json' });
       if (response.statusCode !== 200) throw new Error(`GET /openapi.json answered ${response.statusCode}`);

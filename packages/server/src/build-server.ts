@@ -24,6 +24,9 @@ import { SqliteChatStore } from './store/sqlite-chat-store.js';
 import type { ChatStore } from './store/chat-store.js';
 import type { Analyst } from './llm/analyst.js';
 import { createAnalyst } from './llm/create-analyst.js';
+import type { ChatModel } from './llm/chat-model.js';
+import { OpenAiChatModel } from './llm/openai-chat-model.js';
+import { QueryBuilder } from './builder/query-builder.js';
 import type { MarketData } from './market/market-data.js';
 import { seedMarketData } from './market/seed.js';
 import { SqliteMarketData } from './market/sqlite-market-data.js';
@@ -54,6 +57,8 @@ export interface BuildOptions {
   facilitator?: PaymentFacilitator;
   /** Market data (default: SQLite `market.sqlite` in `config.dataDir`, seeded per `config.marketSeed`). */
   market?: MarketData;
+  /** The language model of the analyst and the query builder (default: per `config.llm`; none: offline). */
+  model?: ChatModel;
   /** The analyst of chat, summaries and narratives (default: per the LLM configuration). */
   analyst?: Analyst;
   /** Chat sessions (default: in the SQLite store; required with another store). */
@@ -97,7 +102,9 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   const ownMarket = options.market === undefined ? new SqliteMarketData(join(config.dataDir, 'market.sqlite')) : undefined;
   if (ownMarket && config.marketSeed !== false) seedMarketData(ownMarket, config.marketSeed, now());
   const market: MarketData = ownMarket ?? (options.market as MarketData);
-  const analyst = options.analyst ?? createAnalyst({ market, ...(config.llm ? { config: config.llm } : {}) });
+  const model = options.model ?? (config.llm ? new OpenAiChatModel(config.llm) : undefined);
+  const analyst = options.analyst ?? createAnalyst({ market, ...(model ? { model } : {}) });
+  const builders = { 'api-key': new QueryBuilder({ mode: 'api-key', now, ...(model ? { model } : {}) }), payment: new QueryBuilder({ mode: 'payment', now, ...(model ? { model } : {}) }) };
   const chats = options.chats ?? (store instanceof SqliteStore ? new SqliteChatStore(store.db) : undefined);
   if (!chats) throw new Error('buildServer: pass `chats` (a chat session store) with a store other than SqliteStore');
   const host = new HostEngine({ analyst: analyst.provider, ...options.engine, config, store, box, connectExchange: options.connectExchange ?? options.engine?.connectExchange ?? ccxtConnector });
@@ -113,6 +120,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
     publicExchange: options.publicExchange ?? (async (exchangeId) => new CcxtExchange(await createCcxtClient(exchangeId, {}))),
     market,
     analyst,
+    builders,
     chats,
     now,
   };
@@ -134,8 +142,14 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'EQL reference host', version: '0.1.0', description: 'The Auto API of the service interface specification, parts 4.1, 4.4, 5 and 6.' },
-      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-svc-api-key' } } },
+      info: { title: 'EQL reference host', version: '0.1.0', description: 'The service interface specification, parts 4.1 to 4.5, 5 and 6: the Auto API, market data, chat, the query builder and the x402 payment model (docs/http-api.md, docs/x402.md).' },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'x-svc-api-key' },
+          x402Payment: { type: 'apiKey', in: 'header', name: 'PAYMENT-SIGNATURE', description: 'An x402 payment (v2; X-PAYMENT for v1); a 402 answer says what to pay' },
+          agentSecret: { type: 'apiKey', in: 'header', name: 'x-svc-agent-secret' },
+        },
+      },
       security: [{ apiKey: [] }],
     },
   });

@@ -1,6 +1,7 @@
 import type { Exchange } from '@eql/core';
 import type { HostConfig } from './config.js';
 import type { Analyst } from './llm/analyst.js';
+import type { QueryBuilder } from './builder/query-builder.js';
 import type { MarketData } from './market/market-data.js';
 import type { ChatStore } from './store/chat-store.js';
 import type { ExchangeConnector, HostEngine } from './host/host-engine.js';
@@ -26,6 +27,8 @@ export interface HostContext {
   market: MarketData;
   /** Answers chat, summaries and narratives (a language model, or the offline analyst). */
   analyst: Analyst;
+  /** The query builders of the two models: `api-key` (/v2/auto/chat) and `payment` (/x402/v2/auto/chat, no trade actions). */
+  builders: Record<'api-key' | 'payment', QueryBuilder>;
   /** Conversations of chat and the query builder. */
   chats: ChatStore;
   /** Wall clock, epoch ms (injectable for tests of time windows). */

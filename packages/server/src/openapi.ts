@@ -24,6 +24,9 @@ const TAGS = [
   { name: 'drafts', description: 'Spec 4.4: drafts, stored as given and converted into active queries' },
   { name: 'exchanges', description: 'Spec 4.4: exchange connections and the perpetual-symbol check' },
   { name: 'streams', description: 'Spec 6: Server-Sent Events of one query or of all the caller\'s queries' },
+  { name: 'data', description: 'Spec 4.2: account stats, trending tokens and contract addresses, mentions, news, summaries, narratives; and ingest' },
+  { name: 'chat', description: 'Spec 4.3: one complete answer of the analyst per request, in sessions' },
+  { name: 'x402', description: 'Spec 4.5: the keyless payment model, paid per request in USDC (x402), agent routes with x-svc-agent-secret' },
 ];
 
 const isNode = (value: unknown): value is Node => typeof value === 'object' && value !== null && !Array.isArray(value);

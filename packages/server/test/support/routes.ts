@@ -32,6 +32,7 @@ export const AUTO_ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/v2/auto/exchanges', body: false },
   { method: 'POST', path: '/v2/auto/exchanges', body: true },
   { method: 'DELETE', path: '/v2/auto/exchanges/{exchange}', body: false },
+  { method: 'POST', path: '/v2/auto/chat', body: true },
   { method: 'GET', path: '/v2/auto/queries/{queryId}/stream', body: false, stream: true },
   { method: 'GET', path: '/v2/auto/queries/stream', body: false, stream: true },
 ];
@@ -58,6 +59,7 @@ export const PAYMENT_ROUTES: readonly RouteSpec[] = [
   { method: 'GET', path: '/x402/v2/aggregations/trending-cas/twitter', body: false },
   { method: 'GET', path: '/x402/v2/aggregations/trending-cas/telegram', body: false },
   { method: 'POST', path: '/x402/v2/chat', body: true },
+  { method: 'POST', path: '/x402/v2/auto/chat', body: true },
   { method: 'POST', path: '/x402/v2/auto/queries', body: true },
   { method: 'POST', path: '/x402/v2/auto/queries/{queryId}', body: false },
   { method: 'POST', path: '/x402/v2/auto/queries/{queryId}/cancel', body: false },

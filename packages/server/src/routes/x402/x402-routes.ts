@@ -11,6 +11,7 @@ import { paymentGate, type PaymentGateOptions } from '../../payment/payment-gate
 import type { PaymentLedger } from '../../payment/payment-ledger.js';
 import { CHAT_CREDITS, chatBodySchema, chatResponseSchema, parseChatRequest } from '../chat/chat-request.js';
 import { chatTurn } from '../chat/chat-turn.js';
+import { builderBodySchema, builderResponseSchema, builderTurn, parseBuilderRequest } from '../chat/builder-turn.js';
 import { smartStats, smartStatsAccount, trendingContracts, trendingRange, trendingTokens } from '../market/market-handlers.js';
 import { M } from '../market/market-schemas.js';
 import { X } from './x402-schemas.js';
@@ -26,7 +27,11 @@ export interface X402Options {
 export const X402_DATA_CREDITS = 1;
 
 type Query = Record<string, unknown>;
-const tagged = <T extends object>(schema: T) => ({ ...schema, tags: ['x402'], security: [] });
+const tagged = <T extends object>(schema: T, security: 'payment' | 'agent' | 'paid agent' = 'payment') => ({
+  ...schema,
+  tags: ['x402'],
+  security: security === 'payment' ? [{ x402Payment: [] }] : security === 'agent' ? [{ agentSecret: [] }] : [{ agentSecret: [], x402Payment: [] }],
+});
 
 /**
  * Spec 4.5: the payment-model routes. Paid routes check the request first (a bad one is a 400 before
@@ -82,14 +87,23 @@ export function x402Routes(app: FastifyInstance, context: HostContext, options: 
     return { success: true, data: answer };
   });
 
+  // The query builder (fast 5, expert 18), in payment mode: it offers no trade actions.
+  const builder = gate((request) => CHAT_CREDITS[parseBuilderRequest(request.body as Record<string, unknown>).speed], 'A reply of the query builder');
+  app.post('/x402/v2/auto/chat', { schema: tagged({ summary: 'The AI query builder, paid per request', body: builderBodySchema, response: { 200: builderResponseSchema } }), ...builder.hooks }, async (request) => {
+    const owner = await payerOf(request);
+    const answer = await builderTurn(context, context.builders.payment, owner.id, parseBuilderRequest(request.body as Record<string, unknown>));
+    await record(request, 'builder', answer.sessionId);
+    return { success: true, data: answer };
+  });
+
   // Agent routes.
   const create = gate((request) => checkForCreate(requestBody(request.body), 'payment', context.now()).estimatedCost.credits, 'Create an EQL query');
-  app.post('/x402/v2/auto/queries', { onRequest: agent, schema: tagged(X.create), ...create.hooks }, async (request, reply) => {
+  app.post('/x402/v2/auto/queries', { onRequest: agent, schema: tagged(X.create, 'paid agent'), ...create.hooks }, async (request, reply) => {
     const owner = await agentOf(request);
     const { created } = await createQuery(context, owner, requestBody(request.body), { requireValidation: false, mode: 'payment', beforeCommit: () => create.settle(request) });
     return reply.status(201).send(created);
   });
-  app.post('/x402/v2/auto/queries/validate', { onRequest: agent, schema: tagged(X.validate) }, (request) => {
+  app.post('/x402/v2/auto/queries/validate', { onRequest: agent, schema: tagged(X.validate, 'agent') }, (request) => {
     try {
       const result = checkForCreate(requestBody(request.body), 'payment', context.now());
       return result;
@@ -99,10 +113,10 @@ export function x402Routes(app: FastifyInstance, context: HostContext, options: 
       throw error;
     }
   });
-  app.post('/x402/v2/auto/queries/:queryId', { onRequest: agent, schema: tagged(X.poll) }, async (request) => pollQuery(context, (await agentOf(request)).id, (request.params as { queryId: string }).queryId));
-  app.post('/x402/v2/auto/queries/:queryId/cancel', { onRequest: agent, schema: tagged(X.cancel) }, async (request) => cancelQuery(context, (await agentOf(request)).id, (request.params as { queryId: string }).queryId));
-  app.post('/x402/v2/auto/queries/:queryId/sessions', { onRequest: agent, schema: tagged(X.sessions) }, async (request) => sessionsOfQuery(context, (await agentOf(request)).id, (request.params as { queryId: string }).queryId));
-  app.post('/x402/v2/auto/queries/:queryId/sessions/:sessionId', { onRequest: agent, schema: tagged(X.session) }, async (request) => {
+  app.post('/x402/v2/auto/queries/:queryId', { onRequest: agent, schema: tagged(X.poll, 'agent') }, async (request) => pollQuery(context, (await agentOf(request)).id, (request.params as { queryId: string }).queryId));
+  app.post('/x402/v2/auto/queries/:queryId/cancel', { onRequest: agent, schema: tagged(X.cancel, 'agent') }, async (request) => cancelQuery(context, (await agentOf(request)).id, (request.params as { queryId: string }).queryId));
+  app.post('/x402/v2/auto/queries/:queryId/sessions', { onRequest: agent, schema: tagged(X.sessions, 'agent') }, async (request) => sessionsOfQuery(context, (await agentOf(request)).id, (request.params as { queryId: string }).queryId));
+  app.post('/x402/v2/auto/queries/:queryId/sessions/:sessionId', { onRequest: agent, schema: tagged(X.session, 'agent') }, async (request) => {
     const { queryId, sessionId } = request.params as { queryId: string; sessionId: string };
     return sessionOfQuery(context, (await agentOf(request)).id, queryId, sessionId);
   });
