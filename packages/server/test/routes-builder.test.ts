@@ -38,7 +38,7 @@ describe('POST /v2/auto/chat (offline grammar)', () => {
   };
 
   it('turns plain words into a valid query in a JSON code block, and charges 5 credits', async () => {
-    const { status, headers, body } = await ask({ message: 'Notify me when BTC goes above 100k, expires in 3 days' });
+    const { status, headers, body } = await ask({ message: 'Notify me when BTC goes above 100k within 3 days' });
     expect(status).toBe(200);
     expect(headers['x-svc-credits-used']).toBe('5');
     const query = jsonBlock(body.data.message);

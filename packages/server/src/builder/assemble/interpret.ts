@@ -3,7 +3,7 @@
  * resolve each clause into a condition. The result still holds action drafts and options: they are
  * completed against the whole query (which an amendment merges) by ../compose.
  */
-import { HOUR, type ConditionGroup, type ConditionNode } from '@eql/core';
+import { formatDuration, HOUR, type ConditionGroup, type ConditionNode } from '@eql/core';
 import { durationText } from '../format.js';
 import type { ActionDraft, MeasurePiece, OptionDraft, SpanPiece } from '../grammar/pieces.js';
 import { scan } from '../grammar/scan.js';
@@ -120,6 +120,14 @@ function resolveClause(
       else {
         node = resolved.node;
         result.notes.push(...resolved.notes);
+        if (resolved.lifetimeMs !== undefined) {
+          if (!result.options.some((option) => option.option === 'expiresIn' || option.option === 'for')) {
+            result.options.push({ option: 'expiresIn', ms: resolved.lifetimeMs });
+            result.notes.push(`"${formatDuration(resolved.lifetimeMs)}" has no window to be on the last price, so the query watches for that long`);
+          } else {
+            result.notes.push(`"${formatDuration(resolved.lifetimeMs)}" does not apply to the last price, so it was left out`);
+          }
+        }
       }
     }
     notUnderstood.push(...clause.unknown);

@@ -18,8 +18,11 @@ export interface MarketClause {
   exchange?: string;
 }
 
-/** A condition and the defaults said about it, or a question. */
-export type Resolved = { node: ConditionNode; notes: string[] } | { question: string };
+/**
+ * A condition and the defaults said about it, or a question. `lifetimeMs`: a span said of the last
+ * price ("BTC above 100k within 3 days") has no window to be; it reads as how long to watch.
+ */
+export type Resolved = { node: ConditionNode; notes: string[]; lifetimeMs?: number } | { question: string };
 
 /** Indicator levels of `oversold` / `overbought`. */
 const STATE_LEVELS: Readonly<Record<string, { oversold: number; overbought: number }>> = {
@@ -56,10 +59,12 @@ export function marketCondition(clause: MarketClause): Resolved {
     if ('question' in node) return node;
     nodes.push(node);
   }
-  if (nodes.length === 1) return { node: nodes[0] as ConditionNode, notes };
+  const span = clause.spans[0];
+  const lifetime = measure.measure.source === 'price' && measure.measure.method === 'current' && span !== undefined && comparison.threshold.kind !== 'measure' ? { lifetimeMs: span.ms } : {};
+  if (nodes.length === 1) return { node: nodes[0] as ConditionNode, notes, ...lifetime };
   const either = comparison.operator === 'crosses' || (comparison.change === true && comparison.upper !== undefined);
   const members = nodes as [ConditionNode, ...ConditionNode[]];
-  return { node: either ? { OR: members } : { AND: members }, notes };
+  return { node: either ? { OR: members } : { AND: members }, notes, ...lifetime };
 }
 
 function subjectOf(clause: MarketClause, notes: string[]): { measure: MeasurePiece } | { question: string } {
@@ -90,8 +95,6 @@ function series(
       const ms = measure.spanMs ?? (subject === undefined ? span?.ms : undefined);
       args.period = ms === undefined ? DEFAULT_WINDOW : durationText(ms);
       if (ms === undefined && subject === undefined) notes.push(`the ${measure.method} is measured over ${DEFAULT_WINDOW} (say "in 1h" for another window)`);
-    } else if (span !== undefined && subject === undefined && clause.comparison.threshold.kind !== 'measure') {
-      notes.push(`"${formatDuration(span.ms)}" does not apply to the last price, so it was left out`);
     }
   } else {
     const ms = measure.spanMs ?? (subject === undefined ? span?.ms : undefined);
