@@ -162,4 +162,12 @@ describe('OfflineAnalyst chat on the seeded demo dataset', () => {
     expect(reply).toContain('names no token, account or topic word');
     expect(reply).toContain('| token | posts now | before | change |');
   });
+
+  it('questions about what moves or trends are general questions, not a search for the word', async () => {
+    for (const message of ['What is moving in crypto today?', "What's trending? Any hot movers?", 'what are people talking about']) {
+      const reply = await ask('chat', { message });
+      expect(reply, message).not.toContain('### Posts about');
+      expect(reply, message).toContain('| token | posts now | before | change |');
+    }
+  });
 });

@@ -15,7 +15,8 @@ const STOP_WORDS = new Set(
     'hour hours time times year years back way well really pretty quite lot lots thing things something anything nothing everything ' +
     'tell show give explain think know see look looking want need please thanks thank hi hello hey ok okay yes yeah lol lmao gm gn rt ' +
     'im i\'m dont don\'t doesn\'t isn\'t aren\'t wasn\'t can\'t won\'t what\'s whats happening happened happen going recent recently latest current currently ' +
-    'anyone someone everyone people guys crypto market markets token tokens coin coins news update updates'
+    'anyone someone everyone people guys crypto market markets token tokens coin coins news update updates ' +
+    'moving move moves mover movers trending trend hot buzz buzzing talk talking saying discuss discussing mention mentions mentioned overview'
   ).split(' '),
 );
 
