@@ -11,6 +11,7 @@ export { looksLikeJson, toJson, toText, type Conversion } from './convert.js';
 export { jsonSourceMap } from './source-map/json-map.js';
 export { rangeOfPointer, pointerAt } from './source-map/lookup.js';
 export { textSourceMap } from './source-map/text-map.js';
+export { LineIndex } from './source-map/line-index.js';
 export type { Position, SourceMap, SourceMapEntry, SourceRange } from './source-map/types.js';
 export { KEYWORDS } from './lexer/tokens.js';
 export { MEASURES } from './language/measures.js';

@@ -1,6 +1,6 @@
 import { type CodeAction, type CodeActionContext, CodeActionKind, type Range } from 'vscode-languageserver-types';
 import type { ValidatedDocument } from '../workspace/eql-document.js';
-import { rangesTouch } from '../workspace/line-index.js';
+import { rangesTouch } from '../workspace/lsp-ranges.js';
 import { COMMANDS } from './commands.js';
 import type { DiagnosticProvider } from './diagnostic-provider.js';
 import { fixTextEdits } from './fix-edits.js';

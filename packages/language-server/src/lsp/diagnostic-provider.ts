@@ -1,7 +1,7 @@
 import type { Diagnostic as EqlDiagnostic, Severity } from '@eql/core';
 import { type Diagnostic, DiagnosticSeverity, type Range } from 'vscode-languageserver-types';
 import type { ParsedDocument, ValidatedDocument } from '../workspace/eql-document.js';
-import { lspRange } from '../workspace/line-index.js';
+import { lspRange } from '../workspace/lsp-ranges.js';
 
 export const DIAGNOSTIC_SOURCE = 'eql';
 export const SYNTAX_CODE = 'syntax';

@@ -2,7 +2,7 @@ import { isRecord, joinPointer } from '@eql/core';
 import { rangeOfPointer } from '@eql/syntax';
 import { type DocumentSymbol, type Range, SymbolKind } from 'vscode-languageserver-types';
 import type { ParsedDocument } from '../workspace/eql-document.js';
-import { comparePositions, lspRange } from '../workspace/line-index.js';
+import { comparePositions, lspRange } from '../workspace/lsp-ranges.js';
 
 /** The outline: the condition groups (nested) with their conditions, and the actions by step id. */
 export interface DocumentSymbolProvider {

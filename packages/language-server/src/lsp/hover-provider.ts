@@ -5,7 +5,7 @@ import { describePointer } from '../schema/describe.js';
 import { KEYWORD_DOCS } from '../schema/docs.js';
 import type { SchemaModel } from '../schema/schema-model.js';
 import type { ValidatedDocument } from '../workspace/eql-document.js';
-import { lspRange } from '../workspace/line-index.js';
+import { lspRange } from '../workspace/lsp-ranges.js';
 import { costMarkdown, costOf } from './cost.js';
 
 /**

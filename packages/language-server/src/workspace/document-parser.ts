@@ -1,9 +1,8 @@
-import { jsonSourceMap, parseText, type ParseResult, rangeOfPointer, type SourceMap, type SourceRange, type SyntaxIssue } from '@eql/syntax';
+import { jsonSourceMap, LineIndex, parseText, type ParseResult, rangeOfPointer, type SourceMap, type SourceRange, type SyntaxIssue } from '@eql/syntax';
 import { getNodeValue, type Node, type ParseError, parseTree, printParseErrorCode } from 'jsonc-parser';
 import type { DocumentForm } from './document-form.js';
 import type { ParseOutcome, PointerQuery } from './eql-document.js';
 import { locateJsonPointers } from './json-locator.js';
-import { LineIndex } from './line-index.js';
 
 /** Reads a document of either form into a `ParseOutcome`. */
 export interface DocumentParser {
