@@ -68,3 +68,32 @@ export function topicKey(topic: Topic): string {
 export function baseAsset(symbol: string): string {
   return (symbol.split(/[/:_-]/)[0] ?? symbol).toUpperCase();
 }
+
+/**
+ * The feed key of a topic: sources route observations by it. Prices go by asset (`BTC`, `BTC/USDT` and
+ * `BTC-PERP` are one; the exchange is the source's business), posts by account, news as one stream.
+ */
+export function feedKeyOfTopic(topic: Topic): string {
+  switch (topic.source) {
+    case 'price':
+      return `price:${baseAsset(topic.symbol)}`;
+    case 'tweet':
+      return `tweet:${topic.username.toLowerCase()}`;
+    case 'news':
+      return 'news';
+  }
+}
+
+/** The feed key an observation is delivered under (see `feedKeyOfTopic`); none for LLM verdicts. */
+export function feedKeyOfObservation(observation: Observation): string | undefined {
+  switch (observation.source) {
+    case 'price':
+      return `price:${baseAsset(observation.symbol)}`;
+    case 'tweet':
+      return `tweet:${observation.username.toLowerCase()}`;
+    case 'news':
+      return 'news';
+    default:
+      return undefined;
+  }
+}

@@ -1,6 +1,6 @@
 import { Observable, Subject } from 'rxjs';
 import type { DataSource } from './interfaces.js';
-import { baseAsset, type Observation, type PriceObservation, type Topic } from './observations.js';
+import { feedKeyOfObservation, feedKeyOfTopic, type Observation, type PriceObservation, type Topic } from './observations.js';
 
 /**
  * A data source for embedders that have their own feed: `push` observations in, every query on the
@@ -14,13 +14,9 @@ export class PushSource implements DataSource {
   private readonly lastPrices = new Map<string, PriceObservation>();
 
   push(observation: Observation): void {
-    let key: string;
-    if (observation.source === 'price') {
-      key = `price:${baseAsset(observation.symbol)}`;
-      this.lastPrices.set(key, observation);
-    } else if (observation.source === 'tweet') key = `tweet:${observation.username.toLowerCase()}`;
-    else if (observation.source === 'news') key = 'news';
-    else return;
+    const key = feedKeyOfObservation(observation);
+    if (key === undefined) return;
+    if (observation.source === 'price') this.lastPrices.set(key, observation);
     this.streams.get(key)?.next(observation);
   }
 
@@ -29,7 +25,7 @@ export class PushSource implements DataSource {
   }
 
   observe(topic: Topic): Observable<Observation> {
-    const key = keyOf(topic);
+    const key = feedKeyOfTopic(topic);
     return new Observable<Observation>((subscriber) => {
       let stream = this.streams.get(key);
       if (!stream) {
@@ -51,16 +47,5 @@ export class PushSource implements DataSource {
   get observed(): boolean {
     for (const stream of this.streams.values()) if (stream.observed) return true;
     return false;
-  }
-}
-
-function keyOf(topic: Topic): string {
-  switch (topic.source) {
-    case 'price':
-      return `price:${baseAsset(topic.symbol)}`;
-    case 'tweet':
-      return `tweet:${topic.username.toLowerCase()}`;
-    case 'news':
-      return 'news';
   }
 }

@@ -1,6 +1,6 @@
 import { Observable, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
 import type { DataSource } from './interfaces.js';
-import { baseAsset, type Observation, type Topic } from './observations.js';
+import { feedKeyOfObservation, feedKeyOfTopic, type Observation, type Topic } from './observations.js';
 
 export interface ReplayOptions {
   scheduler: SchedulerLike;
@@ -17,31 +17,7 @@ export interface ReplayOptions {
 
 /** Whether an observation belongs to a topic: prices by asset (BTC, BTC/USDT and BTC-PERP are one), posts by account. */
 export function matchesTopic(observation: Observation, topic: Topic): boolean {
-  return keyOfObservation(observation) === keyOfTopic(topic);
-}
-
-function keyOfTopic(topic: Topic): string {
-  switch (topic.source) {
-    case 'price':
-      return `price:${baseAsset(topic.symbol)}`;
-    case 'tweet':
-      return `tweet:${topic.username.toLowerCase()}`;
-    case 'news':
-      return 'news';
-  }
-}
-
-function keyOfObservation(observation: Observation): string | undefined {
-  switch (observation.source) {
-    case 'price':
-      return `price:${baseAsset(observation.symbol)}`;
-    case 'tweet':
-      return `tweet:${observation.username.toLowerCase()}`;
-    case 'news':
-      return 'news';
-    default:
-      return undefined;
-  }
+  return feedKeyOfObservation(observation) === feedKeyOfTopic(topic);
 }
 
 /**
@@ -68,7 +44,7 @@ export class ReplaySource implements DataSource {
     private readonly options: ReplayOptions,
   ) {
     this.observations = observations.filter((observation) => observation.source !== 'llm');
-    this.keys = this.observations.map(keyOfObservation);
+    this.keys = this.observations.map(feedKeyOfObservation);
     const first = this.observations[0]?.at ?? 0;
     const last = this.observations[this.observations.length - 1]?.at ?? first;
     // One minute past the last observation, so a loop does not put two observations at one instant.
@@ -76,11 +52,11 @@ export class ReplaySource implements DataSource {
   }
 
   supports(topic: Topic): boolean {
-    return this.keys.includes(keyOfTopic(topic));
+    return this.keys.includes(feedKeyOfTopic(topic));
   }
 
   observe(topic: Topic): Observable<Observation> {
-    const key = keyOfTopic(topic);
+    const key = feedKeyOfTopic(topic);
     return new Observable<Observation>((subscriber) => {
       if (this.subscribers.size === 0) this.seek();
       if (topic.source === 'price') {
