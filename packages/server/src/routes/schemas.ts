@@ -4,21 +4,7 @@
  * objects keep `additionalProperties: true` where the spec allows more fields than it shows.
  */
 
-const errorResponse = {
-  type: 'object',
-  description: 'Every error: {success: false, error: {code, message, details?}}',
-  properties: {
-    success: { type: 'boolean', const: false },
-    error: {
-      type: 'object',
-      properties: { code: { type: 'string' }, message: { type: 'string' }, details: {} },
-      required: ['code', 'message'],
-    },
-  },
-  required: ['success', 'error'],
-} as const;
-
-const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((status) => [status, { ...errorResponse, description: `Error ${status}` }]));
+import { errorResponses as errors } from './error-schemas.js';
 
 const callsBySpeed = {
   type: 'object',

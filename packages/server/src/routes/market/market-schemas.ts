@@ -3,12 +3,7 @@
  * parameters with their bounds and defaults (documented in docs/http-api.md), and response shapes.
  */
 
-const errorResponse = {
-  type: 'object',
-  properties: { success: { type: 'boolean', const: false }, error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' }, details: {} }, required: ['code', 'message'] } },
-  required: ['success', 'error'],
-} as const;
-const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((status) => [status, { ...errorResponse, description: `Error ${status}` }]));
+import { errorResponses as errors } from '../error-schemas.js';
 
 const timeFilter = {
   timeWindow: { type: 'string', maxLength: 16, description: 'A window ending now: 1m to 366d, as 15m, 4h, 24h, 7d or 2w. Ignored when from and to are given.' },
@@ -66,7 +61,7 @@ const trendingCas = {
       },
       required: ['success', 'page', 'pageSize', 'total', 'data'],
     },
-    ...errors(400, 401, 402),
+    ...errors(400, 401, 429),
   },
 } as const;
 
@@ -84,7 +79,7 @@ export const M = {
         },
         required: ['success', 'data'],
       },
-      ...errors(400, 401, 402, 404),
+      ...errors(400, 401, 404, 429),
     },
   },
   trendingTokens: {
@@ -102,7 +97,7 @@ export const M = {
         },
         required: ['success', 'page', 'pageSize', 'total', 'data'],
       },
-      ...errors(400, 401, 402),
+      ...errors(400, 401, 429),
     },
   },
   trendingCasTwitter: { tags: ['data'], summary: 'Contract addresses most mentioned in posts', ...trendingCas },
@@ -120,7 +115,7 @@ export const M = {
         },
         required: ['success', 'data'],
       },
-      ...errors(400, 401, 402),
+      ...errors(400, 401, 429, 502, 504),
     },
   },
   keywordMentions: {
@@ -137,7 +132,7 @@ export const M = {
         properties: { success: { type: 'boolean' }, data: { type: 'array', items: mention }, metadata: { type: 'object', properties: { total: { type: 'integer' }, cursor: { type: 'integer' } }, required: ['total'] } },
         required: ['success', 'data', 'metadata'],
       },
-      ...errors(400, 401, 402),
+      ...errors(400, 401, 429),
     },
   },
   tokenNews: {
@@ -146,7 +141,7 @@ export const M = {
     querystring: { type: 'object', additionalProperties: false, properties: { token: ticker, symbol: ticker, ...paging } },
     response: {
       200: { type: 'object', properties: { success: { type: 'boolean' }, data: { type: 'array', items: mention }, metadata: pageMetadata }, required: ['success', 'data', 'metadata'] },
-      ...errors(400, 401, 402),
+      ...errors(400, 401, 429),
     },
   },
   topMentions: {
@@ -155,7 +150,7 @@ export const M = {
     querystring: { type: 'object', additionalProperties: false, properties: { symbol: ticker, token: ticker, ...timeFilter, ...paging } },
     response: {
       200: { type: 'object', properties: { success: { type: 'boolean' }, data: { type: 'array', items: mention }, metadata: pageMetadata }, required: ['success', 'data', 'metadata'] },
-      ...errors(400, 401, 402),
+      ...errors(400, 401, 429),
     },
   },
   trendingNarratives: {
@@ -178,7 +173,7 @@ export const M = {
         },
         required: ['success', 'data'],
       },
-      ...errors(400, 401, 402),
+      ...errors(400, 401, 429, 502, 504),
     },
   },
   ingest: {

@@ -14,7 +14,7 @@ import { chatTurn } from '../chat/chat-turn.js';
 import { builderBodySchema, builderResponseSchema, builderTurn, parseBuilderRequest } from '../chat/builder-turn.js';
 import { smartStats, smartStatsAccount, trendingContracts, trendingRange, trendingTokens } from '../market/market-handlers.js';
 import { M } from '../market/market-schemas.js';
-import { X } from './x402-schemas.js';
+import { paidTwin, X } from './x402-schemas.js';
 
 export interface X402Options {
   payments: PaymentConfig;
@@ -60,13 +60,13 @@ export function x402Routes(app: FastifyInstance, context: HostContext, options: 
   };
 
   // Data (1 credit each).
-  const data = (path: string, schema: object, description: string, answer: (query: Query) => Promise<unknown>, check: (query: Query) => unknown) => {
+  const data = (path: string, schema: { response: Record<string | number, unknown> }, description: string, answer: (query: Query) => Promise<unknown>, check: (query: Query) => unknown) => {
     // The parameters are checked while pricing: a bad request is a 400 before any payment is asked.
     const paid = gate((request) => {
       check(request.query as Query);
       return X402_DATA_CREDITS;
     }, description);
-    app.get(path, { schema: tagged(schema), ...paid.hooks }, async (request) => {
+    app.get(path, { schema: tagged(paidTwin(schema)), ...paid.hooks }, async (request) => {
       const body = await answer(request.query as Query);
       await record(request, path.replace('/x402/v2/', ''), request.id);
       return body;

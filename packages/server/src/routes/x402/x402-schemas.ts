@@ -1,8 +1,16 @@
+import { errorResponses as errors } from '../error-schemas.js';
 import { S } from '../schemas.js';
 
-const errorResponse = { type: 'object', additionalProperties: true, properties: { success: { type: 'boolean' }, error: {} } } as const;
-const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((status) => [status, { ...errorResponse, description: `Error ${status}` }]));
 const ok = (schema: { response: Record<string | number, unknown> }, ...statuses: number[]) => ({ ...Object.fromEntries(Object.entries(schema.response).filter(([status]) => Number(status) < 400)), ...errors(...statuses) });
+
+/**
+ * The payment-model twin of an API-key route's schema: its parameters and answers, with 402 in place of
+ * 401 (there is no key to refuse) among its errors.
+ */
+export function paidTwin<T extends { response: Record<string | number, unknown> }>(schema: T): T {
+  const statuses = Object.keys(schema.response).map(Number).filter((status) => status >= 400 && status !== 401);
+  return { ...schema, response: ok(schema, ...[...statuses, 402].sort((a, b) => a - b)) };
+}
 
 /** Schemas of the agent routes of spec 4.5: the bodies and answers of their API-key twins (spec 4.4). */
 export const X = {
