@@ -1,3 +1,5 @@
+import { TA_METHODS } from '@eql/core';
+
 /**
  * The measures of the text form: the word before `of` names the source and method of a price or
  * ta condition (`price of BTC` is price.current, `rsi of SOL` is ta.rsi).
@@ -6,23 +8,6 @@ export interface Series {
   source: 'price' | 'ta';
   method: string;
 }
-
-const TA_METHODS = [
-  'rsi',
-  'ema',
-  'sma',
-  'atr',
-  'cci',
-  'willr',
-  'macd_value',
-  'macd_signal',
-  'macd_histogram',
-  'bbands_upper',
-  'bbands_middle',
-  'bbands_lower',
-  'stoch_k',
-  'stoch_d',
-] as const;
 
 export const MEASURES: ReadonlyMap<string, Series> = new Map<string, Series>([
   ['price', { source: 'price', method: 'current' }],
