@@ -9,6 +9,7 @@
 // 1 when they do not. The texts of posts and news are fictional; FlowEx and Meridian Finance are made up.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { mulberry32 } from './seeded-random.mjs';
 
 const SEED = 20260105;
 const START = Date.parse('2026-01-05T00:00:00Z');
@@ -21,18 +22,6 @@ const outDir = fileURLToPath(new URL('../fixtures/recordings/', import.meta.url)
 const quiet = process.argv.includes('--quiet');
 
 // ---------------------------------------------------------------- randomness
-
-/** mulberry32: a small 32-bit seeded PRNG, uniform in [0, 1). */
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A seeded stream: uniforms, standard normals (Box-Muller) and integers. One stream per purpose. */
 function stream(salt) {

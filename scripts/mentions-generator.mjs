@@ -4,21 +4,12 @@
 // reserved .example domain, except x.com status links of fictional accounts).
 // Used by scripts/generate-mentions.mjs (fixture) and bench/market (benchmark data).
 
+import { mulberry32 } from './seeded-random.mjs';
+
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 const TWITTER_EPOCH = 1288834974657n;
-
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function rng(seed, salt) {
   const uniform = mulberry32((seed ^ Math.imul(salt, 0x9e3779b1)) >>> 0);

@@ -1,0 +1,13 @@
+// Seeded randomness shared by the fixture generators: the same seed gives the same data on every machine.
+
+/** mulberry32: a small 32-bit seeded PRNG, uniform in [0, 1). */
+export function mulberry32(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
