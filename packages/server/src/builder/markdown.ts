@@ -5,23 +5,11 @@
  */
 import { estimateCost, priceOfCredits, type QueryRequest, type ValidationMode, type ValidationResult } from '@eql/core';
 import { describeAction, describeConditions, describeLifetime } from './describe.js';
+import type { TurnFindings } from './turn-findings.js';
 
 /** Everything a reply says. */
-export interface ReplyContent {
+export interface ReplyContent extends TurnFindings {
   mode: ValidationMode;
-  /** A valid request and its validation. */
-  request?: QueryRequest;
-  validation?: ValidationResult;
-  kind: 'new' | 'amended' | 'confirmed' | 'none';
-  questions: string[];
-  notes: string[];
-  unknown: string[];
-  /** What was understood when something was not. */
-  partial?: QueryRequest;
-  /** Trade steps refused in payment mode. */
-  refused: string[];
-  /** The validator's refusal of the request built, when that is what went wrong. */
-  rejected?: ValidationResult;
   /** Who wrote the query: the model, the grammar, or the grammar after the model failed. */
   author: 'model' | 'grammar' | 'fallback';
   /** Why the model's draft was not used (fallback only). */

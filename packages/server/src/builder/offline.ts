@@ -10,6 +10,7 @@ import { compose, type Composed } from './compose/compose.js';
 import { mainSymbol } from './compose/edits.js';
 import { withoutTrades } from './payment.js';
 import type { BuilderState } from './state.js';
+import type { TurnFindings } from './turn-findings.js';
 
 /** One turn for the grammar: the message, the conversation so far, the mode and the instant. */
 export interface OfflineTurn {
@@ -20,22 +21,8 @@ export interface OfflineTurn {
 }
 
 /** What the grammar made of a turn: a valid request, or questions, not-understood words and a partial reading. */
-export interface OfflineOutcome {
-  /** A query the validator accepted, and its validation. */
-  request?: QueryRequest;
-  validation?: ValidationResult;
-  kind: 'new' | 'amended' | 'confirmed' | 'none';
+export interface OfflineOutcome extends TurnFindings {
   titleGiven: boolean;
-  questions: string[];
-  notes: string[];
-  /** Phrases not understood. */
-  unknown: string[];
-  /** What was understood when something was not: offered, not adopted ("yes" adopts it). */
-  partial?: QueryRequest;
-  /** Trade steps refused in payment mode. */
-  refused: string[];
-  /** A request the validator refused (its result), when nothing else was wrong. */
-  rejected?: ValidationResult;
   /** The message read this turn (with the one it answers, when combined). */
   readMessage: string;
   /** The message asked to start over: the current query is dropped. */
