@@ -1,20 +1,12 @@
 import type { StoredPost } from '../../market/market-data.js';
 
 /** Spec 2.11: a mention as the data endpoints return it. The post text is never part of it. */
-export interface MentionView {
-  tweetId: string;
-  link: string;
-  likeCount: number;
-  repostCount: number;
-  viewCount: number;
-  quoteCount: number;
-  replyCount: number;
-  bookmarkCount: number;
+export type MentionView = Pick<StoredPost, 'tweetId' | 'link' | 'likeCount' | 'repostCount' | 'viewCount' | 'quoteCount' | 'replyCount' | 'bookmarkCount' | 'repostBreakdown'> & {
+  /** ISO 8601. */
   mentionedAt: string;
   type: string;
-  repostBreakdown: { smart: number; ct: number };
   account?: { username: string; isVerified: boolean };
-}
+};
 
 export function mentionView(post: StoredPost, withAccount: boolean): MentionView {
   const view: MentionView = {
