@@ -14,6 +14,8 @@ export interface CcxtMarket {
   settle?: string | undefined;
   spot?: boolean | undefined;
   swap?: boolean | undefined;
+  future?: boolean | undefined;
+  option?: boolean | undefined;
   active?: boolean | undefined;
   linear?: boolean | undefined;
   inverse?: boolean | undefined;
@@ -58,6 +60,12 @@ export interface CcxtClient {
   /** Fills `markets`; the result is not used. */
   loadMarkets(reload?: boolean): Promise<unknown>;
   fetchTicker(symbol: string, params?: CcxtParams): Promise<CcxtTicker>;
+  /** Unified timeframes (`1m`, `1h`, `1d`, ...) the venue's `fetchOHLCV` accepts, to its own names. */
+  timeframes?: Record<string, number | string> | undefined;
+  /** What the venue supports per market type (`spot`, `swap.linear`, ...), e.g. `fetchOHLCV.limit`. */
+  features?: Record<string, unknown> | undefined;
+  /** Candles as `[start, open, high, low, close, volume]` rows; guarded by `has.fetchOHLCV`. */
+  fetchOHLCV?(symbol: string, timeframe?: string, since?: number, limit?: number, params?: CcxtParams): Promise<ReadonlyArray<ReadonlyArray<number | undefined>>>;
   /** ccxt pro only; guarded by `has.watchTicker`. */
   watchTicker?(symbol: string, params?: CcxtParams): Promise<CcxtTicker>;
   unWatchTicker?(symbol: string, params?: CcxtParams): Promise<unknown>;

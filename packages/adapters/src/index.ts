@@ -1,12 +1,13 @@
 /**
  * @eql/adapters: Node implementations of the engine's ports. An undici HTTP transport with SSRF
- * protection at send time, and ccxt-backed live prices and order placement.
+ * protection at send time, and ccxt-backed live prices, price history and order placement.
  */
 export { UndiciHttpTransport, DEFAULT_MAX_RESPONSE_BYTES, type UndiciHttpTransportOptions } from './undici-transport.js';
 export { publicOnlyLookup, BlockedAddressError, type LookupFunction, type LookupCallback, type Resolver } from './public-lookup.js';
 export { readCapped, type CappedText } from './read-capped.js';
 
 export { CcxtPriceSource, UnknownSymbolError, type CcxtPriceSourceOptions } from './ccxt-price-source.js';
+export { CcxtPriceHistory, type CcxtPriceHistoryOptions, type CcxtHistoryErrorCode } from './ccxt-price-history.js';
 export { CcxtExchange, CLIENT_ID_LOOKUP_VENUES, type CcxtExchangeOptions } from './ccxt-exchange.js';
 export { connectCcxt, type ConnectOptions, type ExchangeCredentials } from './ccxt-connect.js';
 export { createCcxtClient, UnknownExchangeError, type CcxtConfig } from './ccxt-load.js';

@@ -37,7 +37,7 @@ describe('engine marbles: level operators', () => {
       at(scheduler, 2, () => {
         const inspection = engine.inspect('q');
         expect(inspection).toMatchObject({ status: 'active', triggerCount: 0, wouldTriggerNow: false, evaluatedAt: 1, expiresAt: 60_000 });
-        expect(inspection?.conditionStates).toEqual([{ path: '/AND/0', source: 'price', method: 'current', holds: false, value: values.a, threshold: 100 }]);
+        expect(inspection?.conditionStates).toEqual([{ path: '/AND/0', source: 'price', method: 'current', holds: false, value: values.a, threshold: 100, status: 'ready', observedAt: 1 }]);
       });
       m.expectObservable(triggers$).toBe(expected, { t: mark(1, true) });
     });

@@ -1,3 +1,4 @@
+import { constants } from 'node:os';
 import { configFromEnv, startServer } from '@eql/server';
 import type { CliIo } from '../io.js';
 import { UnusableInput } from '../io.js';
@@ -9,8 +10,21 @@ export interface ServeFlags {
 }
 
 /**
+ * From the stop signal, how long the host may take to close and let the event loop drain before the
+ * process exits anyway: a request to a venue that does not answer (ccxt waits 10 s) or a webhook in
+ * flight must not hold a host that was told to stop.
+ */
+export const SHUTDOWN_GRACE_MS = 1_000;
+
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
+/**
  * `eql serve`: starts the HTTP host (defaults from EQL_PORT, EQL_HOST, EQL_DATA_DIR and the other EQL_*
- * variables; flags win). Runs until the process gets SIGINT or SIGTERM, then closes cleanly.
+ * variables; flags win). Runs until the process gets SIGINT or SIGTERM, then closes cleanly (exit 0):
+ * the streams end, the server stops, the engine lets go of its feeds and the store is closed, after
+ * which nothing holds the event loop. Should something outside the host still hold it
+ * {@link SHUTDOWN_GRACE_MS} after the signal, the process exits anyway (0 when the host had closed,
+ * 1 when closing had not finished) and says what was open. A second signal exits at once.
  */
 export async function serveCommand(flags: ServeFlags, io: CliIo): Promise<number> {
   let config;
@@ -23,12 +37,55 @@ export async function serveCommand(flags: ServeFlags, io: CliIo): Promise<number
   } catch (error) {
     throw new UnusableInput((error as Error).message);
   }
-  const { host } = await startServer(config, (line) => io.stdout(`${line}\n`));
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-  await host.close();
+  let closed = false;
+  let stopSignal: ((signal: NodeJS.Signals) => void) | undefined;
+  const stopped = new Promise<NodeJS.Signals>((resolve) => (stopSignal = resolve));
+  let signals = 0;
+  // Listened to before the start: a signal during the start stops the host as soon as it is up.
+  const onSignal = (signal: NodeJS.Signals): void => {
+    signals += 1;
+    if (signals === 1) {
+      stopSignal?.(signal);
+      return;
+    }
+    io.stderr(`${signal} again: exiting without waiting for the host to close\n`);
+    process.exit(closed ? 0 : 128 + (constants.signals[signal] ?? 0));
+  };
+  for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
+
+  let started;
+  try {
+    started = await startServer(config, (line) => io.stdout(`${line}\n`));
+  } catch (error) {
+    for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
+    throw error;
+  }
+  const { host } = started;
+  const signal = await stopped;
+  io.stdout(`${signal}: closing (send it again to exit at once)\n`);
+  const watchdog = setTimeout(() => {
+    if (closed) io.stderr(`closed, but still open ${SHUTDOWN_GRACE_MS} ms after ${signal}: ${openResources().join(', ')}; exiting anyway\n`);
+    else io.stderr(`the host did not close within ${SHUTDOWN_GRACE_MS} ms of ${signal}; exiting anyway\n`);
+    process.exit(closed ? 0 : 1);
+  }, SHUTDOWN_GRACE_MS);
+  // The watchdog never holds the process itself: it only acts when something else does.
+  watchdog.unref();
+  try {
+    await host.close();
+  } catch (error) {
+    io.stderr(`eql serve: closing the host failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+  closed = true;
   return 0;
+}
+
+/** What holds the event loop, by kind (`Timeout`, `TCPSocketWrap`, ...), without the standard streams. */
+function openResources(): string[] {
+  const counts = new Map<string, number>();
+  for (const kind of process.getActiveResourcesInfo()) {
+    if (kind === 'TTYWrap' || kind === 'PipeWrap') continue;
+    counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  }
+  return [...counts].map(([kind, count]) => (count > 1 ? `${kind} x${count}` : kind));
 }

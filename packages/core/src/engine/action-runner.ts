@@ -80,6 +80,7 @@ function runStep(deps: ActionRunnerDeps, query: QueryRuntime, trigger: TriggerCo
       status: 'running',
       triggerIndex: trigger.triggerIndex,
       createdAt: isoTime(deps.now()),
+      observedAt: isoTime(trigger.firedAt),
       attempts: 1,
     };
     const context: ActionContext = {

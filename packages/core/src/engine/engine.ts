@@ -30,6 +30,7 @@ import { LexicalMatcher } from './lexical-matcher.js';
 import { settle } from './maybe.js';
 import { MemoryStateStore } from './memory-store.js';
 import { ExpiryQueue } from './expiry-queue.js';
+import type { PriceHistory } from './history.js';
 import { type Observation, type Topic, topicKey } from './observations.js';
 import { QueryRuntime, type QueryServices } from './query-runtime.js';
 import type { SeriesDescription, SeriesValue } from './series-value.js';
@@ -37,6 +38,11 @@ import type { SeriesDescription, SeriesValue } from './series-value.js';
 export interface EngineOptions {
   /** Where observations come from; the first that supports a topic serves it. */
   sources?: DataSource[];
+  /**
+   * Past prices, so that windows and indicators are warm when a query starts; the first that supports
+   * a topic serves it (see PriceHistory). Without one, series start from the first live observation.
+   */
+  history?: PriceHistory[];
   /** Time: asyncScheduler (real time) by default; a virtual-time scheduler for previews and tests. */
   scheduler?: SchedulerLike;
   /** Where runtime state, executions, sessions and notifications go (in memory by default). */
@@ -76,6 +82,8 @@ export interface QueryInspection {
 
 interface ChannelEntry {
   topic: Topic;
+  /** Why no source serves the topic, once connecting found none. */
+  unavailable?: string;
   price?: PriceChannel;
   items?: ItemChannel;
   subscription?: Subscription;
@@ -100,6 +108,9 @@ export class Engine {
   readonly store: StateStore;
   readonly paper: PaperExchange;
   private readonly sources: DataSource[];
+  private readonly history: PriceHistory[];
+  /** The instant of the observation being handled (undefined outside one: timers use the clock). */
+  private instantAt: number | undefined;
   private readonly llm: LlmProvider | undefined;
   private readonly matcher: SemanticMatcher;
   private readonly executors: Map<string, ActionExecutor>;
@@ -123,6 +134,7 @@ export class Engine {
     this.scheduler = options.scheduler ?? asyncScheduler;
     this.store = options.store ?? new MemoryStateStore();
     this.sources = options.sources ?? [];
+    this.history = options.history ?? [];
     this.llm = options.llm;
     this.matcher = options.matcher ?? new LexicalMatcher();
     this.newId = options.newId ?? (() => crypto.randomUUID());
@@ -146,6 +158,11 @@ export class Engine {
 
   now(): number {
     return this.scheduler.now();
+  }
+
+  /** The instant being evaluated: the observation's time inside an observation, else the clock. */
+  private instant(): number {
+    return this.instantAt ?? this.scheduler.now();
   }
 
   /**
@@ -241,7 +258,7 @@ export class Engine {
     try {
       work();
     } catch (error) {
-      this.emit({ type: 'problem', queryId: '', at: this.now(), code: 'ENGINE_ERROR', message: error instanceof Error ? error.message : String(error) });
+      this.emit({ type: 'problem', queryId: '', at: this.instant(), code: 'ENGINE_ERROR', message: error instanceof Error ? error.message : String(error) });
     } finally {
       this.depth -= 1;
     }
@@ -270,7 +287,7 @@ export class Engine {
         const touched = [...this.touched];
         this.touched.clear();
         if (this.subject.observed) {
-          const at = this.now();
+          const at = this.instant();
           for (const query of touched) {
             if (this.queries.get(query.id) !== query || !query.isAttached) continue;
             this.emit({ type: 'evaluation', queryId: query.id, at, wouldTriggerNow: query.wouldTriggerNow, conditionStates: query.conditionStates() });
@@ -285,7 +302,7 @@ export class Engine {
   private fire(query: QueryRuntime): void {
     if (!query.canFire() || !query.root.effective) return;
     const conditionStates = query.conditionStates();
-    const firedAt = this.now();
+    const firedAt = this.instant();
     const { triggerIndex, final } = query.recordTrigger();
     const trigger: TriggerContext = { queryId: query.id, triggerIndex, firedAt, conditionStates };
     if (query.title !== undefined) trigger.title = query.title;
@@ -335,8 +352,8 @@ export class Engine {
     query.status = status;
     if (status !== 'active') query.detach();
     this.persist(query);
-    this.emit({ type: 'status-changed', queryId: query.id, at: this.now(), status, previous });
-    if (status === 'expired') this.emit({ type: 'expired', queryId: query.id, at: this.now() });
+    this.emit({ type: 'status-changed', queryId: query.id, at: this.instant(), status, previous });
+    if (status === 'expired') this.emit({ type: 'expired', queryId: query.id, at: this.instant() });
   }
 
   private expire(query: QueryRuntime): void {
@@ -351,11 +368,14 @@ export class Engine {
   }
 
   private emit(event: EngineEvent): void {
-    if (this.subject.observed) this.subject.next(event);
+    if (!this.subject.observed) return;
+    const clock = this.scheduler.now();
+    if (event.at !== clock && event.receivedAt === undefined) event.receivedAt = clock;
+    this.subject.next(event);
   }
 
   private problem(queryId: string, code: string, error: unknown): void {
-    this.emit({ type: 'problem', queryId, at: this.now(), code, message: error instanceof Error ? error.message : String(error) });
+    this.emit({ type: 'problem', queryId, at: this.instant(), code, message: error instanceof Error ? error.message : String(error) });
   }
 
   private evaluatedAt(query: QueryRuntime): number {
@@ -364,7 +384,7 @@ export class Engine {
       const at = leaf.inputAt?.();
       if (at !== undefined && at > latest) latest = at;
     }
-    return Math.min(latest, this.now());
+    return latest;
   }
 
   private channel(topic: Topic): ChannelEntry {
@@ -372,8 +392,18 @@ export class Engine {
     let entry = this.channels.get(key);
     if (entry) return entry;
     entry = { topic, users: 0 };
-    if (topic.source === 'price') entry.price = new PriceChannel();
-    else entry.items = new ItemChannel();
+    if (topic.source === 'price') {
+      const priceTopic = topic;
+      entry.price = new PriceChannel({
+        topic: priceTopic,
+        history: this.history.find((history) => history.supports(priceTopic)),
+        now: () => this.now(),
+        warmed: (changed) => this.batch(() => {
+          for (const series of changed) this.propagate(series);
+        }),
+        problem: (code, message) => this.emit({ type: 'problem', queryId: '', at: this.instant(), code, message }),
+      });
+    } else entry.items = new ItemChannel();
     this.channels.set(key, entry);
     return entry;
   }
@@ -387,11 +417,13 @@ export class Engine {
     entry.connecting = true;
     const source = this.sources.find((candidate) => candidate.supports(entry.topic));
     if (!source) {
-      this.emit({ type: 'problem', queryId: '', at: this.now(), code: 'NO_DATA_SOURCE', message: `no data source serves ${topicKey(entry.topic)}` });
+      entry.unavailable = `no data source serves ${describeTopic(entry.topic)}`;
+      entry.price?.markUnavailable(entry.unavailable);
+      this.emit({ type: 'problem', queryId: '', at: this.instant(), code: 'NO_DATA_SOURCE', message: entry.unavailable });
       return;
     }
     const subscription = source.observe(entry.topic).subscribe({
-      next: (observation) => this.batch(() => this.observe(entry, observation)),
+      next: (observation) => this.observeAt(entry, observation),
       error: (error: unknown) => this.problem('', 'DATA_SOURCE_ERROR', error),
     });
     // A released channel (all its users gone while subscribing) must not keep the subscription.
@@ -402,8 +434,21 @@ export class Engine {
   private releaseChannel(topic: Topic, entry: ChannelEntry): void {
     entry.users -= 1;
     if (entry.users > 0) return;
+    entry.price?.dispose();
     entry.subscription?.unsubscribe();
     this.channels.delete(topicKey(topic));
+  }
+
+  /** One observation as one batch, evaluated at the observation's instant. */
+  private observeAt(entry: ChannelEntry, observation: Observation): void {
+    const outer = this.instantAt;
+    // A nested observation (a source emitting from inside a batch) keeps the outer instant.
+    if (outer === undefined) this.instantAt = Number.isFinite(observation.at) ? observation.at : undefined;
+    try {
+      this.batch(() => this.observe(entry, observation));
+    } finally {
+      this.instantAt = outer;
+    }
   }
 
   private observe(entry: ChannelEntry, observation: Observation): void {
@@ -474,7 +519,11 @@ export class Engine {
         if (!entry?.items?.leaves.delete(leaf)) return;
         this.releaseChannel(topic, entry);
       },
-      topicLastAt: (topic: Topic) => this.channels.get(topicKey(topic))?.lastAt,
+      topicLastAt: (topic: Topic) => {
+        const entry = this.channels.get(topicKey(topic));
+        return entry?.lastAt ?? entry?.price?.lastAt;
+      },
+      topicUnavailable: (topic: Topic) => this.channels.get(topicKey(topic))?.unavailable,
       matcher: this.matcher,
       llm: this.llm,
       persist: (queryId) => {
@@ -482,7 +531,7 @@ export class Engine {
         if (query) this.persist(query);
         this.touch(queryId);
       },
-      report: (queryId, code, message) => this.emit({ type: 'problem', queryId, at: this.now(), code, message }),
+      report: (queryId, code, message) => this.emit({ type: 'problem', queryId, at: this.instant(), code, message }),
       deferPulse: (pulse) => {
         this.pulses.push(pulse);
         if (this.depth === 0) this.flush();
@@ -500,7 +549,7 @@ export class Engine {
       },
       detached: (query) => this.expiries.remove(query),
       conditionChanged: (query, node) => {
-        if (this.subject.observed) this.emit({ type: 'condition-changed', queryId: query.id, at: this.now(), path: node.path, holds: node.effective });
+        if (this.subject.observed) this.emit({ type: 'condition-changed', queryId: query.id, at: this.instant(), path: node.path, holds: node.effective });
       },
     };
   }
@@ -509,7 +558,8 @@ export class Engine {
     const executors = new Map<string, ActionExecutor>();
     executors.set('notify', new NotifyExecutor(this.store, (notification) => {
       const queryId = notification.data.queryId;
-      this.emit({ type: 'notification', queryId, at: this.now(), notification });
+      const observedAt = typeof notification.data.observedAt === 'string' ? Date.parse(notification.data.observedAt) : this.now();
+      this.emit({ type: 'notification', queryId, at: observedAt, notification });
     }));
     if (options.http) {
       const webhook = { transport: options.http, scheduler: this.scheduler, allowPrivate: options.allowPrivateWebhooks ?? false };
@@ -535,6 +585,18 @@ export class Engine {
     executors.set('limit_order', orders);
     for (const [type, executor] of Object.entries(options.executors ?? {})) if (executor) executors.set(type, executor);
     return executors;
+  }
+}
+
+/** A topic as a person reads it: `BTC`, `BTC on binance`, `posts of @elonmusk`, `news`. */
+function describeTopic(topic: Topic): string {
+  switch (topic.source) {
+    case 'price':
+      return topic.exchange ? `prices of ${topic.symbol} on ${topic.exchange}` : `prices of ${topic.symbol}`;
+    case 'tweet':
+      return `posts of @${topic.username}`;
+    case 'news':
+      return 'news';
   }
 }
 

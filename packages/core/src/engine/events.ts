@@ -1,7 +1,13 @@
 import type { ConditionState, ExecutionRecord, Notification, RuntimeState } from './interfaces.js';
 
-/** What the engine tells its embedder, in order. Times are epoch ms of the engine's scheduler. */
-export type EngineEvent =
+/**
+ * What the engine tells its embedder, in order. `at` is the instant of the observation (or timer) that
+ * caused the event, in epoch ms; `receivedAt` is the engine's clock when it differs (a live observation
+ * stamped by its venue arrives a little after it was made).
+ */
+export type EngineEvent = EngineEventBody & { receivedAt?: number };
+
+type EngineEventBody =
   | { type: 'query-added'; queryId: string; at: number }
   /** After an update that changed any condition of the query: its states and whether it would fire. */
   | { type: 'evaluation'; queryId: string; at: number; wouldTriggerNow: boolean; conditionStates: ConditionState[] }

@@ -6,6 +6,7 @@ export { HistoryError, type PriceHistory, type PriceTick, type PriceTopic } from
 export { type Observation, type PriceObservation, type TweetObservation, type NewsObservation, type LlmVerdictObservation, type Topic, topicKey, baseAsset } from './observations.js';
 export { parseRecording, serializeRecording, RecordingError, type Recording } from './recording.js';
 export { ReplaySource, matchesTopic, type ReplayOptions } from './replay-source.js';
+export { RecordingHistory, type RecordingHistoryOptions } from './recording-history.js';
 export { PushSource } from './push-source.js';
 export { RecordedLlmProvider } from './recorded-llm.js';
 export { LexicalMatcher, contentWords } from './lexical-matcher.js';
@@ -19,4 +20,5 @@ export { LlmActionExecutor, type LlmActionOptions } from './actions/llm-analysis
 export { OrderExecutor } from './actions/orders.js';
 export { DEFAULT_BACKOFF, retryDelayMs, parseRetryAfter, type BackoffPolicy } from './actions/backoff.js';
 export { ThresholdIndex, type ThresholdOperator } from './threshold-index.js';
+export type { Readiness } from './series-value.js';
 export * from './series/index.js';

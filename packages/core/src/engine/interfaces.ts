@@ -92,13 +92,29 @@ export interface ConditionState {
   since?: number;
   /** For latched matches: the item that matched. */
   match?: { id?: string; text: string; confidence: number; at: number };
+  /**
+   * Whether the condition can be judged as written: `ready`; `warming_up` while a window or an
+   * indicator still needs more of the past (`readyAt`: the earliest instant it can be ready, when that
+   * is predictable); `no_data` when nothing can make it ready (`reason` says why). The engine always
+   * sets it; it is optional only for states persisted before it existed.
+   */
+  status?: ConditionStatus;
+  /** With `warming_up`: the earliest instant (epoch ms) the value can be defined. */
+  readyAt?: number;
+  /** With `warming_up` or `no_data`: why. */
+  reason?: string;
+  /** Time (epoch ms) of the observation the value was read from. */
+  observedAt?: number;
 }
+
+export type ConditionStatus = 'ready' | 'warming_up' | 'no_data';
 
 export interface TriggerContext {
   queryId: string;
   title?: string;
   /** 1 for the first trigger, 2 for the second under a repeat policy, ... */
   triggerIndex: number;
+  /** The instant of the observation (or timer) that made the conditions hold (epoch ms). */
   firedAt: number;
   conditionStates: ConditionState[];
 }
@@ -196,7 +212,10 @@ export interface ExecutionRecord {
   type: string;
   status: ExecutionStatus;
   triggerIndex: number;
+  /** When the execution started (the engine's clock). */
   createdAt: string;
+  /** The instant of the observation that caused the trigger (ISO 8601). */
+  observedAt?: string;
   finishedAt?: string;
   attempts: number;
   result?: Record<string, unknown>;

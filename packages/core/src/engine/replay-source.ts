@@ -104,12 +104,17 @@ export class ReplaySource implements DataSource {
     return undefined;
   }
 
+  /**
+   * Schedules the next due observation, while someone listens. Nobody listening means no timer: with
+   * `loop` the replay never ends, and a timer left behind would keep the process (a host) alive.
+   */
   private arm(): void {
-    if (this.timer || this.cursor >= this.observations.length) return;
+    if (this.timer || this.subscribers.size === 0 || this.cursor >= this.observations.length) return;
     const scheduler = this.options.scheduler;
     this.timer = scheduler.schedule(() => {
       this.timer = undefined;
       this.emitDue();
+      // A subscriber may have left during emitDue (a query detaching after it fired): arm() checks.
       this.arm();
     }, Math.max(0, this.timeOf(this.cursor) - scheduler.now()));
   }

@@ -9,6 +9,17 @@ export interface SeriesDescription {
 }
 
 /**
+ * Whether a series has its value as defined: `ready`; `warming_up` while it needs more of the past
+ * (with the earliest instant it can be ready when that is predictable, and why); `no_data` when nothing
+ * can make it ready (no data source serves it).
+ */
+export interface Readiness {
+  status: 'ready' | 'warming_up' | 'no_data';
+  readyAt?: number;
+  reason?: string;
+}
+
+/**
  * One numeric series of a channel (BTC's last price, its 24h change, its 1h RSI(14), ...) and the
  * conditions that read it: constant thresholds in an index, live-operand comparisons in a set.
  */
@@ -23,6 +34,8 @@ export class SeriesValue {
   readonly watching = new Set<NumericLeaf>();
   /** Conditions using this series in any role; the channel drops the series at zero. */
   users = 0;
+  /** Whether the value is defined over its whole look-back (set by the channel that computes it). */
+  readiness: () => Readiness = () => ({ status: 'ready' });
 
   constructor(
     readonly key: string,

@@ -18,6 +18,8 @@ export interface LeafServices {
   unwatchItems(topic: Topic, leaf: SemanticLeaf): void;
   /** Time of the last observation on a topic. */
   topicLastAt(topic: Topic): number | undefined;
+  /** Why no observation of a topic can come (no data source serves it), or undefined. */
+  topicUnavailable(topic: Topic): string | undefined;
   readonly matcher: SemanticMatcher;
   readonly llm: LlmProvider | undefined;
   /** A leaf changed what must survive a restart (a latch, a verdict, a cron tick). */

@@ -55,6 +55,7 @@ export class SseHub {
   private readonly maxBufferedBytes: number;
   private readonly retryMs: number;
   private lagCheck: NodeJS.Immediate | undefined;
+  private closed = false;
 
   constructor(
     private readonly store: HostStore,
@@ -80,6 +81,11 @@ export class SseHub {
 
   /** Starts a stream on a hijacked response. */
   async open(response: ServerResponse, scope: StreamScope, lastEventId: number, ready: Record<string, unknown>): Promise<void> {
+    // The host is shutting down (a request that passed its checks meanwhile): no stream to hold it open.
+    if (this.closed) {
+      response.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end('the host is shutting down');
+      return;
+    }
     response.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
@@ -149,12 +155,20 @@ export class SseHub {
     }
   }
 
+  /**
+   * Ends every stream (the host is shutting down) and lets go of their sockets once what was written
+   * is sent: a kept-alive connection (or a client that never hangs up) must not hold the server's
+   * close. Streams asked for afterwards are refused.
+   */
   close(): void {
+    this.closed = true;
     clearInterval(this.timer);
     if (this.lagCheck) clearImmediate(this.lagCheck);
     this.lagCheck = undefined;
     for (const connection of this.connections) {
-      connection.response.end();
+      const { response } = connection;
+      const socket = response.socket;
+      response.end(() => socket?.destroySoon());
       this.drop(connection);
     }
   }

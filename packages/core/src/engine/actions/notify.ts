@@ -25,7 +25,7 @@ export class NotifyExecutor implements ActionExecutor {
       category: 'alerts',
       title: typeof params.title === 'string' ? params.title : (trigger.title ?? 'EQL query triggered'),
       body,
-      data: { queryId: trigger.queryId, stepId: context.stepId, triggerIndex: trigger.triggerIndex, executionId: context.executionId },
+      data: { queryId: trigger.queryId, stepId: context.stepId, triggerIndex: trigger.triggerIndex, executionId: context.executionId, observedAt: isoTime(trigger.firedAt) },
       priority: params.priority === 'low' || params.priority === 'normal' ? params.priority : 'high',
       createdAt: isoTime(context.now()),
       ...(context.ownerId === undefined ? {} : { ownerId: context.ownerId }),

@@ -1,30 +1,68 @@
 import { parseDuration } from '../../language/duration.js';
+import type { PriceHistory, PriceTick, PriceTopic } from '../history.js';
+import type { MaybePromise } from '../interfaces.js';
 import type { PriceObservation } from '../observations.js';
-import { CandleBuilder, createIndicatorFamily, familyKey, type FamilyIndicator, type FamilySpec, resolveIndicator, resolveTimeframe, timeframeMs } from '../series/index.js';
+import {
+  type Candle,
+  CandleBuilder,
+  createIndicatorFamily,
+  familyKey,
+  type FamilyIndicator,
+  type FamilySpec,
+  resolveIndicator,
+  resolveTimeframe,
+  timeframeMs,
+  warmupCandles,
+} from '../series/index.js';
 import { PriceWindow } from '../series/windows.js';
-import { type SeriesDescription, SeriesValue } from '../series-value.js';
+import { type Readiness, type SeriesDescription, SeriesValue } from '../series-value.js';
 
 interface WindowUse {
   window: PriceWindow;
   users: number;
+  /** Live ticks that arrived while history was loading (undefined when not loading). */
+  pending: PriceTick[] | undefined;
+  /** Time of the first tick the window saw (history or live). */
+  firstAt: number | undefined;
+  historyProblem: string | undefined;
 }
 
 interface FamilyUse {
   indicator: FamilyIndicator;
   users: number;
+  /** Start of the last candle the indicator took. */
+  lastStart: number;
+  /** Closed candles the indicator took. */
+  taken: number;
+  /** Candles closed live while history was loading (undefined when not loading). */
+  pending: Candle[] | undefined;
+  historyProblem: string | undefined;
 }
 
 interface TimeframeUse {
   builder: CandleBuilder;
   families: Map<string, FamilyUse>;
   users: number;
+  /** Whether the candle forming at the start was given its part from history (once per builder). */
+  seeded: boolean;
 }
 
 /** How a series is computed from the ticks, and what it holds on to. */
 type Computation =
   | { kind: 'current' }
   | { kind: 'window'; method: 'change' | 'high' | 'low' | 'volume'; durationMs: number }
-  | { kind: 'indicator'; tfMs: number; family: string; spec: FamilySpec; method: string };
+  | { kind: 'indicator'; tfMs: number; family: string; spec: FamilySpec; method: string; args: Record<string, unknown> };
+
+export interface PriceChannelOptions {
+  topic: PriceTopic;
+  /** Where series are warmed from when they start (none: they start empty). */
+  history?: PriceHistory | undefined;
+  now(): number;
+  /** An asynchronous history answer was applied: these series changed value. */
+  warmed(changed: SeriesValue[]): void;
+  /** A history request failed (the series go on from live observations). */
+  problem(code: string, message: string): void;
+}
 
 /**
  * Every series of one price topic (a symbol, optionally on one exchange), computed once per tick for
@@ -34,14 +72,44 @@ type Computation =
  *
  * Indicators move when a candle closes, that is at the first tick of the next candle, so their values
  * are those of closed candles only (what reference values are computed on).
+ *
+ * **Warm-up.** With a history, what a series needs from the past is loaded when it is first computed:
+ * the last price; a window's ticks over its duration (and the reference tick before it); an
+ * indicator's closed candles since the history's origin (the fixed start of smoothing), and the part
+ * before now of the candle forming now. A series warmed at `t` therefore holds what it would hold had
+ * it been computed live since the origin. Live ticks that arrive while an asynchronous history loads
+ * are applied after it.
  */
 export class PriceChannel {
   private readonly series = new Map<string, { value: SeriesValue; computation: Computation }>();
   private readonly windows = new Map<number, WindowUse>();
   private readonly timeframes = new Map<number, TimeframeUse>();
+  private lastTick: PriceTick | undefined;
+  /** Whether a request for the last price before the first series is under way or done. */
+  private lastRequested = false;
+  /** Why no observation can come (no data source serves the topic); undefined while one can. */
+  private unavailable: string | undefined;
+  private released = false;
+
+  constructor(private readonly options: PriceChannelOptions) {}
 
   get isEmpty(): boolean {
     return this.series.size === 0;
+  }
+
+  /** Time of the latest price the channel knows (live or from history). */
+  get lastAt(): number | undefined {
+    return this.lastTick?.at;
+  }
+
+  /** No data source serves the topic: every series says `no_data` with this reason. */
+  markUnavailable(reason: string): void {
+    this.unavailable = reason;
+  }
+
+  /** The channel is gone: late history answers are dropped. */
+  dispose(): void {
+    this.released = true;
   }
 
   /** The series for a description, created on first use; each call counts one user. */
@@ -50,9 +118,15 @@ export class PriceChannel {
     const key = keyOf(computation);
     let entry = this.series.get(key);
     if (!entry) {
-      entry = { value: new SeriesValue(key, description), computation };
+      const value = new SeriesValue(key, description);
+      const created = { value, computation };
+      value.readiness = () => this.readinessOf(created.computation);
+      entry = created;
       this.series.set(key, entry);
+      this.requestLast();
       this.retain(computation);
+      const initial = this.valueOf(computation, this.currentOutputs());
+      if (initial !== undefined && Number.isFinite(initial)) value.set(initial, this.lastTick?.at ?? this.options.now());
     }
     entry.value.users += 1;
     return entry.value;
@@ -71,31 +145,186 @@ export class PriceChannel {
   /** Computes every series after a tick; returns those whose value changed. */
   update(tick: PriceObservation): SeriesValue[] {
     const { at, price } = tick;
-    if (!Number.isFinite(price) || price <= 0) return [];
+    if (!Number.isFinite(price) || price <= 0 || !Number.isFinite(at)) return [];
     const volume = tick.volume ?? 0;
-    for (const use of this.windows.values()) use.window.add(at, price, volume);
+    if (this.lastTick === undefined || at >= this.lastTick.at) this.lastTick = { at, price, volume };
+    for (const use of this.windows.values()) {
+      if (use.pending) use.pending.push({ at, price, volume });
+      else this.addToWindow(use, at, price, volume);
+    }
     let outputs: Map<string, Record<string, number | undefined>> | undefined;
     for (const [tfMs, use] of this.timeframes) {
       for (const candle of use.builder.add(at, price, volume)) {
-        outputs ??= new Map();
-        for (const [family, familyUse] of use.families) outputs.set(`${tfMs}:${family}`, { ...familyUse.indicator.update(candle) });
+        for (const [family, familyUse] of use.families) {
+          if (familyUse.pending) {
+            familyUse.pending.push(candle);
+            continue;
+          }
+          if (!takeCandle(familyUse, candle)) continue;
+          outputs ??= new Map();
+          outputs.set(`${tfMs}:${family}`, { ...familyUse.indicator.current() });
+        }
       }
     }
     const changed: SeriesValue[] = [];
     for (const { value: series, computation } of this.series.values()) {
-      const next = this.valueOf(computation, price, outputs);
+      const next = computation.kind === 'current' ? price : this.valueOf(computation, outputs);
       if (next !== undefined && Number.isFinite(next) && series.set(next, at)) changed.push(series);
     }
     return changed;
   }
 
-  private valueOf(computation: Computation, price: number, outputs: Map<string, Record<string, number | undefined>> | undefined): number | undefined {
+  // ------------------------------------------------------------------ warm-up
+
+  /** The last price before now, for `current` and for the first candle of a new timeframe. */
+  private requestLast(): void {
+    const history = this.options.history;
+    if (this.lastRequested || !history) return;
+    this.lastRequested = true;
+    const now = this.options.now();
+    this.load(
+      () => history.ticks(this.options.topic, now, now),
+      (ticks) => {
+        const last = ticks[ticks.length - 1];
+        if (last && (this.lastTick === undefined || last.at > this.lastTick.at)) this.lastTick = { at: last.at, price: last.price, volume: last.volume ?? 0 };
+      },
+      () => undefined,
+    );
+  }
+
+  private startWindow(use: WindowUse, durationMs: number): void {
+    const history = this.options.history;
+    if (!history) return;
+    const topic = this.options.topic;
+    const now = this.options.now();
+    use.pending = [];
+    this.load(
+      // The window at the last tick L before now spans (L - duration, L], with its reference before.
+      () => then(history.ticks(topic, now, now), (last) => history.ticks(topic, (last[last.length - 1]?.at ?? now) - durationMs, now)),
+      (ticks) => {
+        for (const tick of ticks) this.addToWindow(use, tick.at, tick.price, tick.volume ?? 0);
+      },
+      (message) => (use.historyProblem = message),
+      () => {
+        const pending = use.pending ?? [];
+        use.pending = undefined;
+        for (const tick of pending) this.addToWindow(use, tick.at, tick.price, tick.volume ?? 0);
+      },
+    );
+  }
+
+  private startFamily(timeframe: TimeframeUse, use: FamilyUse, tfMs: number): void {
+    const history = this.options.history;
+    if (!history) return;
+    const topic = this.options.topic;
+    const now = this.options.now();
+    const seeds = !timeframe.seeded;
+    timeframe.seeded = true;
+    use.pending = [];
+    this.load(
+      () => then(history.origin(topic, tfMs), (origin) => (origin === undefined ? [] : history.candles(topic, tfMs, origin, now))),
+      (candles) => {
+        const forming = timeframe.builder.current();
+        const last = candles[candles.length - 1];
+        // The last candle of the history is the one forming at the start: the builder's (live closes it).
+        const cutoff = seeds ? (last?.start ?? Infinity) : (forming?.start ?? last?.start ?? Infinity);
+        for (const candle of candles) if (candle.start < cutoff) takeCandle(use, candle);
+        if (!seeds || !last) return;
+        const closedLive = use.pending?.findIndex((candle) => candle.start === last.start) ?? -1;
+        if (closedLive >= 0 && use.pending) {
+          // Closed live while an asynchronous history loaded: complete it with its earlier part.
+          use.pending[closedLive] = mergeEarlier(use.pending[closedLive] as Candle, last);
+        } else if (forming === undefined || forming.start === last.start) {
+          timeframe.builder.seedEarlier(last);
+        } else if (forming.start > last.start) {
+          // Live ticks began in a later bucket: that candle was complete before them.
+          takeCandle(use, last);
+        }
+      },
+      (message) => (use.historyProblem = message),
+      () => {
+        const pending = use.pending ?? [];
+        use.pending = undefined;
+        for (const candle of pending) takeCandle(use, candle);
+      },
+    );
+  }
+
+  /**
+   * Runs a history request: synchronously when its answer is, else when the promise settles (then the
+   * series are recomputed and the changed ones reported). `done` runs after success or failure.
+   */
+  private load<T>(request: () => MaybePromise<T>, apply: (value: T) => void, fail: (message: string) => void, done: () => void = () => undefined): void {
+    const failed = (error: unknown): void => {
+      const message = error instanceof Error ? error.message : String(error);
+      fail(message);
+      this.options.problem(typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : 'HISTORY_ERROR', `history of ${this.options.topic.symbol} from ${this.options.history?.name}: ${message}`);
+    };
+    let answer: MaybePromise<T>;
+    try {
+      answer = request();
+    } catch (error) {
+      failed(error);
+      done();
+      return;
+    }
+    if (!(answer instanceof Promise)) {
+      apply(answer);
+      done();
+      return;
+    }
+    answer.then(
+      (value) => {
+        if (this.released) return;
+        apply(value);
+        done();
+        this.options.warmed(this.refresh());
+      },
+      (error: unknown) => {
+        if (this.released) return;
+        failed(error);
+        done();
+        this.options.warmed(this.refresh());
+      },
+    );
+  }
+
+  /** Recomputes every series from the current state (after history arrived); returns the changed ones. */
+  private refresh(): SeriesValue[] {
+    const outputs = this.currentOutputs();
+    const at = this.lastTick?.at ?? this.options.now();
+    const changed: SeriesValue[] = [];
+    for (const { value: series, computation } of this.series.values()) {
+      const next = this.valueOf(computation, outputs);
+      if (next !== undefined && Number.isFinite(next) && series.set(next, at)) changed.push(series);
+    }
+    return changed;
+  }
+
+  private addToWindow(use: WindowUse, at: number, price: number, volume: number): void {
+    if (!(price > 0)) return;
+    use.firstAt ??= at;
+    use.window.add(at, price, volume);
+  }
+
+  // ------------------------------------------------------------------ values and readiness
+
+  private currentOutputs(): Map<string, Record<string, number | undefined>> {
+    const outputs = new Map<string, Record<string, number | undefined>>();
+    for (const [tfMs, use] of this.timeframes) {
+      for (const [family, familyUse] of use.families) if (!familyUse.pending) outputs.set(`${tfMs}:${family}`, familyUse.indicator.current());
+    }
+    return outputs;
+  }
+
+  private valueOf(computation: Computation, outputs: Map<string, Record<string, number | undefined>> | undefined): number | undefined {
     switch (computation.kind) {
       case 'current':
-        return price;
+        return this.lastTick?.price;
       case 'window': {
-        const window = this.windows.get(computation.durationMs)?.window;
-        if (!window) return undefined;
+        const use = this.windows.get(computation.durationMs);
+        if (!use || use.pending) return undefined;
+        const window = use.window;
         if (computation.method === 'change') return window.change();
         if (computation.method === 'high') return window.high();
         if (computation.method === 'low') return window.low();
@@ -106,21 +335,73 @@ export class PriceChannel {
     }
   }
 
+  private readinessOf(computation: Computation): Readiness {
+    if (this.unavailable !== undefined) return { status: 'no_data', reason: this.unavailable };
+    const loading = `loading history from ${this.options.history?.name ?? 'history'}`;
+    switch (computation.kind) {
+      case 'current':
+        return this.lastTick ? { status: 'ready' } : { status: 'warming_up', reason: `no price of ${this.options.topic.symbol} observed yet` };
+      case 'window': {
+        const use = this.windows.get(computation.durationMs);
+        if (!use) return { status: 'warming_up' };
+        if (use.pending) return { status: 'warming_up', reason: loading };
+        if (use.window.covered()) return { status: 'ready' };
+        const readiness: Readiness = { status: 'warming_up', reason: withProblem(`the ${computation.method} window needs ${describeMs(computation.durationMs)} of prices`, use.historyProblem) };
+        if (use.firstAt !== undefined) readiness.readyAt = use.firstAt + computation.durationMs;
+        return readiness;
+      }
+      case 'indicator': {
+        const timeframe = this.timeframes.get(computation.tfMs);
+        const use = timeframe?.families.get(computation.family);
+        if (!timeframe || !use) return { status: 'warming_up' };
+        if (use.pending) return { status: 'warming_up', reason: loading };
+        if (use.indicator.current()[computation.method as keyof ReturnType<FamilyIndicator['current']>] !== undefined) return { status: 'ready' };
+        const needed = warmupCandles(computation.method, computation.args);
+        const remaining = Math.max(1, needed - use.taken);
+        const formingStart = timeframe.builder.current()?.start ?? Math.floor(this.options.now() / computation.tfMs) * computation.tfMs;
+        return {
+          status: 'warming_up',
+          readyAt: formingStart + remaining * computation.tfMs,
+          reason: withProblem(`needs ${needed} closed candles of ${describeMs(computation.tfMs)}, has ${use.taken}`, use.historyProblem),
+        };
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ sharing
+
   private retain(computation: Computation): void {
     if (computation.kind === 'window') {
       const use = this.windows.get(computation.durationMs);
-      if (use) use.users += 1;
-      else this.windows.set(computation.durationMs, { window: new PriceWindow(computation.durationMs), users: 1 });
+      if (use) {
+        use.users += 1;
+        return;
+      }
+      const created: WindowUse = { window: new PriceWindow(computation.durationMs), users: 1, pending: undefined, firstAt: undefined, historyProblem: undefined };
+      this.windows.set(computation.durationMs, created);
+      this.startWindow(created, computation.durationMs);
     } else if (computation.kind === 'indicator') {
       let timeframe = this.timeframes.get(computation.tfMs);
       if (!timeframe) {
-        timeframe = { builder: new CandleBuilder(computation.tfMs), families: new Map(), users: 0 };
+        timeframe = { builder: new CandleBuilder(computation.tfMs), families: new Map(), users: 0, seeded: false };
         this.timeframes.set(computation.tfMs, timeframe);
       }
       timeframe.users += 1;
       const family = timeframe.families.get(computation.family);
-      if (family) family.users += 1;
-      else timeframe.families.set(computation.family, { indicator: createIndicatorFamily(computation.spec.family, computation.spec.params as never), users: 1 });
+      if (family) {
+        family.users += 1;
+        return;
+      }
+      const created: FamilyUse = {
+        indicator: createIndicatorFamily(computation.spec.family, computation.spec.params as never),
+        users: 1,
+        lastStart: -Infinity,
+        taken: 0,
+        pending: undefined,
+        historyProblem: undefined,
+      };
+      timeframe.families.set(computation.family, created);
+      this.startFamily(timeframe, created, computation.tfMs);
     }
   }
 
@@ -138,6 +419,48 @@ export class PriceChannel {
   }
 }
 
+/** Gives a closed candle to an indicator unless it already took it; returns whether it did. */
+function takeCandle(use: FamilyUse, candle: Candle): boolean {
+  if (candle.start <= use.lastStart) return false;
+  use.indicator.update(candle);
+  use.lastStart = candle.start;
+  use.taken += 1;
+  return true;
+}
+
+/** A live candle completed with the earlier part of its bucket from history. */
+function mergeEarlier(live: Candle, earlier: Candle): Candle {
+  return {
+    start: live.start,
+    open: earlier.open,
+    high: Math.max(live.high, earlier.high),
+    low: Math.min(live.low, earlier.low),
+    close: live.close,
+    volume: live.volume + earlier.volume,
+  };
+}
+
+/** `next` applied to a value that may be a promise, synchronously when it is not. */
+function then<A, B>(value: MaybePromise<A>, next: (value: A) => MaybePromise<B>): MaybePromise<B> {
+  return value instanceof Promise ? value.then(next) : next(value);
+}
+
+function withProblem(reason: string, problem: string | undefined): string {
+  return problem === undefined ? reason : `${reason}; history unavailable: ${problem}`;
+}
+
+function describeMs(ms: number): string {
+  const units: Array<[number, string]> = [
+    [7 * 86_400_000, 'w'],
+    [86_400_000, 'd'],
+    [3_600_000, 'h'],
+    [60_000, 'm'],
+    [1000, 's'],
+  ];
+  for (const [size, unit] of units) if (ms % size === 0) return `${ms / size}${unit}`;
+  return `${ms}ms`;
+}
+
 function computationOf(description: SeriesDescription): Computation {
   const { method, args } = description;
   if (description.source === 'price') {
@@ -149,7 +472,7 @@ function computationOf(description: SeriesDescription): Computation {
     throw new Error(`unsupported price series ${method} ${JSON.stringify(args.period)}`);
   }
   const spec = resolveIndicator(method, args);
-  return { kind: 'indicator', tfMs: timeframeMs(resolveTimeframe(args)), family: familyKey(spec), spec, method };
+  return { kind: 'indicator', tfMs: timeframeMs(resolveTimeframe(args)), family: familyKey(spec), spec, method, args };
 }
 
 function keyOf(computation: Computation): string {

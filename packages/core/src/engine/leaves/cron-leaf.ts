@@ -45,7 +45,7 @@ export class CronLeaf implements Leaf {
   }
 
   state(): ConditionState {
-    const state: ConditionState = { path: this.node.path, source: 'cron', method: this.schedule.kind, holds: this.node.effective };
+    const state: ConditionState = { path: this.node.path, source: 'cron', method: this.schedule.kind, holds: this.node.effective, status: 'ready' };
     if (this.node.since !== undefined) state.since = this.node.since;
     return state;
   }

@@ -57,6 +57,9 @@ export class LlmLeaf implements Leaf {
     const state: ConditionState = { path: this.node.path, source: 'llm', method: 'athena_condition', holds: this.node.effective, threshold: this.threshold };
     if (this.verdict) state.value = this.verdict.confidence;
     if (this.node.since !== undefined) state.since = this.node.since;
+    if (this.verdict) Object.assign(state, { status: 'ready', observedAt: this.verdict.at });
+    else if (!this.services.llm) Object.assign(state, { status: 'no_data', reason: 'no LLM provider is configured to judge llm conditions' });
+    else Object.assign(state, { status: 'warming_up', reason: 'waiting for the first verdict' });
     return state;
   }
 

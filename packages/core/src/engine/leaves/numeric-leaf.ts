@@ -2,7 +2,7 @@ import type { Subscription } from 'rxjs';
 import type { ConditionNode } from '../condition-tree.js';
 import type { ConditionState } from '../interfaces.js';
 import type { Topic } from '../observations.js';
-import type { SeriesDescription, SeriesValue } from '../series-value.js';
+import type { Readiness, SeriesDescription, SeriesValue } from '../series-value.js';
 import type { LeafServices } from '../services.js';
 import type { ThresholdOperator } from '../threshold-index.js';
 import { compare, type Leaf } from './leaf.js';
@@ -29,7 +29,7 @@ export class NumericLeaf implements Leaf {
   private lastDifference: number | undefined;
   private pendingCrossing: Subscription | undefined;
   /** Values at the last detach. */
-  private lastRead: { value: number | undefined; threshold: number | undefined; at: number | undefined } | undefined;
+  private lastRead: { value: number | undefined; threshold: number | undefined; at: number | undefined; readiness: Readiness } | undefined;
 
   constructor(
     readonly node: ConditionNode,
@@ -60,7 +60,7 @@ export class NumericLeaf implements Leaf {
 
   detach(): void {
     // Keep what was last read, so a query that fired or stopped still shows its values.
-    this.lastRead = { value: this.left?.value, threshold: typeof this.threshold === 'number' ? this.threshold : this.right?.value, at: this.inputAt() };
+    this.lastRead = { value: this.left?.value, threshold: typeof this.threshold === 'number' ? this.threshold : this.right?.value, at: this.inputAt(), readiness: this.readiness() };
     this.cancelPendingCrossing();
     if (this.left) {
       if (typeof this.threshold === 'number') this.left.index.remove(this.operator, this.threshold, this);
@@ -144,7 +144,23 @@ export class NumericLeaf implements Leaf {
     const threshold = typeof this.threshold === 'number' ? this.threshold : this.right ? this.right.value : this.lastRead?.threshold;
     if (threshold !== undefined) state.threshold = threshold;
     if (this.node.since !== undefined) state.since = this.node.since;
+    Object.assign(state, this.readiness());
+    const observedAt = this.inputAt();
+    if (observedAt !== undefined) state.observedAt = observedAt;
     return state;
+  }
+
+  /** The least ready of the two sides (no_data before warming_up before ready); the last one read after a detach. */
+  private readiness(): Readiness {
+    if (!this.left) return this.lastRead?.readiness ?? { status: 'ready' };
+    const left = this.left.readiness();
+    const right = this.right?.readiness();
+    if (!right) return left;
+    const rank = { no_data: 2, warming_up: 1, ready: 0 } as const;
+    if (rank[right.status] > rank[left.status]) return right;
+    if (rank[right.status] < rank[left.status] || left.status !== 'warming_up') return left;
+    // Both warming up: ready when the later one is.
+    return (right.readyAt ?? Infinity) > (left.readyAt ?? Infinity) ? right : left;
   }
 
   private currentDifference(): number | undefined {

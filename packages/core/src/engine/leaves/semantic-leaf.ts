@@ -71,6 +71,11 @@ export class SemanticLeaf implements Leaf {
     }
     state.threshold = this.threshold;
     if (this.node.since !== undefined) state.since = this.node.since;
+    const unavailable = this.services.topicUnavailable(this.topic);
+    if (unavailable === undefined) state.status = 'ready';
+    else Object.assign(state, { status: 'no_data', reason: unavailable });
+    const observedAt = this.inputAt();
+    if (observedAt !== undefined) state.observedAt = observedAt;
     return state;
   }
 }

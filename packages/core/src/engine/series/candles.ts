@@ -136,6 +136,27 @@ export class CandleBuilder {
     return [snapshot(open)];
   }
 
+  /**
+   * Puts the part of a candle seen before (from history) under the open candle of the same bucket, or
+   * opens it with that part: the candle forming when a series starts counts the trades before its start.
+   * A candle of an earlier bucket than the open one, or of a bucket already closed, is ignored.
+   */
+  seedEarlier(candle: Candle): void {
+    if (candle.start < this.floor) return;
+    const open = this.open;
+    if (open === undefined) {
+      this.open = { ...candle, openAt: candle.start, closeAt: candle.start };
+      this.floor = candle.start;
+      return;
+    }
+    if (open.start !== candle.start) return;
+    open.open = candle.open;
+    open.openAt = candle.start;
+    if (candle.high > open.high) open.high = candle.high;
+    if (candle.low < open.low) open.low = candle.low;
+    open.volume += candle.volume;
+  }
+
   /** The candle forming now (a copy), or undefined before the first tick or after `advance` closed it. */
   current(): Candle | undefined {
     return this.open === undefined ? undefined : snapshot(this.open);
@@ -151,4 +172,22 @@ function snapshot(candle: OpenCandle): Candle {
     close: candle.close,
     volume: candle.volume,
   };
+}
+
+/**
+ * The candles of `tf` ms that ticks make (see CandleBuilder), for histories that keep ticks: candles
+ * whose start is at or after `from`, the last one partial when `to` falls inside its bucket. Ticks must
+ * be in time order and before `to`; those before `from`'s first whole bucket are skipped.
+ */
+export function candlesFromTicks(ticks: Iterable<{ at: number; price: number; volume?: number }>, tf: number, from: number, to: number): Candle[] {
+  const builder = new CandleBuilder(tf);
+  const first = Math.ceil(from / tf) * tf;
+  const candles: Candle[] = [];
+  for (const tick of ticks) {
+    if (tick.at < first || tick.at >= to || !(tick.price > 0)) continue;
+    for (const candle of builder.add(tick.at, tick.price, tick.volume ?? 0)) candles.push(candle);
+  }
+  const open = builder.current();
+  if (open) candles.push(open);
+  return candles;
 }

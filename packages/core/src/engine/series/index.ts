@@ -3,7 +3,7 @@
  * technical indicators on closed candles. Platform-neutral and synchronous; the engine owns the
  * streams and calls these per observation.
  */
-export { CandleBuilder, TIMEFRAME_MS, isTimeframe, timeframeMs, type Candle } from './candles.js';
+export { CandleBuilder, candlesFromTicks, TIMEFRAME_MS, isTimeframe, timeframeMs, type Candle } from './candles.js';
 export { PriceWindow, type Tick } from './windows.js';
 export {
   DEFAULT_TIMEFRAME,
