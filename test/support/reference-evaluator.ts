@@ -41,10 +41,15 @@ import {
  * - The query lives in [createdAt, createdAt + lifetime): nothing fires at the expiry instant or after.
  * - "The cooldown would end after expiry": trigger time + cooldown > createdAt + lifetime.
  * - Items (posts, news) at createdAt or later are matched ("before the query was added" is strict).
+ * - History: observations before createdAt are the past the query starts with. Series are computed
+ *   over every tick from the first observation on (the engine warms its series from a history of the
+ *   recording), and when prices came before createdAt the query is judged once at createdAt itself (a
+ *   creation instant without an observation), as the engine judges a query when it is added. Items
+ *   before createdAt are never matched. createdAt must not be the time of an observation.
  */
 
 export interface ReferenceOptions {
-  /** The query's createdAt (epoch ms); the replay starts here. */
+  /** The query's createdAt (epoch ms); observations before it are history. */
   start: number;
   /** The last instant considered (inclusive), the end of the replay. */
   end: number;
@@ -222,7 +227,8 @@ export function referenceTriggers(query: Query, observations: readonly Observati
     if (b.at < a.at) throw new Error('reference: observations must be in time order');
     if (a.at === b.at && topicOf(a) !== topicOf(b)) notes.push(`observations of ${topicOf(a)} and ${topicOf(b)} at the same time ${a.at}`);
   }
-  if (observations.some((o) => o.at < options.start)) throw new Error('reference: observations before the start are not covered');
+  const history = observations.filter((o) => o.at < options.start).length;
+  if (history > 0 && observations.some((o) => o.at === options.start)) throw new Error('reference: createdAt at the time of an observation is not covered');
   const observationTimes = new Set(observations.map((o) => o.at));
 
   // ---- series, recomputed from the raw history each time (cached by (series, prefix) only for speed)
@@ -415,8 +421,33 @@ export function referenceTriggers(query: Query, observations: readonly Observati
   let active = true;
   let count = 0;
   let cooldownEnd = -Infinity;
-  let next = 0; // next observation
+  /** Fires at the first instant the root holds while active and out of cooldown. */
+  const fireIfHolds = (i: number, time: number): void => {
+    if (time < cooldownEnd || !get(finalAt, root, i)) return;
+    triggers.push(time);
+    count += 1;
+    const final = cooldown === undefined || (maxTriggers !== undefined && count >= maxTriggers) || time + cooldown > expiry;
+    if (final) {
+      active = false;
+    } else {
+      cooldownEnd = time + cooldown;
+      timers.add(cooldownEnd); // re-arms then: fires at once if the root holds
+      lastClear = i; // latched matches are cleared: a new post or news item is needed
+    }
+  };
+  let next = history; // next observation
+  let creationPending = observations.slice(0, history).some((o) => o.source === 'price');
   while (active) {
+    if (creationPending) {
+      // The creation instant: the query is judged with the values of the history.
+      creationPending = false;
+      const i = instants.length;
+      instants.push({ time: options.start, prefix: history, observation: undefined });
+      evaluateAt(i);
+      fireIfHolds(i, options.start);
+      evaluateAfter(i);
+      continue;
+    }
     const observationTime = next < observations.length ? (observations[next] as Observation).at : Infinity;
     let timerTime = Infinity;
     for (const t of timers) if (t < timerTime) timerTime = t;
@@ -440,19 +471,7 @@ export function referenceTriggers(query: Query, observations: readonly Observati
     instants.push(instant);
     evaluateAt(i);
     if (instant.observation !== undefined && nodes.some((node) => node.kind === 'group' && node.holdMs !== undefined && couldFlicker(node, i, true))) hazards.push(time);
-    // Fires at the first instant the root holds while active and out of cooldown.
-    if (time >= cooldownEnd && get(finalAt, root, i)) {
-      triggers.push(time);
-      count += 1;
-      const final = cooldown === undefined || (maxTriggers !== undefined && count >= maxTriggers) || time + cooldown > expiry;
-      if (final) {
-        active = false;
-      } else {
-        cooldownEnd = time + cooldown;
-        timers.add(cooldownEnd); // re-arms then: fires at once if the root holds
-        lastClear = i; // latched matches are cleared: a new post or news item is needed
-      }
-    }
+    fireIfHolds(i, time);
     evaluateAfter(i);
   }
   return { triggers, notes, hazards };

@@ -7,6 +7,7 @@ import type { ActionContext, ActionExecutor, ActionOutcome, ConditionState, Exec
 import { isoTime } from './maybe.js';
 import type { Recording } from './recording.js';
 import { RecordedLlmProvider } from './recorded-llm.js';
+import { RecordingHistory } from './recording-history.js';
 import { ReplaySource } from './replay-source.js';
 
 /** A virtual-time scheduler whose clock reads epoch milliseconds. */
@@ -89,7 +90,9 @@ export function preview(request: QueryRequest | { query: QueryRequest['query']; 
   let counter = 0;
   const engine = new Engine({
     scheduler,
-    sources: [new ReplaySource(recording.observations, { scheduler })],
+    sources: [new ReplaySource(recording.observations, { scheduler, latestOnSubscribe: false })],
+    // Everything of the recording before `from` is history: series start as a replay from the start would hold them.
+    history: [new RecordingHistory(recording.observations)],
     llm: new RecordedLlmProvider(recording.observations),
     executors: dryRunExecutors(),
     newId: () => `preview-${++counter}`,

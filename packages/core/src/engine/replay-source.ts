@@ -13,6 +13,12 @@ export interface ReplayOptions {
    * scaled around the first observation (which stays at its recorded time plus the shift).
    */
   speed?: number;
+  /**
+   * Give a new price subscriber the latest recorded price at once, stamped now (default true). Set it
+   * false when the engine warms its series from a RecordingHistory of the same recording, which gives
+   * that price with its recorded time instead of as a new tick.
+   */
+  latestOnSubscribe?: boolean;
 }
 
 /** Whether an observation belongs to a topic: prices by asset (BTC, BTC/USDT and BTC-PERP are one), posts by account. */
@@ -59,7 +65,7 @@ export class ReplaySource implements DataSource {
     const key = feedKeyOfTopic(topic);
     return new Observable<Observation>((subscriber) => {
       if (this.subscribers.size === 0) this.seek();
-      if (topic.source === 'price') {
+      if (topic.source === 'price' && this.options.latestOnSubscribe !== false) {
         const latest = this.latestBefore(key);
         if (latest) subscriber.next({ ...latest, at: this.options.scheduler.now() });
       }
