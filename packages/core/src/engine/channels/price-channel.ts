@@ -126,7 +126,9 @@ export class PriceChannel {
       this.requestLast();
       this.retain(computation);
       const initial = this.valueOf(computation, this.currentOutputs());
-      if (initial !== undefined && Number.isFinite(initial)) value.set(initial, this.lastTick?.at ?? this.options.now());
+      if (initial !== undefined && Number.isFinite(initial)) value.set(initial, this.options.now());
+      // Observation time: the latest price of the topic, the instant the series was last evaluated at.
+      value.updatedAt = this.lastTick?.at;
     }
     entry.value.users += 1;
     return entry.value;
@@ -170,6 +172,8 @@ export class PriceChannel {
     for (const { value: series, computation } of this.series.values()) {
       const next = computation.kind === 'current' ? price : this.valueOf(computation, outputs);
       if (next !== undefined && Number.isFinite(next) && series.set(next, at)) changed.push(series);
+      // Every series of the topic was evaluated at this tick, changed or not.
+      if (this.lastTick?.at === at) series.updatedAt = at;
     }
     return changed;
   }
@@ -292,11 +296,11 @@ export class PriceChannel {
   /** Recomputes every series from the current state (after history arrived); returns the changed ones. */
   private refresh(): SeriesValue[] {
     const outputs = this.currentOutputs();
-    const at = this.lastTick?.at ?? this.options.now();
     const changed: SeriesValue[] = [];
     for (const { value: series, computation } of this.series.values()) {
       const next = this.valueOf(computation, outputs);
-      if (next !== undefined && Number.isFinite(next) && series.set(next, at)) changed.push(series);
+      if (next !== undefined && Number.isFinite(next) && series.set(next, this.options.now())) changed.push(series);
+      series.updatedAt = this.lastTick?.at;
     }
     return changed;
   }
