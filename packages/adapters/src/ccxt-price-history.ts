@@ -81,6 +81,7 @@ export class CcxtPriceHistory implements PriceHistory {
   private client?: CcxtClient;
   private clientPromise?: Promise<CcxtClient>;
   private marketsPromise?: Promise<Record<string, CcxtMarket>>;
+  private marketsFailed = false;
 
   /** Over an exchange instance, or an exchange id built (REST only) with `options.config`. */
   constructor(
@@ -222,10 +223,10 @@ export class CcxtPriceHistory implements PriceHistory {
   }
 
   /** Runs a request, retrying transient ccxt errors with backoff up to `retries` times. */
-  private async request<T>(call: () => Promise<T>): Promise<T> {
+  private async request<T>(call: (attempt: number) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await call();
+        return await call(attempt);
       } catch (error) {
         if (attempt > this.retries || !isTransientCcxtError(error)) throw error;
         await sleep(backoffDelay(attempt, this.retryBaseMs, this.retryMaxMs));
@@ -256,11 +257,13 @@ export class CcxtPriceHistory implements PriceHistory {
   private loadMarkets(): Promise<Record<string, CcxtMarket>> {
     this.marketsPromise ??= this.getClient()
       .then(async (client) => {
-        await this.request(() => client.loadMarkets());
+        // ccxt keeps a failed loadMarkets promise and returns it again unless asked to reload.
+        await this.request((attempt) => client.loadMarkets(attempt > 1 || this.marketsFailed));
         return client.markets ?? {};
       })
       .catch((error: unknown) => {
         this.marketsPromise = undefined;
+        this.marketsFailed = true;
         throw error;
       });
     return this.marketsPromise;

@@ -21,6 +21,8 @@ export interface BinanceMock {
   config: Record<string, unknown>;
   /** Answers of the next ticker requests, before the normal one: an HTTP status with a body. */
   tickerFailures: Array<{ status: number; body: string }>;
+  /** Answers of the next exchangeInfo requests (spot or USDⓈ-M), before the normal one. */
+  exchangeInfoFailures: Array<{ status: number; body: string }>;
   /** Answers of the next klines requests, before the normal one: an HTTP status with a body. */
   klineFailures: Array<{ status: number; body: string }>;
   /**
@@ -92,12 +94,17 @@ export async function startBinanceMock(): Promise<BinanceMock> {
   const volumes = new Map<string, number>();
   const tickerFailures: BinanceMock['tickerFailures'] = [];
   const klineFailures: BinanceMock['klineFailures'] = [];
+  const exchangeInfoFailures: BinanceMock['exchangeInfoFailures'] = [];
   const klines = new Map<string, Map<string, readonly KlineRow[]>>();
   const server = await startServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://mock');
     const reply = (status: number, value: unknown): void => {
       response.writeHead(status, { 'content-type': 'application/json' }).end(typeof value === 'string' ? value : JSON.stringify(value));
     };
+    if (url.pathname.endsWith('/exchangeInfo')) {
+      const failure = exchangeInfoFailures.shift();
+      if (failure !== undefined) return reply(failure.status, failure.body);
+    }
     if (url.pathname === '/api/v3/exchangeInfo') {
       return reply(200, { timezone: 'UTC', serverTime: Date.now(), symbols: [spotSymbol('BTC', 'USDT'), spotSymbol('SOL', 'USDT')] });
     }
@@ -172,6 +179,7 @@ export async function startBinanceMock(): Promise<BinanceMock> {
     config: { urls: { api }, enableRateLimit: false, options: { fetchMarkets: { types: ['spot', 'linear'] }, fetchCurrencies: false } },
     tickerFailures,
     klineFailures,
+    exchangeInfoFailures,
     setKlines: (api, symbol, interval, rows) => {
       const key = `${api}:${symbol}`;
       const intervals = klines.get(key) ?? new Map<string, readonly KlineRow[]>();
