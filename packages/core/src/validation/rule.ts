@@ -1,5 +1,6 @@
 import type { ActionVisit, GroupVisit, LeafVisit } from '../language/query-walk.js';
 import type { DiagnosticSink } from './diagnostic.js';
+import type { ServedData } from './rules/served-data.js';
 
 export type ValidationMode = 'api-key' | 'payment';
 
@@ -14,6 +15,8 @@ export interface RuleContext {
   mode: ValidationMode;
   /** Current time in milliseconds (injectable so results are reproducible). */
   now: number;
+  /** What the host or recording serves, when the caller knows it (see ServedData). */
+  served: ServedData | undefined;
   /** Lifetime of the query in milliseconds: `expiresIn`, or the default when absent or unreadable. */
   lifetimeMs: number;
   /** Condition groups in document order (the top-level group first). */

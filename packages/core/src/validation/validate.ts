@@ -6,6 +6,7 @@ import { isRecord } from '../util/json-pointer.js';
 import { DiagnosticSink, diagnosticText, type Diagnostic } from './diagnostic.js';
 import type { RuleContext, ValidationMode } from './rule.js';
 import { RULES } from './rules/index.js';
+import type { ServedData } from './rules/served-data.js';
 import { runRules } from './run-rules.js';
 import { checkRequestSchema } from './schema-check.js';
 import { schemaDiagnostics } from './schema-errors.js';
@@ -15,6 +16,11 @@ export interface ValidateOptions {
   mode?: ValidationMode;
   /** The instant to validate at (cron instants are judged against it); defaults to the clock. */
   now?: number | Date;
+  /**
+   * What the host (or the recording) serves: with it, conditions on symbols or timeframes no feed
+   * serves are errors, and so are look-backs longer than the query lives when there is no history.
+   */
+  served?: ServedData;
 }
 
 /** Spec 2.4, plus `diagnostics` for tools. */
@@ -41,7 +47,7 @@ export function validate(request: unknown, options: ValidateOptions = {}): Valid
   const sink = new DiagnosticSink();
   let walked: Walked | undefined;
   try {
-    walked = check(request, mode, now, sink);
+    walked = check(request, mode, now, sink, options.served);
   } catch (cause) {
     sink.error('internal-error', '', `the validator failed unexpectedly: ${cause instanceof Error ? cause.message : String(cause)}`);
   }
@@ -54,7 +60,7 @@ interface Walked {
   lifetimeMs: number;
 }
 
-function check(request: unknown, mode: ValidationMode, now: number, sink: DiagnosticSink): Walked | undefined {
+function check(request: unknown, mode: ValidationMode, now: number, sink: DiagnosticSink, served: ServedData | undefined): Walked | undefined {
   if (!isRecord(request)) {
     sink.error('not-an-object', '', 'the request must be a JSON object such as {"query": {"conditions": …, "actions": […]}}');
     return undefined;
@@ -70,7 +76,7 @@ function check(request: unknown, mode: ValidationMode, now: number, sink: Diagno
 
   const actions = allActions(query);
   const lifetimeMs = lifetimeOf(query);
-  const context: RuleContext = { request, query, mode, now, lifetimeMs, groups, leaves, actions, sink };
+  const context: RuleContext = { request, query, mode, now, served, lifetimeMs, groups, leaves, actions, sink };
   runRules(RULES, context);
   return { leaves, actions, lifetimeMs };
 }

@@ -1,4 +1,4 @@
-import { parseDuration } from '../../language/duration.js';
+import { formatDuration, parseDuration } from '../../language/duration.js';
 import type { PriceHistory, PriceTick, PriceTopic } from '../history.js';
 import type { MaybePromise } from '../interfaces.js';
 import type { PriceObservation } from '../observations.js';
@@ -350,7 +350,7 @@ export class PriceChannel {
         if (!use) return { status: 'warming_up' };
         if (use.pending) return { status: 'warming_up', reason: loading };
         if (use.window.covered()) return { status: 'ready' };
-        const readiness: Readiness = { status: 'warming_up', reason: withProblem(`the ${computation.method} window needs ${describeMs(computation.durationMs)} of prices`, use.historyProblem) };
+        const readiness: Readiness = { status: 'warming_up', reason: withProblem(`the ${computation.method} window needs ${formatDuration(computation.durationMs)} of prices`, use.historyProblem) };
         if (use.firstAt !== undefined) readiness.readyAt = use.firstAt + computation.durationMs;
         return readiness;
       }
@@ -366,7 +366,7 @@ export class PriceChannel {
         return {
           status: 'warming_up',
           readyAt: formingStart + remaining * computation.tfMs,
-          reason: withProblem(`needs ${needed} closed candles of ${describeMs(computation.tfMs)}, has ${use.taken}`, use.historyProblem),
+          reason: withProblem(`needs ${needed} closed candles of ${formatDuration(computation.tfMs)}, has ${use.taken}`, use.historyProblem),
         };
       }
     }
@@ -451,18 +451,6 @@ function then<A, B>(value: MaybePromise<A>, next: (value: A) => MaybePromise<B>)
 
 function withProblem(reason: string, problem: string | undefined): string {
   return problem === undefined ? reason : `${reason}; history unavailable: ${problem}`;
-}
-
-function describeMs(ms: number): string {
-  const units: Array<[number, string]> = [
-    [7 * 86_400_000, 'w'],
-    [86_400_000, 'd'],
-    [3_600_000, 'h'],
-    [60_000, 'm'],
-    [1000, 's'],
-  ];
-  for (const [size, unit] of units) if (ms % size === 0) return `${ms / size}${unit}`;
-  return `${ms}ms`;
 }
 
 function computationOf(description: SeriesDescription): Computation {

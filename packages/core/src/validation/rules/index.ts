@@ -10,6 +10,7 @@ import { numericThresholds } from './numeric-thresholds.js';
 import { paymentMode } from './payment-mode.js';
 import { redundantConditions } from './redundant-conditions.js';
 import { semanticConfidence } from './semantic-confidence.js';
+import { servedData } from './served-data.js';
 import { uniqueStepIds } from './step-ids.js';
 import { structureLimits } from './structure-limits.js';
 import { tradeActions } from './trade-actions.js';
@@ -26,6 +27,7 @@ export const RULES: readonly Rule[] = [
   semanticConfidence,
   numericThresholds,
   indicatorArgs,
+  servedData,
   redundantConditions,
   cronSchedules,
   paymentMode,

@@ -1,0 +1,68 @@
+import { lookbackMs } from '../../engine/series/lookback.js';
+import { formatDuration } from '../../language/duration.js';
+import { argsOf } from '../../language/query-walk.js';
+import { isRecord } from '../../util/json-pointer.js';
+import type { Rule, RuleContext } from '../rule.js';
+
+/**
+ * What a host (or a recording) can serve, for validation that knows it (`validate(request, {served})`):
+ * a condition no feed can serve is an error, not a query that sits `active` forever.
+ */
+export interface ServedData {
+  /** Assets whose prices a feed serves, matched by base asset (`BTC` serves `BTC/USDT`, `BTC-PERP`); absent: any. */
+  symbols?: readonly string[];
+  /** Timeframes indicators can be computed on; absent: every timeframe of the language. */
+  timeframes?: readonly string[];
+  /** Whether past prices exist to warm windows and indicators when a query starts (default true). */
+  history?: boolean;
+}
+
+/**
+ * Served data (see ServedData): `unserved-symbol`, `unserved-timeframe`, and `lookback-exceeds-lifetime`
+ * when the host has no history and a series needs more of the past than the query lives.
+ */
+export const servedData: Rule = {
+  name: 'served-data',
+  leaf: {
+    sources: ['price', 'ta'],
+    check: (leaf, context) => {
+      checkSeries(leaf.node, leaf.pointer, context);
+      if (isRecord(leaf.node.value)) checkSeries(leaf.node.value, `${leaf.pointer}/value`, context);
+    },
+  },
+};
+
+function checkSeries(node: Record<string, unknown>, pointer: string, context: RuleContext): void {
+  const served = context.served;
+  if (!served || (node.source !== 'price' && node.source !== 'ta')) return;
+  const args = argsOf(node);
+  const symbol = typeof args.symbol === 'string' ? args.symbol : undefined;
+  if (symbol !== undefined && served.symbols !== undefined) {
+    const asset = baseAssetOf(symbol);
+    if (!served.symbols.some((candidate) => baseAssetOf(candidate) === asset)) {
+      const list = served.symbols.length === 0 ? 'none' : served.symbols.join(', ');
+      context.sink.error('unserved-symbol', `${pointer}/args/symbol`, `no feed of this host serves prices of ${symbol}; served: ${list}`);
+      return;
+    }
+  }
+  const timeframe = node.source === 'ta' ? (typeof args.timeframe === 'string' ? args.timeframe : '1h') : undefined;
+  if (timeframe !== undefined && served.timeframes !== undefined && !served.timeframes.includes(timeframe)) {
+    context.sink.error('unserved-timeframe', node.source === 'ta' && args.timeframe !== undefined ? `${pointer}/args/timeframe` : `${pointer}/args`, `this host computes no ${timeframe} candles; served timeframes: ${served.timeframes.join(', ')}`);
+    return;
+  }
+  if (served.history !== false) return;
+  const lookback = lookbackMs(node.source, node.method, args);
+  if (lookback === undefined || lookback <= context.lifetimeMs) return;
+  const lives = typeof context.query?.expiresIn === 'string' ? context.query.expiresIn : formatDuration(context.lifetimeMs);
+  const what = node.source === 'ta' ? `${String(node.method)} on ${timeframe} candles` : `the ${String(node.method)} window`;
+  context.sink.error(
+    'lookback-exceeds-lifetime',
+    pointer,
+    `${what} needs ${formatDuration(lookback)} of prices before its value is defined, longer than the query lives (${lives}), and this host has no history to start from`,
+  );
+}
+
+/** `BTC`, `btc`, `BTC/USDT`, `BTC/USDT:USDT`, `BTC-PERP`, `BTC_USDT` are all `BTC` (as the engine's feeds route them). */
+function baseAssetOf(symbol: string): string {
+  return (symbol.split(/[/:_-]/)[0] ?? symbol).toUpperCase();
+}
