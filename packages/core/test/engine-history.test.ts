@@ -213,7 +213,7 @@ describe('history: honest states', () => {
     const slow: PriceHistory = {
       name: 'slow',
       supports: (topic) => recorded.supports(topic),
-      origin: async (topic, tf) => (await gate, recorded.origin(topic)),
+      origin: async (topic) => (await gate, recorded.origin(topic)),
       ticks: async (topic, from, to) => (await gate, recorded.ticks(topic, from, to)),
       candles: async (topic, tf, from, to) => (await gate, recorded.candles(topic, tf, from, to)),
     };

@@ -8,6 +8,7 @@ import { hmacCheck } from './auth/hmac-check.js';
 import { defaultConfig, type HostConfig, PLANS } from './config.js';
 import type { HostContext } from './context.js';
 import { ccxtConnector, HostEngine, type HostEngineOptions } from './host/host-engine.js';
+import { isoStates } from './host/query-service.js';
 import { ApiError, errorBody, handleError } from './http/errors.js';
 import { registerRawJson } from './http/raw-json.js';
 import { openApiDocument } from './openapi.js';
@@ -125,6 +126,9 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
     now,
   };
   host.onNotification((notification) => hub.publish(notification));
+  host.onConditionStates(({ keyId, queryId, at, conditionStates }) =>
+    hub.publishState(keyId, queryId, { at: new Date(at).toISOString(), conditionStates: conditionStates.map(isoStates) }),
+  );
   host.engine.events$.subscribe((event) => {
     if (event.type === 'status-changed' && event.status !== 'active') hub.end(event.queryId, event.status);
   });
@@ -138,6 +142,10 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
       void handleError(error, request, reply);
     },
     ajv: { customOptions: { coerceTypes: true, removeAdditional: false, allErrors: false } },
+  });
+  // What keeps a query from being evaluated as written (no feed serves its symbol, a history failed) is logged.
+  host.engine.events$.subscribe((event) => {
+    if (event.type === 'problem') app.log.warn({ code: event.code, ...(event.queryId ? { queryId: event.queryId } : {}) }, `engine: ${event.message}`);
   });
   await app.register(swagger, {
     openapi: {

@@ -136,7 +136,8 @@ describe('agent routes', () => {
     const credits = Number(decode(priced.headers.get('payment-required')).accepts[0]?.amount) / 9000;
     expect(credits).toBeGreaterThan(5);
 
-    const created = await payingFetch()(`${base}/x402/v2/auto/queries`, json(notifyQuery(), agent));
+    // Not satisfied at once (the host starts warm: BTC's last price is known), so it stays active for the poll and the cancel.
+    const created = await payingFetch()(`${base}/x402/v2/auto/queries`, json(notifyQuery({ conditions: { AND: [{ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '>', value: 1_000_000_000 }] } }), agent));
     expect(created.status).toBe(201);
     const { queryId, status } = (await created.json()) as { queryId: string; status: string };
     expect(status).toBe('active');

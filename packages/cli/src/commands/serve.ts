@@ -48,7 +48,7 @@ export async function serveCommand(flags: ServeFlags, io: CliIo): Promise<number
       stopSignal?.(signal);
       return;
     }
-    io.stderr(`${signal} again: exiting without waiting for the host to close\n`);
+    io.stderr(closed ? `${signal} again: exiting now\n` : `${signal} again: exiting now, without waiting for the host to close\n`);
     process.exit(closed ? 0 : 128 + (constants.signals[signal] ?? 0));
   };
   for (const signal of STOP_SIGNALS) process.on(signal, onSignal);

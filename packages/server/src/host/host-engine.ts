@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
-import { CcxtExchange, CcxtPriceSource, UndiciHttpTransport } from '@eql/adapters';
+import { CcxtExchange, CcxtPriceHistory, CcxtPriceSource, UndiciHttpTransport } from '@eql/adapters';
 import {
+  type ConditionState,
   type DataSource,
   Engine,
   type EngineEvent,
@@ -12,17 +13,30 @@ import {
   type LlmSession,
   type NotificationDraft,
   parseRecording,
+  type PriceHistory,
   RecordedLlmProvider,
+  RecordingHistory,
   type Recording,
   ReplaySource,
   type RuntimeState,
+  type ServedData,
   type StateStore,
+  baseAsset,
 } from '@eql/core';
 import type { HostConfig } from '../config.js';
 import { composeProvider } from '../llm/create-analyst.js';
 import type { SecretBox } from '../secrets.js';
 import type { QueryRecord, StoredNotification } from '../store/records.js';
 import type { HostStore } from '../store/store.js';
+
+/** The readiness of a query's conditions changed. */
+export interface ConditionStatesChange {
+  keyId: number;
+  queryId: string;
+  /** The instant of the observation that changed it (epoch ms). */
+  at: number;
+  conditionStates: ConditionState[];
+}
 
 /** Connects an exchange with credentials and proves they work (the venue adapter's job). */
 export type ExchangeConnector = (exchangeId: string, credentialType: string, credentials: Record<string, string>) => Promise<Exchange>;
@@ -44,6 +58,8 @@ export interface HostEngineOptions {
   connectExchange?: ExchangeConnector;
   /** The recording of the replay feed and previews (default: read from `config.recordingPath`). */
   recording?: Recording;
+  /** Past prices that warm series when a query starts (default: the replayed recording's past, and the venue's with a ccxt feed). */
+  history?: PriceHistory[];
 }
 
 /**
@@ -58,17 +74,25 @@ export class HostEngine {
   private readonly exchangeCache = new Map<string, Promise<Exchange>>();
   private readonly secretCache = new Map<number, string>();
   private readonly listeners = new Set<(notification: StoredNotification) => void>();
+  private readonly stateListeners = new Set<(change: ConditionStatesChange) => void>();
+  /** The last readiness signature told per query (status and reason of each condition). */
+  private readonly readiness = new Map<string, string>();
   private readonly subscription: Subscription;
   private readonly sources: DataSource[];
+  private readonly servedData: ServedData;
 
   constructor(private readonly options: HostEngineOptions) {
     const { config } = options;
     this.recording = options.recording ?? parseRecording(readFileSync(config.recordingPath, 'utf8'));
     const scheduler = options.scheduler ?? asyncScheduler;
     this.sources = options.sources ?? this.defaultSources(scheduler);
+    // The replayed recording is the past of the default feed only; an embedder with its own feed brings its own history.
+    const history = options.history ?? (options.sources ? [] : this.defaultHistory(scheduler));
+    this.servedData = this.describeServed(history);
     this.engine = new Engine({
       scheduler,
       sources: this.sources,
+      history,
       store: this.stateStore(),
       llm: options.llm ?? this.defaultLlm(scheduler),
       http: options.http ?? new UndiciHttpTransport({ allowPrivate: config.allowPrivateWebhooks }),
@@ -90,12 +114,25 @@ export class HostEngine {
   add(query: QueryRecord): void {
     this.owners.set(query.id, query.keyId);
     this.engine.add({ queryId: query.id, request: query.request, createdAt: Date.parse(query.createdAt), ownerId: String(query.keyId) }, query.runtime ?? undefined);
+    const inspection = this.engine.inspect(query.id);
+    if (inspection?.status === 'active') this.tellReadiness(query.id, inspection.evaluatedAt, inspection.conditionStates);
+  }
+
+  /** Called when the readiness of a query's conditions changes (the SSE hub listens). */
+  onConditionStates(listener: (change: ConditionStatesChange) => void): () => void {
+    this.stateListeners.add(listener);
+    return () => this.stateListeners.delete(listener);
   }
 
   /** Called on every stored notification (the SSE hub listens). */
   onNotification(listener: (notification: StoredNotification) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** What the feeds serve, for validation (symbols by asset; `symbols` absent when a live venue serves any). */
+  served(): ServedData {
+    return this.servedData;
   }
 
   /** Whether the feed has prices of a symbol's asset (the paper venue trades only those). */
@@ -116,15 +153,32 @@ export class HostEngine {
   dispose(): void {
     this.subscription.unsubscribe();
     this.engine.dispose();
+    // A live venue's client holds sockets (websockets, keep-alive): close what the host opened.
+    for (const source of this.sources) if (source instanceof CcxtPriceSource && this.options.sources === undefined) void source.close().catch(() => undefined);
   }
 
   private onEvent(event: EngineEvent): void {
+    if (event.type === 'evaluation') {
+      this.tellReadiness(event.queryId, event.at, event.conditionStates);
+      return;
+    }
+    if (event.type === 'status-changed' && event.status !== 'active') this.readiness.delete(event.queryId);
+
     if (event.type === 'notification') {
       const keyId = this.owners.get(event.queryId);
       if (keyId === undefined) return;
       const stored: StoredNotification = { ...event.notification, keyId };
       for (const listener of this.listeners) listener(stored);
     }
+  }
+
+  private tellReadiness(queryId: string, at: number, conditionStates: ConditionState[]): void {
+    const keyId = this.owners.get(queryId);
+    if (keyId === undefined || this.stateListeners.size === 0) return;
+    const signature = conditionStates.map((state) => `${state.path}:${state.status ?? ''}:${state.reason ?? ''}`).join('|');
+    if (this.readiness.get(queryId) === signature) return;
+    this.readiness.set(queryId, signature);
+    for (const listener of this.stateListeners) listener({ keyId, queryId, at, conditionStates });
   }
 
   private keyOf(queryId: string): number {
@@ -160,14 +214,35 @@ export class HostEngine {
     return composeProvider(recorded, this.options.analyst, { toRecordingTime });
   }
 
+  /** The replay's timeline: the recording from now on, looping, at the configured speed. */
+  private replayTimeline(scheduler: SchedulerLike): { shiftMs: number; loop: true; speed: number } {
+    return { shiftMs: scheduler.now() - this.recording.start, loop: true, speed: this.options.config.replaySpeed };
+  }
+
+  /**
+   * The past of the feeds: the replayed recording's laps before now (so a demo host starts warm), and
+   * with a ccxt feed the venue's candles first.
+   */
+  private defaultHistory(scheduler: SchedulerLike): PriceHistory[] {
+    const { config } = this.options;
+    const replayed = new RecordingHistory(this.recording.observations, this.replayTimeline(scheduler));
+    if (config.feed.startsWith('ccxt:')) return [new CcxtPriceHistory(config.feed.slice(5), { now: () => scheduler.now() }), replayed];
+    return [replayed];
+  }
+
+  private describeServed(history: PriceHistory[]): ServedData {
+    // Only a replay can list what it serves; a live venue or an embedder's feed may serve any symbol.
+    if (this.sources.some((source) => !(source instanceof ReplaySource))) return { history: history.length > 0 };
+    const symbols = new Set<string>();
+    for (const observation of this.recording.observations) if (observation.source === 'price') symbols.add(baseAsset(observation.symbol));
+    const servedSymbols = [...symbols].filter((symbol) => this.hasPrice(symbol)).sort();
+    return { symbols: servedSymbols, history: history.length > 0 };
+  }
+
   private defaultSources(scheduler: SchedulerLike): DataSource[] {
     const { config } = this.options;
-    const replay = new ReplaySource(this.recording.observations, {
-      scheduler,
-      shiftMs: scheduler.now() - this.recording.start,
-      loop: true,
-      speed: config.replaySpeed,
-    });
+    // No made-up tick at subscribe: the history gives the last price with its recorded time.
+    const replay = new ReplaySource(this.recording.observations, { scheduler, ...this.replayTimeline(scheduler), latestOnSubscribe: false });
     if (config.feed.startsWith('ccxt:')) return [new CcxtPriceSource(config.feed.slice(5), { scheduler }), replay];
     return [replay];
   }

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { canonicalJson, type ConditionState, estimateCost, isRecord, isTradeFlavouredQuery, lifetimeOf, type QueryRequest, validate, type ValidationResult } from '@eql/core';
+import { canonicalJson, type ConditionState, type ServedData, estimateCost, isRecord, isTradeFlavouredQuery, lifetimeOf, type QueryRequest, validate, type ValidationResult } from '@eql/core';
 import type { HostContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
 import type { ApiKeyRecord, QueryRecord, StoredExecution } from '../store/records.js';
@@ -50,16 +50,27 @@ export function invalidQuery(result: ValidationResult, status = 400, code = 'inv
  * with the findings; on the payment model, a query whose only problems are trade actions is a 422
  * `action_not_allowed` (spec 4.5: "actions limited to webhook, notify, messenger_bot, llm").
  */
-export function checkForCreate(body: unknown, mode: 'api-key' | 'payment', now: number): ValidationResult & Required<Pick<ValidationResult, 'estimatedCost' | 'simulationLlmCallsEstimate'>> {
-  const result = validate(body, { mode, now });
+export function checkForCreate(
+  body: unknown,
+  mode: 'api-key' | 'payment',
+  now: number,
+  served?: ServedData,
+): ValidationResult & Required<Pick<ValidationResult, 'estimatedCost' | 'simulationLlmCallsEstimate'>> {
+  const result = validate(body, served ? { mode, now, served } : { mode, now });
   if (!result.valid) {
     const codes = new Set(result.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').map((diagnostic) => diagnostic.code));
     if (mode === 'payment' && codes.size === 1 && codes.has('trade-in-payment-mode')) throw invalidQuery(result, 422, 'action_not_allowed');
+    // A well-formed query this host cannot serve: 422 with the finding's code, nothing charged.
+    const unservable = [...codes].find((code) => UNSERVABLE.has(code));
+    if (unservable !== undefined && [...codes].every((code) => UNSERVABLE.has(code) || code === 'trade-in-payment-mode')) throw invalidQuery(result, 422, unservable.replaceAll('-', '_'));
     throw invalidQuery(result);
   }
   const cost = result.estimatedCost && result.simulationLlmCallsEstimate ? { estimatedCost: result.estimatedCost, simulationLlmCallsEstimate: result.simulationLlmCallsEstimate } : estimateCost((body as QueryRequest).query);
   return { ...result, ...cost };
 }
+
+/** Validation codes of queries that are well formed but that this host cannot serve (answered 422). */
+const UNSERVABLE = new Set(['unserved-symbol', 'unserved-timeframe', 'lookback-exceeds-lifetime']);
 
 /** Spec 2.5: what create answers. */
 export interface CreatedQuery {
@@ -96,7 +107,7 @@ export async function createQuery(context: HostContext, key: ApiKeyRecord, body:
     }
   }
   const mode = options.mode ?? 'api-key';
-  const result = checkForCreate(body, mode, context.now());
+  const result = checkForCreate(body, mode, context.now(), context.host.served());
   const request = body as unknown as QueryRequest;
   const since = new Date(context.now() - CALL_ORDER_WINDOW_MS).toISOString();
   if (options.requireValidation && !(await store.validatedSince(key.id, bodyHash(body), since))) {
@@ -178,9 +189,11 @@ export function executionView(execution: StoredExecution): Record<string, unknow
 }
 
 /** Condition states with their instants as ISO 8601 strings, like every time of the API. */
-function isoStates(state: ConditionState): Record<string, unknown> {
+export function isoStates(state: ConditionState): Record<string, unknown> {
   const view: Record<string, unknown> = { ...state };
   if (state.since !== undefined) view.since = new Date(state.since).toISOString();
+  if (state.readyAt !== undefined) view.readyAt = new Date(state.readyAt).toISOString();
+  if (state.observedAt !== undefined) view.observedAt = new Date(state.observedAt).toISOString();
   if (state.match) view.match = { ...state.match, at: new Date(state.match.at).toISOString() };
   return view;
 }

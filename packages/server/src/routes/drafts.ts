@@ -39,7 +39,7 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
       convertedQueryId: null,
     };
     await store.upsertDraft(draft);
-    return { draftId: draft.id, created: existing === undefined, createdAt: draft.createdAt, updatedAt: draft.updatedAt, validation: validate(body, { now: context.now() }) };
+    return { draftId: draft.id, created: existing === undefined, createdAt: draft.createdAt, updatedAt: draft.updatedAt, validation: validate(body, { now: context.now(), served: context.host.served() }) };
   });
 
   app.get('/v2/auto/queries/drafts', { schema: S.listDrafts }, async (request) => {
@@ -77,14 +77,14 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
 
   app.post('/v2/auto/queries/drafts/:draftId/validate', { schema: S.validateDraft }, async (request) => {
     const draft = await ownDraft(callerKey(request).id, (request.params as { draftId: string }).draftId);
-    return validate(draft.request, { mode: 'api-key', now: context.now() });
+    return validate(draft.request, { mode: 'api-key', now: context.now(), served: context.host.served() });
   });
 
   app.post('/v2/auto/queries/drafts/:draftId/convert', { schema: S.convertDraft }, async (request, reply) => {
     const key = callerKey(request);
     const draft = await ownDraft(key.id, (request.params as { draftId: string }).draftId);
     if (draft.convertedQueryId) throw new ApiError(409, 'draft_converted', `draft ${draft.id} was already converted into query ${draft.convertedQueryId}`);
-    const result = validate(draft.request, { mode: 'api-key', now: context.now() });
+    const result = validate(draft.request, { mode: 'api-key', now: context.now(), served: context.host.served() });
     if (!result.valid) throw invalidQuery(result, 409, 'draft_invalid');
     // Converting is the explicit step that activates a validated draft: no separate validate call is needed.
     const { created } = await createQuery(context, key, draft.request as unknown as Record<string, unknown>, { requireValidation: false, fromDraft: draft.id });

@@ -28,7 +28,7 @@ export function queryRoutes(app: FastifyInstance, context: HostContext): void {
   app.post('/v2/auto/queries/validate', { schema: S.validate }, async (request) => {
     const body = requestBody(request.body);
     const key = callerKey(request);
-    const result = validate(body, { mode: 'api-key', now: context.now() });
+    const result = validate(body, { mode: 'api-key', now: context.now(), served: context.host.served() });
     if (result.valid) await rememberValidation(key.id, request.rawBody, body);
     return result;
   });

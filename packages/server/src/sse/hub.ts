@@ -145,6 +145,21 @@ export class SseHub {
     }
   }
 
+  /**
+   * The readiness of a query's conditions changed (ready, warming_up, no_data): `event: query:state`
+   * to the live streams of its key and of the query. Not stored and not replayed: a client that
+   * reconnects polls the query for its current states.
+   */
+  publishState(keyId: number, queryId: string, data: Record<string, unknown>): void {
+    let frame: string | undefined;
+    for (const connection of this.connections) {
+      if (connection.scope.keyId !== keyId || connection.pending) continue;
+      if (connection.scope.queryId !== undefined && connection.scope.queryId !== queryId) continue;
+      frame ??= `event: query:state\ndata: ${JSON.stringify({ queryId, ...data })}\n\n`;
+      this.write(connection, frame);
+    }
+  }
+
   /** Ends the streams of a query that is done (after what they were sent): `event: end`, then close. */
   end(queryId: string, status: string): void {
     for (const connection of this.connections) {

@@ -33,13 +33,15 @@ export interface TestHost extends Host {
 
 export interface TestHostOptions extends Omit<BuildOptions, 'store' | 'box' | 'engine'> {
   llm?: LlmProvider;
+  /** `push` (default): prices come only from `push`; `replay`: the host's own feed, the small recording replayed from now, with its past as history. */
+  feed?: 'push' | 'replay';
 }
 
 export async function testHost(options: TestHostOptions = {}): Promise<TestHost> {
   const push = new PushSource();
   const store = new SqliteStore(':memory:');
   const box = SecretBox.fromKey(SECRET_KEY_HEX);
-  const { llm, ...rest } = options;
+  const { llm, feed, ...rest } = options;
   const ownMarket = options.market === undefined ? new SqliteMarketData(':memory:') : undefined;
   const market = options.market ?? ownMarket;
   const host = await buildServer({
@@ -48,7 +50,7 @@ export async function testHost(options: TestHostOptions = {}): Promise<TestHost>
     market,
     store,
     box,
-    engine: { sources: [push], recording: smallRecording(), ...(llm ? { llm } : {}) },
+    engine: { ...(feed === 'replay' ? {} : { sources: [push] }), recording: smallRecording(), ...(llm ? { llm } : {}) },
   });
   return {
     ...host,

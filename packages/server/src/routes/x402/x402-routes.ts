@@ -97,7 +97,7 @@ export function x402Routes(app: FastifyInstance, context: HostContext, options: 
   });
 
   // Agent routes.
-  const create = gate((request) => checkForCreate(requestBody(request.body), 'payment', context.now()).estimatedCost.credits, 'Create an EQL query');
+  const create = gate((request) => checkForCreate(requestBody(request.body), 'payment', context.now(), context.host.served()).estimatedCost.credits, 'Create an EQL query');
   app.post('/x402/v2/auto/queries', { onRequest: agent, schema: tagged(X.create, 'paid agent'), ...create.hooks }, async (request, reply) => {
     const owner = await agentOf(request);
     const { created } = await createQuery(context, owner, requestBody(request.body), { requireValidation: false, mode: 'payment', beforeCommit: () => create.settle(request) });
@@ -105,7 +105,7 @@ export function x402Routes(app: FastifyInstance, context: HostContext, options: 
   });
   app.post('/x402/v2/auto/queries/validate', { onRequest: agent, schema: tagged(X.validate, 'agent') }, (request) => {
     try {
-      const result = checkForCreate(requestBody(request.body), 'payment', context.now());
+      const result = checkForCreate(requestBody(request.body), 'payment', context.now(), context.host.served());
       return result;
     } catch (error) {
       // Spec 4.5: validate answers valid/errors/warnings; the findings are the answer, not an error.

@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CreatedKey } from '../src/auth/api-keys.js';
+import { at, call, errorCode, ISO, json, testHost, type TestHost } from './support/host.js';
+
+/**
+ * The host's feed and its past (docs/semantics.md, "History and warm-up"): queries start warm from the
+ * replayed recording's earlier laps, poll shows each condition ready / warming_up / no_data with the
+ * observation time, and a query on data no feed serves is refused before anything is charged.
+ */
+
+let host: TestHost;
+let key: CreatedKey;
+beforeAll(async () => {
+  host = await testHost({ feed: 'replay' });
+  key = await host.newKey();
+});
+afterAll(async () => host.close());
+
+const query = (condition: Record<string, unknown>, expiresIn = '7d') => ({
+  title: 'history test',
+  query: { conditions: { AND: [condition, { source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '<', value: 1 }] }, actions: [{ stepId: 'n', type: 'notify', params: { message: 'x' } }], expiresIn },
+});
+
+async function create(body: Record<string, unknown>) {
+  const validated = await call(host.app, { method: 'POST', url: '/v2/auto/queries/validate', key, body });
+  const created = await call(host.app, { method: 'POST', url: '/v2/auto/queries', key, body });
+  return { validated, created };
+}
+
+async function poll(queryId: string) {
+  return json(await call(host.app, { url: `/v2/auto/queries/${queryId}`, key }));
+}
+
+describe('a host on its replay feed', () => {
+  it('refuses a symbol no feed serves: validate says so with the served list, create answers 422 and charges nothing', async () => {
+    const before = json(await call(host.app, { url: '/v2/ping', key }));
+    const { validated, created } = await create(query({ source: 'price', method: 'current', args: { symbol: 'DOGE' }, operator: '>', value: 1 }));
+    expect(json(validated)).toMatchObject({ valid: false, errors: ['query.conditions.AND[0].args.symbol: no feed of this host serves prices of DOGE; served: BTC'] });
+    expect(created.statusCode).toBe(422);
+    expect(errorCode(created)).toBe('unserved_symbol');
+    expect(created.headers['x-svc-credits-used']).toBe('0');
+    const after = json(await call(host.app, { url: '/v2/ping', key }));
+    expect(at(after, 'creditsUsed')).toEqual(at(before, 'creditsUsed'));
+  });
+
+  it('starts an RSI query warm: ready at once, with the time of the observation it read', async () => {
+    const { created } = await create(query({ source: 'ta', method: 'rsi', args: { symbol: 'BTC', timeframe: '1h', period: 14 }, operator: '<', value: 1 }));
+    expect(created.statusCode).toBe(201);
+    const polled = await poll(json(created).queryId as string);
+    const state = at(polled, 'latestEvaluation', 'conditionStates', 0) as Record<string, unknown>;
+    expect(state).toMatchObject({ source: 'ta', method: 'rsi', status: 'ready' });
+    expect(typeof state.value).toBe('number');
+    expect(state.observedAt).toMatch(ISO);
+    expect(Date.parse(state.observedAt as string)).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('shows warming_up with the instant it will be ready when the history is too short', async () => {
+    const { created } = await create(query({ source: 'ta', method: 'sma', args: { symbol: 'BTC', timeframe: '1d', period: 30 }, operator: '>', value: 0 }, '30d'));
+    expect(created.statusCode).toBe(201);
+    const state = at(await poll(json(created).queryId as string), 'latestEvaluation', 'conditionStates', 0) as Record<string, unknown>;
+    expect(state).toMatchObject({ status: 'warming_up' });
+    expect(state.readyAt).toMatch(ISO);
+    expect(Date.parse(state.readyAt as string)).toBeGreaterThan(Date.now());
+    expect(state.reason).toMatch(/needs 30 closed candles of 1d, has \d+/);
+  });
+});

@@ -1,0 +1,205 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { call, createQuery, notifyQuery, RawStream, removeDir, until } from './support/harness.js';
+
+// `eql serve` (what `npm start` runs) as a child process, stopped with SIGTERM or SIGINT after a query
+// fired and with an SSE client connected: it must exit with code 0 within 2 s, on the replay feed
+// (whose looping timer once outlived its last subscriber and kept the process alive for ever) and on
+// a ccxt feed whose venue cannot be reached.
+
+const bin = fileURLToPath(new URL('../../cli/bin/eql.js', import.meta.url));
+const API_KEY = 'eql_shutdown_test_key_0123456789abcdef';
+/** The requirement: the host is gone within 2 s of the signal. */
+const STOP_WITHIN_MS = 2_000;
+/** At speed 60 a recorded minute is a second: BTC first shows up 5 s after the start, on the replay's timer. */
+const SPEED = 60;
+const BTC_FROM_MINUTE = 5;
+
+/**
+ * Loaded with `--import` in the ccxt cases: no name resolves, so no venue is reachable whatever the
+ * machine's network. `fail`: every lookup fails at once (ENOTFOUND, like a machine offline). `hang`:
+ * lookups never answer (like a network that drops packets), so a ccxt request waits for its own
+ * 10 s timeout; the preload says so on stderr when that happens.
+ */
+const OFFLINE_DNS = `
+import dns from 'node:dns';
+const mode = process.env.EQL_TEST_DNS;
+const original = dns.lookup;
+const local = (name) => name === 'localhost' || /^[0-9.]+$/.test(name) || name.includes(':');
+dns.lookup = function lookup(hostname, options, callback) {
+  const done = typeof options === 'function' ? options : callback;
+  if (local(hostname)) return original.call(this, hostname, options, callback);
+  if (mode === 'hang') {
+    process.stderr.write('offline-dns: holding the lookup of ' + hostname + '\\n');
+    return;
+  }
+  const error = Object.assign(new Error('getaddrinfo ENOTFOUND ' + hostname), { code: 'ENOTFOUND', errno: -3008, syscall: 'getaddrinfo', hostname });
+  process.nextTick(done, error);
+};
+dns.promises.lookup = (hostname, options) => new Promise((resolve, reject) => dns.lookup(hostname, options ?? {}, (error, address, family) => (error ? reject(error) : resolve(Array.isArray(address) ? address : { address, family }))));
+`;
+
+interface Child {
+  process: ChildProcess;
+  output: () => string;
+  /** Resolves with the exit code and the time of the exit (performance.now()). */
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+}
+
+const children: ChildProcess[] = [];
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const dir of dirs) await removeDir(dir);
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A temporary data directory, the recording and the DNS preload; the environment of a host there. */
+async function workspace(): Promise<{ dir: string; preload: string; env: Record<string, string>; base: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'eql-shutdown-'));
+  dirs.push(dir);
+  const recording = join(dir, 'recording.jsonl');
+  const lines = ['// ETH from the start, BTC at 100 from minute 5 (shutdown test)'];
+  for (let minute = 0; minute <= 12; minute += 1) {
+    const at = new Date(Date.UTC(2026, 0, 5, 0, minute)).toISOString();
+    lines.push(JSON.stringify({ at, source: 'price', symbol: 'ETH', price: 10 }));
+    if (minute >= BTC_FROM_MINUTE) lines.push(JSON.stringify({ at, source: 'price', symbol: 'BTC', price: 100 }));
+  }
+  await writeFile(recording, `${lines.join('\n')}\n`);
+  const preload = join(dir, 'offline-dns.mjs');
+  await writeFile(preload, OFFLINE_DNS);
+  const port = await freePort();
+  const env = {
+    EQL_PORT: String(port),
+    EQL_HOST: '127.0.0.1',
+    EQL_DATA_DIR: join(dir, 'data'),
+    EQL_API_KEY: API_KEY,
+    EQL_RECORDING: recording,
+    EQL_REPLAY_SPEED: String(SPEED),
+    EQL_LOG_LEVEL: 'warn',
+  };
+  return { dir, preload, env, base: `http://127.0.0.1:${port}` };
+}
+
+async function serve(env: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('EQL_') && name !== 'NODE_OPTIONS'));
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'serve'], { env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  let exited = false;
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
+    child.once('exit', (code, signal) => {
+      exited = true;
+      resolve({ code, signal, at: performance.now() });
+    }),
+  );
+  await until(() => /listening on http:\/\//.test(output) || exited, 'the host to listen', 20_000);
+  if (exited) throw new Error(`eql serve exited early:\n${output}`);
+  return { process: child, output: () => output, exit };
+}
+
+/** Polls `read` until it gives a value `done` accepts (no fixed sleeps: each round waits for an answer). */
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(value)})`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const statusOf = async (base: string, queryId: string): Promise<string | undefined> => {
+  const polled = await call(base, 'GET', `/v2/auto/queries/${queryId}`, API_KEY);
+  return (polled.body as { status?: string } | undefined)?.status;
+};
+
+/** An SSE stream of all the key's queries, once its `ready` event (and, if asked, a notification) came. */
+async function openStream(base: string, notifications: number): Promise<RawStream> {
+  const stream = await RawStream.open(`${base}/v2/auto/queries/stream`, { 'x-svc-api-key': API_KEY, 'last-event-id': '0' });
+  expect(stream.status).toBe(200);
+  await until(() => stream.named('ready').length === 1 && stream.named('notification:new').length >= notifications, 'the stream to be ready', 10_000);
+  return stream;
+}
+
+/** Sends the signal and waits for the exit: its code and the milliseconds it took. */
+async function stop(child: Child, signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null; elapsedMs: number }> {
+  const sentAt = performance.now();
+  expect(child.process.kill(signal)).toBe(true);
+  const exit = await child.exit;
+  return { code: exit.code, signal: exit.signal, elapsedMs: exit.at - sentAt };
+}
+
+describe('eql serve stops on a signal', () => {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    it(`${signal} after a query fired on the replay feed, with an SSE client connected: exit 0 within 2 s, nothing left open`, { timeout: 60_000 }, async () => {
+      const { env, base } = await workspace();
+      const host = await serve(env);
+      const queryId = await createQuery(base, API_KEY, notifyQuery('BTC', 1));
+      await eventually(() => statusOf(base, queryId), (status) => status === 'triggered', 'the query to fire');
+      const stream = await openStream(base, 1);
+
+      const stopped = await stop(host, signal);
+      expect(stopped.signal, host.output()).toBeNull();
+      expect(stopped.code, host.output()).toBe(0);
+      expect(stopped.elapsedMs, host.output()).toBeLessThan(STOP_WITHIN_MS);
+      // It stopped because nothing was left open, not because the shutdown watchdog gave up waiting.
+      expect(host.output()).toContain(`${signal}: closing`);
+      expect(host.output()).not.toMatch(/exiting anyway/);
+      await until(() => stream.ended, 'the stream to end');
+    });
+  }
+
+  for (const dns of ['fail', 'hang'] as const) {
+    it(`SIGTERM on a ccxt feed whose venue is unreachable (lookups ${dns === 'fail' ? 'fail' : 'never answer'}), with a query and an SSE client: exit 0 within 2 s`, { timeout: 60_000 }, async () => {
+      const { env, base, preload } = await workspace();
+      const host = await serve({ ...env, EQL_FEED: 'ccxt:binance', EQL_TEST_DNS: dns }, ['--import', preload]);
+      expect(host.output()).toContain('feed: ccxt:binance');
+      // The query subscribes to BTC on binance: ccxt loads and asks the venue for its markets.
+      const queryId = await createQuery(base, API_KEY, notifyQuery('BTC', 1));
+      expect(await statusOf(base, queryId)).toBe('active');
+      if (dns === 'hang') await until(() => /offline-dns: holding the lookup/.test(host.output()), 'ccxt to ask the venue', 20_000);
+      const stream = await openStream(base, 0);
+
+      const stopped = await stop(host, 'SIGTERM');
+      expect(stopped.signal, host.output()).toBeNull();
+      expect(stopped.code, host.output()).toBe(0);
+      expect(stopped.elapsedMs, host.output()).toBeLessThan(STOP_WITHIN_MS);
+      await until(() => stream.ended, 'the stream to end');
+    });
+  }
+
+  it('a second signal during the shutdown exits at once', { timeout: 60_000 }, async () => {
+    const { env, base, preload } = await workspace();
+    // A ccxt request that never gets an answer holds the process after the host closed, until the watchdog.
+    const host = await serve({ ...env, EQL_FEED: 'ccxt:binance', EQL_TEST_DNS: 'hang' }, ['--import', preload]);
+    await createQuery(base, API_KEY, notifyQuery('BTC', 1));
+    await until(() => /offline-dns: holding the lookup/.test(host.output()), 'ccxt to ask the venue', 20_000);
+
+    expect(host.process.kill('SIGTERM')).toBe(true);
+    await until(() => host.output().includes('SIGTERM: closing'), 'the shutdown to start');
+    expect(host.process.kill('SIGINT')).toBe(true);
+    const exit = await host.exit;
+    expect(exit.signal, host.output()).toBeNull();
+    expect(host.output()).toMatch(/SIGINT again: exiting/);
+    // It did not wait for the watchdog.
+    expect(host.output()).not.toMatch(/exiting anyway/);
+    // 0 when the host had closed by then, 130 (128 + SIGINT) when it was still closing.
+    expect([0, 130], host.output()).toContain(exit.code);
+  });
+});
