@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { Engine, EpochVirtualScheduler, parseRecording, type QueryRequest, RecordingHistory, ReplaySource } from '@eql/core';
 import { main, type CliIo } from '../src/index.js';
 
 const fixtures = fileURLToPath(new URL('../../../fixtures/eql/', import.meta.url));
@@ -178,6 +179,65 @@ describe('eql preview', () => {
     const bad = await run(['preview', 'q.json', '--data', 'r.jsonl'], { 'q.json': crossing, 'r.jsonl': '{"at":"2026-01-01T00:00:00Z","source":"price","symbol":"BTC","price":-1}' });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('r.jsonl: line 1: price must be a positive number');
+  });
+
+  const market = `${fixtures}../recordings/market-3d.jsonl`;
+  const rsiBelow = (value: number, expiresIn = '3d') =>
+    JSON.stringify({ title: 'SOL oversold', query: { conditions: { AND: [{ source: 'ta', method: 'rsi', args: { symbol: 'SOL', timeframe: '1h', period: 14 }, operator: '<', value }] }, actions: [{ stepId: 'n', type: 'notify', params: { message: 'oversold' } }], expiresIn } });
+
+  async function runOn(query: string, argv: string[]) {
+    let stdout = '';
+    let stderr = '';
+    const readFileOrQuery = async (path: string) => (path === 'q.json' ? query : readFile(path, 'utf8'));
+    const code = await main(argv, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), readStdin: () => Promise.resolve(''), readFile: readFileOrQuery, color: false });
+    return { code, stdout, stderr };
+  }
+
+  it('an RSI query previewed --from mid-recording fires where the same query created then in a full replay fires', async () => {
+    const from = '2026-01-06T06:30:00Z';
+    const { code, stdout } = await runOn(rsiBelow(30), ['preview', 'q.json', '--data', market, '--from', from, '--json']);
+    expect(code).toBe(0);
+    const previewed = JSON.parse(stdout) as { trigger: { at: string } | null; timeline: Array<{ changes: Array<{ status?: string }> }> };
+    // Warm at once: the hours before --from are history, so the first state is ready, not warming up.
+    expect(previewed.timeline[0]?.changes[0]?.status).toBe('ready');
+
+    const recording = parseRecording(await readFile(market, 'utf8'));
+    const scheduler = new EpochVirtualScheduler(recording.start, recording.end);
+    const engine = new Engine({ scheduler, sources: [new ReplaySource(recording.observations, { scheduler, latestOnSubscribe: false })], history: [new RecordingHistory(recording.observations)] });
+    const triggers: number[] = [];
+    engine.events$.subscribe((event) => event.type === 'trigger' && triggers.push(event.at));
+    scheduler.schedule(() => engine.add({ queryId: 'q', request: JSON.parse(rsiBelow(30)) as QueryRequest, createdAt: Date.parse(from) }), Date.parse(from) - recording.start);
+    scheduler.flush();
+    expect(triggers.length).toBeGreaterThan(0);
+    expect(previewed.trigger?.at).toBe(new Date(triggers[0] as number).toISOString());
+  });
+
+  it('accepts epoch milliseconds, and exits 2 for a reversed, empty or unreadable range', async () => {
+    const epoch = await runOn(rsiBelow(30), ['preview', 'q.json', '--data', market, '--from', String(Date.parse('2026-01-06T06:30:00Z')), '--json']);
+    expect(JSON.parse(epoch.stdout)).toMatchObject({ from: '2026-01-06T06:30:00.000Z' });
+    const reversed = await runOn(rsiBelow(30), ['preview', 'q.json', '--data', market, '--from', '2026-01-07T00:00:00Z', '--to', '2026-01-06T00:00:00Z']);
+    expect(reversed.code).toBe(2);
+    expect(reversed.stderr).toContain('the range is reversed');
+    const outside = await runOn(rsiBelow(30), ['preview', 'q.json', '--data', market, '--from', '2027-01-01T00:00:00Z']);
+    expect(outside.code).toBe(2);
+    expect(outside.stderr).toContain('holds nothing of');
+    const unreadable = await runOn(rsiBelow(30), ['preview', 'q.json', '--data', market, '--from', 'yesterday']);
+    expect(unreadable.code).toBe(2);
+    expect(unreadable.stderr).toContain('--from must be an ISO 8601 time with a zone');
+  });
+
+  it('says why: warming up until when, the threshold, and that expiry ended the run', async () => {
+    const { code, stdout } = await runOn(rsiBelow(1, '2d'), ['preview', 'q.json', '--data', market]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/\/AND\/0 ta\.rsi \(threshold 1\) does not hold warming up until 2026-01-05T15:00:00\.000Z \(needs 15 closed candles of 1h, has 0\)/);
+    expect(stdout).toContain('expired at 2026-01-07T00:00:00.000Z');
+  });
+
+  it('refuses a symbol the recording has no prices of (exit 1 with the served list)', async () => {
+    const doge = rsiBelow(30).replace('"SOL"', '"DOGE"');
+    const { code, stdout } = await runOn(doge, ['preview', 'q.json', '--data', market]);
+    expect(code).toBe(1);
+    expect(stdout).toContain('no feed of this host serves prices of DOGE; served: BTC, ETH, SOL');
   });
 
   it('exits 1 with the findings for an invalid query', async () => {

@@ -80,4 +80,5 @@ export { allActions, collectConditions, leafConditions, walkConditions, groupDep
 export { judgeHost, judgeWebhookUrl, addressRange, isPublicAddress, type HostVerdict, type UrlVerdict } from './net/host-policy.js';
 export { escapePointerToken, joinPointer, parsePointer, readablePath, valueAtPointer, isRecord } from './util/json-pointer.js';
 export { canonicalJson } from './util/canonical-json.js';
+export { parseInstant, parseIsoTime } from './util/instant.js';
 export * from './engine/index.js';

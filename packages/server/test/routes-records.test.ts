@@ -111,6 +111,8 @@ describe('GET /v2/auto/executions', () => {
     expect(between.map((execution) => execution.id)).toEqual(['exec-6', 'exec-5', 'exec-4', 'exec-3']);
     expect((await list(`?since=${since}`, other)).map((execution) => execution.id)).toEqual(['exec-9', 'exec-8', 'exec-7', 'exec-6', 'exec-5', 'exec-4', 'exec-3']);
     expect((await list(`?until=${since}`, other)).map((execution) => execution.id)).toEqual(['exec-2', 'exec-1', 'exec-0']);
+    // Epoch milliseconds are instants too.
+    expect((await list(`?since=${Date.parse(since)}&until=${Date.parse(until)}`, other)).map((execution) => execution.id)).toEqual(['exec-6', 'exec-5', 'exec-4', 'exec-3']);
     expect((await list(`?since=${since}&type=webhook&queryId=${queryId}`, other)).map((execution) => execution.id)).toEqual(['exec-9', 'exec-7', 'exec-5', 'exec-3']);
     // Another key's executions are not listed.
     expect((await list('', other)).every((execution) => execution.queryId === queryId)).toBe(true);
@@ -155,6 +157,7 @@ describe('GET /v2/auto/executions', () => {
       ['?status=done', 'invalid_request'],
       ['?since=not-a-time', 'invalid_request'],
       ['?until=2026-13-45', 'invalid_request'],
+      ['?since=2026-01-07T00:00:00Z&until=2026-01-06T00:00:00Z', 'invalid_request'],
       ['?limit=0', 'invalid_request'],
       ['?limit=101', 'invalid_request'],
       ['?cursor=Zm9v', 'invalid_cursor'],

@@ -1,4 +1,4 @@
-import { type PreviewResult, parseRecording, preview, type QueryRequest, RecordingError, validate } from '@eql/core';
+import { baseAsset, type PreviewResult, parseInstant, type ServedData, parseRecording, preview, type QueryRequest, RecordingError, type TimelineChange, validate } from '@eql/core';
 import { validationJson, validationText } from '../format.js';
 import { loadDocument } from '../input.js';
 import { type CliIo, paint, UnusableInput } from '../io.js';
@@ -42,20 +42,52 @@ export async function previewCommand(file: string, flags: PreviewFlags, io: CliI
   for (const bound of ['from', 'to'] as const) {
     const value = flags[bound];
     if (value === undefined) continue;
-    const time = Date.parse(value);
-    if (Number.isNaN(time)) throw new UnusableInput(`--${bound} must be an ISO 8601 time, not ${JSON.stringify(value)}`);
+    const time = parseInstant(value);
+    if (time === undefined) throw new UnusableInput(`--${bound} must be an ISO 8601 time with a zone (2026-01-06T00:00:00Z) or epoch milliseconds, not ${JSON.stringify(value)}`);
     options[bound] = time;
+  }
+  const from = options.from ?? recording.start;
+  const to = options.to ?? recording.end;
+  if (options.from !== undefined && options.to !== undefined && from > to) {
+    throw new UnusableInput(`the range is reversed: --from ${new Date(from).toISOString()} is after --to ${new Date(to).toISOString()}`);
+  }
+  if (from > recording.end || to < recording.start || from > to) {
+    throw new UnusableInput(`the range ${new Date(from).toISOString()} to ${new Date(to).toISOString()} holds nothing of ${flags.data} (${new Date(recording.start).toISOString()} to ${new Date(recording.end).toISOString()})`);
+  }
+  // Everything of the recording before --from is history: the query starts as a replay from the start would hold it.
+  const served = servedByRecording(recording);
+  const checked = validate(document.value, { served });
+  if (!checked.valid) {
+    io.stdout(flags.json ? validationJson(checked, document.map) : validationText(io, document.name, 'api-key', checked, document.map));
+    return 1;
   }
   const result = preview(document.value as QueryRequest, recording, options);
   io.stdout(flags.json ? `${JSON.stringify(result, null, 2)}\n` : previewText(io, document.name, flags.data, result));
   return 0;
 }
 
-function describe(state: { path: string; source: string; method?: string; value?: number; threshold?: number; holds: boolean }): string {
+/** What a recording serves: the assets of its prices, with everything before the start of a replay as history. */
+function servedByRecording(recording: { observations: ReadonlyArray<{ source: string; symbol?: string }> }): ServedData {
+  const symbols = new Set<string>();
+  for (const observation of recording.observations) if (observation.source === 'price' && observation.symbol !== undefined) symbols.add(baseAsset(observation.symbol));
+  return { symbols: [...symbols].sort(), history: true };
+}
+
+/** One condition and why it holds or not: its value against the threshold (or the live operand), its readiness, the last item's score. */
+function describe(state: TimelineChange | (Omit<TimelineChange, 'readyAt' | 'lastScore'> & { readyAt?: number | string; lastScore?: { confidence: number; at: number | string } })): string {
   const what = [state.source, state.method].filter(Boolean).join('.');
   const value = state.value === undefined ? '' : ` = ${round(state.value)}`;
-  const threshold = state.threshold === undefined ? '' : ` (threshold ${round(state.threshold)})`;
-  return `${state.path || '/'} ${what}${value}${threshold} ${state.holds ? 'holds' : 'does not hold'}`;
+  const against = state.operand !== undefined ? `live ${state.operand}` : 'threshold';
+  const threshold = state.threshold === undefined ? '' : ` (${against} ${round(state.threshold)})`;
+  const score = state.lastScore === undefined ? '' : ` last item scored ${round(state.lastScore.confidence)} at ${isoOf(state.lastScore.at)}`;
+  let readiness = '';
+  if (state.status === 'warming_up') readiness = ` warming up${state.readyAt === undefined ? '' : ` until ${isoOf(state.readyAt)}`}${state.reason ? ` (${state.reason})` : ''}`;
+  if (state.status === 'no_data') readiness = ` no data${state.reason ? ` (${state.reason})` : ''}`;
+  return `${state.path || '/'} ${what}${value}${threshold}${score} ${state.holds ? 'holds' : 'does not hold'}${readiness}`;
+}
+
+function isoOf(at: number | string): string {
+  return typeof at === 'number' ? new Date(at).toISOString() : at;
 }
 
 function round(value: number): string {
@@ -85,6 +117,7 @@ export function previewText(io: CliIo, name: string, data: string, result: Previ
     }
   }
   for (const problem of result.problems.slice(0, 10)) text += `  ${paint(io, 'yellow', 'problem')} ${problem.at} ${problem.code}: ${problem.message}\n`;
+  if (result.endedBy === 'expired' && result.expiredAt !== undefined) text += `expired at ${result.expiredAt} (its expiresIn from ${result.from}), before the end of the data\n`;
   text += `status at the end: ${result.status}\n`;
   return text;
 }

@@ -43,6 +43,11 @@ export interface EngineOptions {
    * a topic serves it (see PriceHistory). Without one, series start from the first live observation.
    */
   history?: PriceHistory[];
+  /**
+   * Emit an `evaluation` event for every query at every observation, not only for the queries whose
+   * conditions changed (previews, debugging): O(queries) per observation.
+   */
+  traceEvaluations?: boolean;
   /** Time: asyncScheduler (real time) by default; a virtual-time scheduler for previews and tests. */
   scheduler?: SchedulerLike;
   /** Where runtime state, executions, sessions and notifications go (in memory by default). */
@@ -109,6 +114,7 @@ export class Engine {
   readonly paper: PaperExchange;
   private readonly sources: DataSource[];
   private readonly history: PriceHistory[];
+  private readonly traceEvaluations: boolean;
   /** The instant of the observation being handled (undefined outside one: timers use the clock). */
   private instantAt: number | undefined;
   private readonly llm: LlmProvider | undefined;
@@ -135,6 +141,7 @@ export class Engine {
     this.store = options.store ?? new MemoryStateStore();
     this.sources = options.sources ?? [];
     this.history = options.history ?? [];
+    this.traceEvaluations = options.traceEvaluations ?? false;
     this.llm = options.llm;
     this.matcher = options.matcher ?? new LexicalMatcher();
     this.newId = options.newId ?? (() => crypto.randomUUID());
@@ -453,6 +460,7 @@ export class Engine {
 
   private observe(entry: ChannelEntry, observation: Observation): void {
     entry.lastAt = observation.at;
+    if (this.traceEvaluations) for (const query of this.queries.values()) this.touch(query.id);
     if (entry.items) {
       entry.items.onObservation(observation);
       for (const leaf of entry.items.leaves) this.touch(leaf.queryId);

@@ -92,6 +92,10 @@ export interface ConditionState {
   since?: number;
   /** For latched matches: the item that matched. */
   match?: { id?: string; text: string; confidence: number; at: number };
+  /** tweet and news before a match: the score (0 to 100) of the last item on the topic, and its time. */
+  lastScore?: { confidence: number; at: number };
+  /** With a live operand: what `threshold` was read from, such as `ta.bbands_upper`. */
+  operand?: string;
   /**
    * Whether the condition can be judged as written: `ready`; `warming_up` while a window or an
    * indicator still needs more of the past (`readyAt`: the earliest instant it can be ready, when that

@@ -42,13 +42,34 @@ export interface PreviewOptions {
   queryId?: string;
 }
 
+/**
+ * One condition in a timeline entry: whether it holds, what it read (`value`), what it was compared
+ * with (`threshold`, read from `operand` for a live operand), its readiness (`status`, and `readyAt` in
+ * ISO 8601 and `reason` while warming up or without data) and, for tweet and news before a match, the
+ * score of the last item (`lastScore`) against the threshold (minConfidence).
+ */
+export interface TimelineChange {
+  path: string;
+  source: string;
+  method?: string;
+  holds: boolean;
+  value?: number;
+  threshold?: number;
+  operand?: string;
+  status?: ConditionState['status'];
+  readyAt?: string;
+  reason?: string;
+  lastScore?: { confidence: number; at: string };
+}
+
 export interface TimelineEntry {
+  /** The instant of the observation (or timer) evaluated, ISO 8601. */
   at: string;
   wouldTriggerNow: boolean;
   /** Set on the entry of a trigger: its index (the states are those at the trigger). */
   trigger?: number;
-  /** Conditions whose `holds` changed at this instant, with what they read. */
-  changes: Array<Pick<ConditionState, 'path' | 'source' | 'method' | 'holds' | 'value' | 'threshold'>>;
+  /** Conditions that changed at this instant: holds, readiness, or a new item scored. */
+  changes: TimelineChange[];
 }
 
 export interface PreviewTrigger {
@@ -64,6 +85,10 @@ export interface PreviewResult {
   to: string;
   /** Status at the end of the replay. */
   status: string;
+  /** Why the replay ended: the query fired for good, expired (at `expiredAt`), or the recording (or `to`) ended. */
+  endedBy: 'triggered' | 'expired' | 'failed' | 'end';
+  /** When the query's lifetime ended the run (createdAt + expiresIn), ISO 8601. */
+  expiredAt?: string;
   triggered: boolean;
   /** The first trigger, or null. */
   trigger: PreviewTrigger | null;
@@ -95,6 +120,7 @@ export function preview(request: QueryRequest | { query: QueryRequest['query']; 
     history: [new RecordingHistory(recording.observations)],
     llm: new RecordedLlmProvider(recording.observations),
     executors: dryRunExecutors(),
+    traceEvaluations: true,
     newId: () => `preview-${++counter}`,
   });
   const result: PreviewResult = {
@@ -102,6 +128,7 @@ export function preview(request: QueryRequest | { query: QueryRequest['query']; 
     from: isoTime(from),
     to: isoTime(to),
     status: 'active',
+    endedBy: 'end',
     triggered: false,
     trigger: null,
     triggers: [],
@@ -111,15 +138,15 @@ export function preview(request: QueryRequest | { query: QueryRequest['query']; 
     problems: [],
   };
   const maxTimeline = options.maxTimeline ?? 500;
-  const lastHolds = new Map<string, boolean>();
+  const last = new Map<string, string>();
   let lastWould = false;
+  /** What of a state the timeline shows as a change: holds, readiness, the last item scored. */
+  const signature = (state: ConditionState) => `${state.holds}|${state.status ?? ''}|${state.reason ?? ''}|${state.lastScore?.at ?? ''}`;
   const subscription = engine.events$.subscribe((event: EngineEvent) => {
     switch (event.type) {
       case 'evaluation': {
-        const changes = event.conditionStates
-          .filter((state) => lastHolds.get(state.path) !== state.holds)
-          .map(({ path, source, method, holds, value, threshold }) => ({ path, source, holds, ...(method === undefined ? {} : { method }), ...(value === undefined ? {} : { value }), ...(threshold === undefined ? {} : { threshold }) }));
-        for (const state of event.conditionStates) lastHolds.set(state.path, state.holds);
+        const changes = event.conditionStates.filter((state) => last.get(state.path) !== signature(state)).map(timelineChange);
+        for (const state of event.conditionStates) last.set(state.path, signature(state));
         if (changes.length === 0 && event.wouldTriggerNow === lastWould) return;
         lastWould = event.wouldTriggerNow;
         if (result.timeline.length >= maxTimeline) {
@@ -131,19 +158,17 @@ export function preview(request: QueryRequest | { query: QueryRequest['query']; 
       }
       case 'trigger': {
         const trigger = { at: isoTime(event.at), triggerIndex: event.triggerIndex, final: event.final, conditionStates: event.conditionStates };
-        result.timeline.push({
-          at: trigger.at,
-          wouldTriggerNow: true,
-          trigger: event.triggerIndex,
-          changes: event.conditionStates.map(({ path, source, method, holds, value, threshold }) => ({ path, source, holds, ...(method === undefined ? {} : { method }), ...(value === undefined ? {} : { value }), ...(threshold === undefined ? {} : { threshold }) })),
-        });
-        for (const state of event.conditionStates) lastHolds.set(state.path, state.holds);
+        result.timeline.push({ at: trigger.at, wouldTriggerNow: true, trigger: event.triggerIndex, changes: event.conditionStates.map(timelineChange) });
+        for (const state of event.conditionStates) last.set(state.path, signature(state));
         lastWould = true;
         result.triggers.push(trigger);
         result.trigger ??= trigger;
         result.triggered = true;
         return;
       }
+      case 'expired':
+        result.expiredAt = isoTime(event.at);
+        return;
       case 'execution-succeeded':
       case 'execution-failed':
         result.executions.push(event.execution);
@@ -160,11 +185,33 @@ export function preview(request: QueryRequest | { query: QueryRequest['query']; 
   });
   const title = 'title' in request ? request.title : undefined;
   engine.add({ queryId, request: title === undefined ? { query: request.query } : { query: request.query, title }, createdAt: from });
+  // The states at the start: a query warming up or without data says so before anything happens.
+  const initial = engine.inspect(queryId);
+  if (initial && initial.status === 'active' && result.timeline.length === 0) {
+    result.timeline.push({ at: isoTime(from), wouldTriggerNow: initial.wouldTriggerNow, changes: initial.conditionStates.map(timelineChange) });
+    for (const state of initial.conditionStates) last.set(state.path, signature(state));
+    lastWould = initial.wouldTriggerNow;
+  }
   scheduler.flush();
   result.status = engine.inspect(queryId)?.status ?? result.status;
+  result.endedBy = result.status === 'triggered' ? 'triggered' : result.status === 'expired' ? 'expired' : result.status === 'failed' ? 'failed' : 'end';
   subscription.unsubscribe();
   engine.dispose();
   return result;
+}
+
+/** A condition state as the timeline shows it (times in ISO 8601). */
+function timelineChange(state: ConditionState): TimelineChange {
+  const change: TimelineChange = { path: state.path, source: state.source, holds: state.holds };
+  if (state.method !== undefined) change.method = state.method;
+  if (state.value !== undefined) change.value = state.value;
+  if (state.threshold !== undefined) change.threshold = state.threshold;
+  if (state.operand !== undefined) change.operand = state.operand;
+  if (state.status !== undefined) change.status = state.status;
+  if (state.readyAt !== undefined) change.readyAt = isoTime(state.readyAt);
+  if (state.reason !== undefined) change.reason = state.reason;
+  if (state.lastScore !== undefined) change.lastScore = { confidence: state.lastScore.confidence, at: isoTime(state.lastScore.at) };
+  return change;
 }
 
 /** Executors that describe what they would do instead of doing it. */

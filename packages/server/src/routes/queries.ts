@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { validate } from '@eql/core';
+import { parseInstant, validate } from '@eql/core';
 import { callerKey } from '../auth/authenticate.js';
 import type { HostContext } from '../context.js';
 import { ApiError, notFound } from '../http/errors.js';
@@ -105,9 +105,15 @@ export function queryRoutes(app: FastifyInstance, context: HostContext): void {
   app.get('/v2/auto/executions', { schema: S.listExecutions }, async (request) => {
     const key = callerKey(request);
     const query = request.query as { queryId?: string; status?: string; type?: string; since?: string; until?: string; limit?: number; cursor?: string };
+    const bounds: { since?: number; until?: number } = {};
     for (const bound of ['since', 'until'] as const) {
-      if (query[bound] !== undefined && Number.isNaN(Date.parse(query[bound]))) throw new ApiError(400, 'invalid_request', `${bound} must be an ISO 8601 time`);
+      const text = query[bound];
+      if (text === undefined) continue;
+      const time = parseInstant(text);
+      if (time === undefined) throw new ApiError(400, 'invalid_request', `${bound} must be an ISO 8601 time with a zone or epoch milliseconds`);
+      bounds[bound] = time;
     }
+    if (bounds.since !== undefined && bounds.until !== undefined && bounds.since > bounds.until) throw new ApiError(400, 'invalid_request', 'since is after until: the range is reversed');
     let page;
     try {
       page = await store.listExecutions({
@@ -116,8 +122,8 @@ export function queryRoutes(app: FastifyInstance, context: HostContext): void {
         ...(query.queryId ? { queryId: query.queryId } : {}),
         ...(query.status ? { status: query.status } : {}),
         ...(query.type ? { type: query.type } : {}),
-        ...(query.since ? { since: new Date(query.since).toISOString() } : {}),
-        ...(query.until ? { until: new Date(query.until).toISOString() } : {}),
+        ...(bounds.since !== undefined ? { since: new Date(bounds.since).toISOString() } : {}),
+        ...(bounds.until !== undefined ? { until: new Date(bounds.until).toISOString() } : {}),
         ...(query.cursor ? { cursor: query.cursor } : {}),
       });
     } catch {

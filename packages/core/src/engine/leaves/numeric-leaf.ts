@@ -143,6 +143,7 @@ export class NumericLeaf implements Leaf {
     if (value !== undefined) state.value = value;
     const threshold = typeof this.threshold === 'number' ? this.threshold : this.right ? this.right.value : this.lastRead?.threshold;
     if (threshold !== undefined) state.threshold = threshold;
+    if (typeof this.threshold !== 'number') state.operand = `${this.threshold.description.source}.${this.threshold.description.method}`;
     if (this.node.since !== undefined) state.since = this.node.since;
     Object.assign(state, this.readiness());
     const observedAt = this.inputAt();

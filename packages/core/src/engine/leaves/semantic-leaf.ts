@@ -14,6 +14,8 @@ type Latch = RuntimeState['latched'][string];
  */
 export class SemanticLeaf implements Leaf {
   private latch: Latch | undefined;
+  /** The score of the last item offered (matched or not), so states can say why it does not hold. */
+  private lastScore: { confidence: number; at: number } | undefined;
 
   constructor(
     readonly node: ConditionNode,
@@ -45,6 +47,7 @@ export class SemanticLeaf implements Leaf {
   offer(item: TweetObservation | NewsObservation): void {
     if (this.latch) return;
     const confidence = this.services.matcher.match(this.text, item.text);
+    this.lastScore = { confidence, at: item.at };
     if (!compare(confidence, this.operator, this.threshold)) return;
     const id = item.source === 'tweet' ? item.tweetId : (item.id ?? item.url);
     this.latch = id === undefined ? { at: item.at, confidence, text: item.text } : { at: item.at, confidence, text: item.text, id };
@@ -70,6 +73,7 @@ export class SemanticLeaf implements Leaf {
       if (this.latch.id !== undefined) state.match.id = this.latch.id;
     }
     state.threshold = this.threshold;
+    if (!this.latch && this.lastScore) state.lastScore = { ...this.lastScore };
     if (this.node.since !== undefined) state.since = this.node.since;
     const unavailable = this.services.topicUnavailable(this.topic);
     if (unavailable === undefined) state.status = 'ready';
