@@ -9,6 +9,7 @@ import { defaultConfig, type HostConfig, PLANS } from './config.js';
 import type { HostContext } from './context.js';
 import { ccxtConnector, HostEngine, type HostEngineOptions } from './host/host-engine.js';
 import { isoStates } from './host/query-service.js';
+import { SqlitePriceHistory } from './store/sqlite-price-history.js';
 import { ApiError, errorBody, handleError } from './http/errors.js';
 import { registerRawJson } from './http/raw-json.js';
 import { openApiDocument } from './openapi.js';
@@ -97,6 +98,8 @@ export const REDACTED_PATHS = [
 export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   const config = defaultConfig(options.config);
   const store = options.store ?? new SqliteStore(join(config.dataDir, 'eql.sqlite'));
+  // The prices the host observes, as minutes: the past of its own feed after a restart (in memory beside a given store).
+  const prices = new SqlitePriceHistory(options.store ? ':memory:' : join(config.dataDir, 'prices.sqlite'));
   const box = options.box ?? (config.secretKey ? SecretBox.fromKey(config.secretKey) : SecretBox.fromFile(join(config.dataDir, 'secret.key')));
   const hub = new SseHub(store, options.sse);
   const now = options.now ?? (() => Date.now());
@@ -108,7 +111,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   const builders = { 'api-key': new QueryBuilder({ mode: 'api-key', now, ...(model ? { model } : {}) }), payment: new QueryBuilder({ mode: 'payment', now, ...(model ? { model } : {}) }) };
   const chats = options.chats ?? (store instanceof SqliteStore ? new SqliteChatStore(store.db) : undefined);
   if (!chats) throw new Error('buildServer: pass `chats` (a chat session store) with a store other than SqliteStore');
-  const host = new HostEngine({ analyst: analyst.provider, ...options.engine, config, store, box, connectExchange: options.connectExchange ?? options.engine?.connectExchange ?? ccxtConnector });
+  const host = new HostEngine({ analyst: analyst.provider, prices, ...options.engine, config, store, box, connectExchange: options.connectExchange ?? options.engine?.connectExchange ?? ccxtConnector });
   const usage = new UsageMeter(store);
   const context: HostContext = {
     config,
@@ -219,6 +222,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
       hub.close();
       await app.close();
       host.dispose();
+      prices.close();
       await usage.close();
       store.close();
       ownMarket?.close();

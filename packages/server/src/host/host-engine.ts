@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
+import { asyncScheduler, type SchedulerLike, type Subscription, tap } from 'rxjs';
 import { CcxtExchange, CcxtPriceHistory, CcxtPriceSource, UndiciHttpTransport } from '@eql/adapters';
 import {
   type ConditionState,
@@ -27,6 +27,7 @@ import type { HostConfig } from '../config.js';
 import { composeProvider } from '../llm/create-analyst.js';
 import type { SecretBox } from '../secrets.js';
 import type { QueryRecord, StoredNotification } from '../store/records.js';
+import type { SqlitePriceHistory } from '../store/sqlite-price-history.js';
 import type { HostStore } from '../store/store.js';
 
 /** The readiness of a query's conditions changed. */
@@ -58,8 +59,13 @@ export interface HostEngineOptions {
   connectExchange?: ExchangeConnector;
   /** The recording of the replay feed and previews (default: read from `config.recordingPath`). */
   recording?: Recording;
-  /** Past prices that warm series when a query starts (default: the replayed recording's past, and the venue's with a ccxt feed). */
+  /**
+   * Past prices that warm series when a query starts. Default: on the replay feed, the replayed
+   * recording's past; on a ccxt feed, the venue's candles; with other sources, `prices`.
+   */
   history?: PriceHistory[];
+  /** The host's record of the prices its feeds gave (written as they come; read as history with custom sources). */
+  prices?: SqlitePriceHistory;
 }
 
 /**
@@ -78,16 +84,23 @@ export class HostEngine {
   /** The last readiness signature told per query (status and reason of each condition). */
   private readonly readiness = new Map<string, string>();
   private readonly subscription: Subscription;
+  /** The engine's sources (the feeds, recording what they give). */
   private readonly sources: DataSource[];
+  /** The feeds as configured. */
+  private readonly feeds: DataSource[];
   private readonly servedData: ServedData;
 
   constructor(private readonly options: HostEngineOptions) {
     const { config } = options;
     this.recording = options.recording ?? parseRecording(readFileSync(config.recordingPath, 'utf8'));
     const scheduler = options.scheduler ?? asyncScheduler;
-    this.sources = options.sources ?? this.defaultSources(scheduler);
-    // The replayed recording is the past of the default feed only; an embedder with its own feed brings its own history.
-    const history = options.history ?? (options.sources ? [] : this.defaultHistory(scheduler));
+    const sources = options.sources ?? this.defaultSources(scheduler);
+    // What the feeds give is recorded (the replay is its own record), so a restart starts warm.
+    const prices = options.prices;
+    const replayOnly = options.sources === undefined && !config.feed.startsWith('ccxt:');
+    this.feeds = sources;
+    this.sources = prices && !replayOnly ? sources.map((source) => recordingPrices(source, prices)) : sources;
+    const history = options.history ?? (options.sources ? (prices ? [prices] : []) : this.defaultHistory(scheduler));
     this.servedData = this.describeServed(history);
     this.engine = new Engine({
       scheduler,
@@ -154,7 +167,7 @@ export class HostEngine {
     this.subscription.unsubscribe();
     this.engine.dispose();
     // A live venue's client holds sockets (websockets, keep-alive): close what the host opened.
-    for (const source of this.sources) if (source instanceof CcxtPriceSource && this.options.sources === undefined) void source.close().catch(() => undefined);
+    for (const source of this.feeds) if (source instanceof CcxtPriceSource && this.options.sources === undefined) void source.close().catch(() => undefined);
   }
 
   private onEvent(event: EngineEvent): void {
@@ -232,7 +245,7 @@ export class HostEngine {
 
   private describeServed(history: PriceHistory[]): ServedData {
     // Only a replay can list what it serves; a live venue or an embedder's feed may serve any symbol.
-    if (this.sources.some((source) => !(source instanceof ReplaySource))) return { history: history.length > 0 };
+    if (this.feeds.some((source) => !(source instanceof ReplaySource))) return { history: history.length > 0 };
     const symbols = new Set<string>();
     for (const observation of this.recording.observations) if (observation.source === 'price') symbols.add(baseAsset(observation.symbol));
     const servedSymbols = [...symbols].filter((symbol) => this.hasPrice(symbol)).sort();
@@ -280,4 +293,18 @@ export class HostEngine {
     }
     return exchange;
   }
+}
+
+/** A source whose price observations are also written to the host's record of prices. */
+function recordingPrices(source: DataSource, prices: SqlitePriceHistory): DataSource {
+  return {
+    name: source.name,
+    supports: (topic) => source.supports(topic),
+    observe: (topic) =>
+      source.observe(topic).pipe(
+        tap((observation) => {
+          if (observation.source === 'price') prices.record(observation);
+        }),
+      ),
+  };
 }

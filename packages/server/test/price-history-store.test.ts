@@ -1,0 +1,72 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Engine, EpochVirtualScheduler, type Observation, PushSource, type QueryRequest, RecordingHistory } from '@eql/core';
+import { SqlitePriceHistory } from '../src/store/sqlite-price-history.js';
+import { removeDir } from './support/harness.js';
+
+const START = Date.parse('2026-01-05T00:00:00Z');
+const MINUTE = 60_000;
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const dir of dirs) await removeDir(dir);
+});
+
+/** One trade a minute, at the minute's start: the store's minutes then hold exactly the recording's ticks. */
+function minuteTicks(hours: number, symbol = 'SOL'): Observation[] {
+  return Array.from({ length: hours * 60 }, (_, minute) => ({ at: START + minute * MINUTE, source: 'price' as const, symbol, price: Math.round((100 + 10 * Math.sin(minute / 70) + (minute % 7)) * 100) / 100, volume: minute % 5 }));
+}
+
+const query = (method: string, args: Record<string, unknown>): QueryRequest =>
+  ({ query: { conditions: { AND: [{ source: 'ta', method, args: { symbol: 'SOL', ...args }, operator: '>', value: -1e9 }, { source: 'price', method: 'current', args: { symbol: 'SOL' }, operator: '<', value: 0 }] }, actions: [{ stepId: 'n', type: 'notify', params: { message: 'x' } }], expiresIn: '7d' } }) as unknown as QueryRequest;
+
+describe('the host record of prices', () => {
+  it('survives a restart of its file and serves the candles, origin and ticks a recording of the same trades gives', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'eql-prices-'));
+    dirs.push(dir);
+    const file = join(dir, 'prices.sqlite');
+    const ticks = minuteTicks(30);
+    const first = new SqlitePriceHistory(file);
+    for (const tick of ticks) if (tick.source === 'price') first.record(tick);
+    first.close();
+
+    const reopened = new SqlitePriceHistory(file);
+    const recording = new RecordingHistory(ticks);
+    const topic = { source: 'price' as const, symbol: 'SOL/USDT' };
+    const now = START + 30 * 60 * MINUTE;
+    expect(reopened.supports(topic)).toBe(true);
+    expect(reopened.supports({ source: 'price', symbol: 'DOGE' })).toBe(false);
+    expect(reopened.origin(topic)).toBe(START);
+    for (const tf of [MINUTE, 15 * MINUTE, 3_600_000]) expect(reopened.candles(topic, tf, START, now)).toEqual(recording.candles(topic, tf, START, now));
+    expect(reopened.ticks(topic, now - 5 * MINUTE, now).map((tick) => [tick.at, tick.price])).toEqual(recording.ticks(topic, now - 5 * MINUTE, now).map((tick) => [tick.at, tick.price]));
+    reopened.close();
+  });
+
+  it('warms an engine after a restart to the values a live engine holds', () => {
+    const ticks = minuteTicks(30);
+    const store = new SqlitePriceHistory(':memory:');
+    const cut = START + 20 * 60 * MINUTE;
+    for (const tick of ticks) if (tick.source === 'price' && tick.at < cut) store.record(tick);
+    for (const [method, args] of [['rsi', { timeframe: '1h', period: 14 }], ['ema', { timeframe: '15m', period: 9 }], ['macd_signal', { timeframe: '5m' }], ['bbands_upper', { timeframe: '1h', period: 10 }]] as const) {
+      const live = new EpochVirtualScheduler(START);
+      const liveFeed = new PushSource();
+      const liveEngine = new Engine({ scheduler: live, sources: [liveFeed] });
+      liveEngine.add({ queryId: 'q', request: query(method, args), createdAt: START });
+      const warm = new EpochVirtualScheduler(cut + 1);
+      const warmFeed = new PushSource();
+      const warmEngine = new Engine({ scheduler: warm, sources: [warmFeed], history: [store] });
+      warmEngine.add({ queryId: 'q', request: query(method, args), createdAt: cut + 1 });
+      expect(warmEngine.inspect('q')?.conditionStates[0]?.status).toBe('ready');
+      for (const tick of ticks) {
+        live.advanceTo(tick.at);
+        liveFeed.push(tick);
+        if (tick.at < cut) continue;
+        warm.advanceTo(Math.max(tick.at, cut + 1));
+        warmFeed.push(tick);
+        expect(warmEngine.inspect('q')?.conditionStates[0]?.value, `${method} at ${new Date(tick.at).toISOString()}`).toBe(liveEngine.inspect('q')?.conditionStates[0]?.value);
+      }
+    }
+    store.close();
+  });
+});
