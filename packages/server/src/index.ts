@@ -5,6 +5,7 @@ export { configFromEnv, defaultConfig, PLANS, type HostConfig, type Plan } from 
 export { createApiKey, ensureKey, type CreatedKey, type KeyOptions } from './auth/api-keys.js';
 export { SecretBox, hashKey } from './secrets.js';
 export { SqliteStore } from './store/sqlite-store.js';
+export { SqlitePriceHistory, type SqlitePriceHistoryOptions } from './store/sqlite-price-history.js';
 export type { HostStore } from './store/store.js';
 export * from './store/records.js';
 export { HostEngine, ccxtConnector, type ExchangeConnector, type HostEngineOptions } from './host/host-engine.js';

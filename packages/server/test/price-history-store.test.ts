@@ -31,22 +31,24 @@ describe('the host record of prices', () => {
     for (const tick of ticks) if (tick.source === 'price') first.record(tick);
     first.close();
 
-    const reopened = new SqlitePriceHistory(file);
+    const now = START + 30 * 60 * MINUTE;
+    const reopened = new SqlitePriceHistory(file, { now: () => now });
     const recording = new RecordingHistory(ticks);
     const topic = { source: 'price' as const, symbol: 'SOL/USDT' };
-    const now = START + 30 * 60 * MINUTE;
     expect(reopened.supports(topic)).toBe(true);
     expect(reopened.supports({ source: 'price', symbol: 'DOGE' })).toBe(false);
-    expect(reopened.origin(topic)).toBe(START);
-    for (const tf of [MINUTE, 15 * MINUTE, 3_600_000]) expect(reopened.candles(topic, tf, START, now)).toEqual(recording.candles(topic, tf, START, now));
+    // Smoothing starts at the first stored minute, or 1000 candles before the store was opened when that is later.
+    expect(reopened.origin(topic, 3_600_000)).toBe(START);
+    expect(reopened.origin(topic, MINUTE)).toBe(now - 1000 * MINUTE);
+    for (const tf of [MINUTE, 5 * MINUTE, 15 * MINUTE, 3_600_000, 4 * 3_600_000, 86_400_000]) expect(reopened.candles(topic, tf, START, now)).toEqual(recording.candles(topic, tf, START, now));
     expect(reopened.ticks(topic, now - 5 * MINUTE, now).map((tick) => [tick.at, tick.price])).toEqual(recording.ticks(topic, now - 5 * MINUTE, now).map((tick) => [tick.at, tick.price]));
     reopened.close();
   });
 
   it('warms an engine after a restart to the values a live engine holds', () => {
     const ticks = minuteTicks(30);
-    const store = new SqlitePriceHistory(':memory:');
     const cut = START + 20 * 60 * MINUTE;
+    const store = new SqlitePriceHistory(':memory:', { now: () => cut });
     for (const tick of ticks) if (tick.source === 'price' && tick.at < cut) store.record(tick);
     for (const [method, args] of [['rsi', { timeframe: '1h', period: 14 }], ['ema', { timeframe: '15m', period: 9 }], ['macd_signal', { timeframe: '5m' }], ['bbands_upper', { timeframe: '1h', period: 10 }]] as const) {
       const live = new EpochVirtualScheduler(START);

@@ -3,8 +3,8 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { baseAsset, type Candle, type PriceHistory, type PriceObservation, type PriceTick, type PriceTopic } from '@eql/core';
 
-/** A minute of one asset as stored: its candle and the time of its last trade. */
-interface Minute {
+/** A minute of one asset as stored: its candle and the times of its first and last trades. */
+export interface StoredMinute {
   start: number;
   open: number;
   high: number;
@@ -17,10 +17,16 @@ interface Minute {
 }
 
 const MINUTE = 60_000;
+/** The resolutions kept: minutes, and rollups so that a long timeframe reads few rows (1h candles from 1h rows). */
+const RESOLUTIONS = [MINUTE, 15 * MINUTE, 60 * MINUTE, 1440 * MINUTE] as const;
 
 export interface SqlitePriceHistoryOptions {
-  /** Minutes kept per asset (older ones are pruned as new ones are written). Default 60 days. */
+  /** What is kept per asset (older rows are pruned as new ones are written). Default 60 days. */
   retentionMs?: number;
+  /** Most candles of a timeframe an indicator is smoothed over (see `origin`). Default 1000. */
+  maxCandles?: number;
+  /** The clock (epoch ms), read once: the origins are fixed from it. */
+  now?: () => number;
 }
 
 /**
@@ -31,50 +37,60 @@ export interface SqlitePriceHistoryOptions {
  * - `record(observation)` folds a price into the minute it falls in; a minute is written when a later
  *   one starts (and by `flush()`, at shutdown), so a write per asset per minute, in one transaction per
  *   flush, whatever the tick rate. A crash loses at most the minute in progress.
- * - Candles of every timeframe are built from the minutes (every timeframe is a whole number of minutes
- *   and its buckets start on minute boundaries). Ticks for price windows come at minute resolution: each
- *   minute gives its open at its first trade, its low and high just after, and its close at its last
- *   trade with the minute's volume (exact for a minute of one or two trades).
- * - The origin of smoothing of an asset is its first stored minute: fixed while retention keeps it.
+ * - Candles of every timeframe are built from the stored candles of the largest resolution that divides
+ *   it (1m, 15m, 1h, 1d: every timeframe is a whole number of those and buckets align), so a 4h series
+ *   reads 1h rows. Ticks for price windows come at minute resolution: each minute gives its open at its
+ *   first trade, its low and high just after, and its close at its last trade with the minute's volume
+ *   (exact for a minute of one or two trades).
+ * - The origin of smoothing of a timeframe is the later of the asset's first stored minute and
+ *   `maxCandles` candles before this instance was made (the host's start): fixed for the life of the
+ *   process, so every query on a series agrees; across restarts values agree to 1e-9 once `maxCandles`
+ *   covers the method's convergence look-back (at most 404 candles with default parameters).
  */
 export class SqlitePriceHistory implements PriceHistory {
   readonly name = 'store';
   readonly db: Database.Database;
-  private readonly open = new Map<string, Minute>();
+  private readonly open = new Map<string, StoredMinute>();
   private readonly assets = new Set<string>();
   private readonly retentionMs: number;
+  private readonly maxCandles: number;
+  private readonly createdAt: number;
   private readonly insert: Database.Statement;
   private readonly prune: Database.Statement;
   private readonly range: Database.Statement;
   private readonly before: Database.Statement;
   private readonly first: Database.Statement;
-  private readonly writeMinutes: (minutes: Array<[string, Minute]>) => void;
+  private readonly writeMinutes: (minutes: Array<[string, StoredMinute]>) => void;
 
   constructor(path: string, options: SqlitePriceHistoryOptions = {}) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
-    this.db.exec(`CREATE TABLE IF NOT EXISTS price_minutes (
-      asset TEXT NOT NULL, start INTEGER NOT NULL, open REAL NOT NULL, high REAL NOT NULL, low REAL NOT NULL,
-      close REAL NOT NULL, volume REAL NOT NULL, open_at INTEGER NOT NULL, close_at INTEGER NOT NULL, PRIMARY KEY (asset, start)) WITHOUT ROWID`);
+    this.db.exec(`CREATE TABLE IF NOT EXISTS price_candles (
+      asset TEXT NOT NULL, res INTEGER NOT NULL, start INTEGER NOT NULL, open REAL NOT NULL, high REAL NOT NULL, low REAL NOT NULL,
+      close REAL NOT NULL, volume REAL NOT NULL, open_at INTEGER NOT NULL, close_at INTEGER NOT NULL, PRIMARY KEY (asset, res, start)) WITHOUT ROWID`);
     this.retentionMs = options.retentionMs ?? 60 * 86_400_000;
+    this.maxCandles = options.maxCandles ?? 1000;
+    this.createdAt = (options.now ?? Date.now)();
     this.insert = this.db.prepare(
-      `INSERT INTO price_minutes (asset, start, open, high, low, close, volume, open_at, close_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (asset, start) DO UPDATE SET high = max(high, excluded.high), low = min(low, excluded.low),
+      `INSERT INTO price_candles (asset, res, start, open, high, low, close, volume, open_at, close_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (asset, res, start) DO UPDATE SET high = max(high, excluded.high), low = min(low, excluded.low),
          open = CASE WHEN excluded.open_at < open_at THEN excluded.open ELSE open END, open_at = min(open_at, excluded.open_at),
          close = CASE WHEN excluded.close_at >= close_at THEN excluded.close ELSE close END,
          close_at = max(close_at, excluded.close_at), volume = volume + excluded.volume`,
     );
-    this.prune = this.db.prepare('DELETE FROM price_minutes WHERE asset = ? AND start < ?');
-    this.range = this.db.prepare('SELECT start, open, high, low, close, volume, open_at AS openAt, close_at AS closeAt FROM price_minutes WHERE asset = ? AND start >= ? AND start < ? ORDER BY start');
-    this.before = this.db.prepare('SELECT start, open, high, low, close, volume, open_at AS openAt, close_at AS closeAt FROM price_minutes WHERE asset = ? AND start < ? ORDER BY start DESC LIMIT 1');
-    this.first = this.db.prepare('SELECT min(start) AS start FROM price_minutes WHERE asset = ?');
-    for (const row of this.db.prepare('SELECT DISTINCT asset FROM price_minutes').all() as Array<{ asset: string }>) this.assets.add(row.asset);
-    this.writeMinutes = this.db.transaction((minutes: Array<[string, Minute]>) => {
+    this.prune = this.db.prepare('DELETE FROM price_candles WHERE asset = ? AND res = ? AND start < ?');
+    const columns = 'start, open, high, low, close, volume, open_at AS openAt, close_at AS closeAt';
+    this.range = this.db.prepare(`SELECT ${columns} FROM price_candles WHERE asset = ? AND res = ? AND start >= ? AND start < ? ORDER BY start`);
+    this.before = this.db.prepare(`SELECT ${columns} FROM price_candles WHERE asset = ? AND res = ${MINUTE} AND start < ? ORDER BY start DESC LIMIT 1`);
+    this.first = this.db.prepare(`SELECT min(start) AS start FROM price_candles WHERE asset = ? AND res = ${MINUTE}`);
+    for (const row of this.db.prepare('SELECT DISTINCT asset FROM price_candles').all() as Array<{ asset: string }>) this.assets.add(row.asset);
+    this.writeMinutes = this.db.transaction((minutes: Array<[string, StoredMinute]>) => {
       for (const [asset, m] of minutes) {
-        this.insert.run(asset, m.start, m.open, m.high, m.low, m.close, m.volume, m.openAt, m.closeAt);
-        this.prune.run(asset, m.start - this.retentionMs);
+        for (const res of RESOLUTIONS) this.insert.run(asset, res, Math.floor(m.start / res) * res, m.open, m.high, m.low, m.close, m.volume, m.openAt, m.closeAt);
+        // Old rows go once an hour per asset (cheap: the primary key orders them).
+        if (m.start % (60 * MINUTE) === 0) for (const res of RESOLUTIONS) this.prune.run(asset, res, m.start - this.retentionMs);
       }
     });
   }
@@ -107,6 +123,12 @@ export class SqlitePriceHistory implements PriceHistory {
     this.open.set(asset, { start, open: price, high: price, low: price, close: price, volume, openAt: at, closeAt: at });
   }
 
+  /** Writes minutes as they are (an import of past prices), in one transaction. */
+  importMinutes(minutes: Array<[asset: string, minute: StoredMinute]>): void {
+    for (const [asset] of minutes) this.assets.add(baseAsset(asset));
+    this.writeMinutes(minutes.map(([asset, minute]) => [baseAsset(asset), minute]));
+  }
+
   /** Writes every minute in progress (at shutdown). */
   flush(): void {
     const minutes = [...this.open.entries()];
@@ -123,29 +145,32 @@ export class SqlitePriceHistory implements PriceHistory {
     return this.assets.has(baseAsset(topic.symbol));
   }
 
-  origin(topic: PriceTopic): number | undefined {
+  origin(topic: PriceTopic, timeframeMs: number): number | undefined {
     const asset = baseAsset(topic.symbol);
     const stored = (this.first.get(asset) as { start: number | null } | undefined)?.start ?? undefined;
     const open = this.open.get(asset)?.start;
-    if (stored === undefined) return open;
-    return open === undefined ? stored : Math.min(stored, open);
+    const first = stored === undefined ? open : open === undefined ? stored : Math.min(stored, open);
+    if (first === undefined) return undefined;
+    const anchor = Math.floor((this.createdAt - this.maxCandles * timeframeMs) / timeframeMs) * timeframeMs;
+    return Math.max(first, anchor);
   }
 
   candles(topic: PriceTopic, timeframeMs: number, from: number, to: number): Candle[] {
     const first = Math.ceil(from / timeframeMs) * timeframeMs;
+    const res = [...RESOLUTIONS].reverse().find((candidate) => timeframeMs % candidate === 0) ?? MINUTE;
     const candles: Candle[] = [];
     let bucket: { start: number; open: number; high: number; low: number; close: number; volume: number } | undefined;
-    for (const minute of this.minutes(baseAsset(topic.symbol), first, to)) {
-      const start = Math.floor(minute.start / timeframeMs) * timeframeMs;
+    for (const row of this.rows(baseAsset(topic.symbol), res, first, to)) {
+      const start = Math.floor(row.start / timeframeMs) * timeframeMs;
       if (bucket && bucket.start === start) {
-        if (minute.high > bucket.high) bucket.high = minute.high;
-        if (minute.low < bucket.low) bucket.low = minute.low;
-        bucket.close = minute.close;
-        bucket.volume += minute.volume;
+        if (row.high > bucket.high) bucket.high = row.high;
+        if (row.low < bucket.low) bucket.low = row.low;
+        bucket.close = row.close;
+        bucket.volume += row.volume;
         continue;
       }
       if (bucket) candles.push(bucket);
-      bucket = { start, open: minute.open, high: minute.high, low: minute.low, close: minute.close, volume: minute.volume };
+      bucket = { start, open: row.open, high: row.high, low: row.low, close: row.close, volume: row.volume };
     }
     if (bucket) candles.push(bucket);
     return candles;
@@ -167,17 +192,29 @@ export class SqlitePriceHistory implements PriceHistory {
   }
 
   /** The stored minutes with start in [from, to), then the one in progress. */
-  private minutes(asset: string, from: number, to: number): Minute[] {
-    const rows = this.range.all(asset, from, to) as Minute[];
+  private minutes(asset: string, from: number, to: number): StoredMinute[] {
+    return this.rows(asset, MINUTE, from, to);
+  }
+
+  /** Stored candles of a resolution with start in [from, to), the minute in progress folded into the last. */
+  private rows(asset: string, res: number, from: number, to: number): StoredMinute[] {
+    const rows = this.range.all(asset, res, from, to) as StoredMinute[];
     const open = this.open.get(asset);
-    if (open && open.start >= from && open.start < to && (rows.length === 0 || (rows[rows.length - 1] as Minute).start < open.start)) rows.push({ ...open });
+    if (!open || open.start >= to) return rows;
+    const start = Math.floor(open.start / res) * res;
+    if (start < from) return rows;
+    const last = rows[rows.length - 1];
+    if (last === undefined || last.start < start) rows.push({ ...open, start });
+    else if (last.start === start && open.closeAt >= last.closeAt) {
+      rows[rows.length - 1] = { ...last, high: Math.max(last.high, open.high), low: Math.min(last.low, open.low), close: open.close, closeAt: open.closeAt, volume: last.volume + open.volume };
+    }
     return rows;
   }
 
   /** The last minute (stored or in progress) that starts before `start`. */
-  private minuteBefore(asset: string, start: number): Minute | undefined {
+  private minuteBefore(asset: string, start: number): StoredMinute | undefined {
     const open = this.open.get(asset);
-    const stored = this.before.get(asset, start) as Minute | undefined;
+    const stored = this.before.get(asset, start) as StoredMinute | undefined;
     if (open && open.start < start && (!stored || open.start > stored.start)) return { ...open };
     return stored;
   }
@@ -187,7 +224,7 @@ export class SqlitePriceHistory implements PriceHistory {
  * The ticks a stored minute stands for: its open at the first trade's time, its low and high between,
  * its close at the last trade's time with the minute's volume; one tick for a minute of one trade.
  */
-function minuteTicks(minute: Minute): PriceTick[] {
+function minuteTicks(minute: StoredMinute): PriceTick[] {
   if (minute.openAt >= minute.closeAt) return [{ at: minute.closeAt, price: minute.close, volume: minute.volume }];
   const inside = Math.min(minute.openAt + 1, minute.closeAt);
   const ticks: PriceTick[] = [{ at: minute.openAt, price: minute.open }];
