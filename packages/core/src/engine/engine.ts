@@ -451,11 +451,9 @@ export class Engine {
     const outer = this.instantAt;
     // A nested observation (a source emitting from inside a batch) keeps the outer instant.
     if (outer === undefined) this.instantAt = Number.isFinite(observation.at) ? observation.at : undefined;
-    try {
-      this.batch(() => this.observe(entry, observation));
-    } finally {
-      this.instantAt = outer;
-    }
+    // batch() catches what the work throws, so the instant is always restored.
+    this.batch(() => this.observe(entry, observation));
+    this.instantAt = outer;
   }
 
   private observe(entry: ChannelEntry, observation: Observation): void {

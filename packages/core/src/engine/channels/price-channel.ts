@@ -149,7 +149,16 @@ export class PriceChannel {
     const { at, price } = tick;
     if (!Number.isFinite(price) || price <= 0 || !Number.isFinite(at)) return [];
     const volume = tick.volume ?? 0;
-    if (this.lastTick === undefined || at >= this.lastTick.at) this.lastTick = { at, price, volume };
+    const latest = this.lastTick === undefined || at >= this.lastTick.at;
+    if (latest) {
+      // Kept in place: a tick must not allocate for what only the channel reads.
+      if (this.lastTick === undefined) this.lastTick = { at, price, volume };
+      else {
+        this.lastTick.at = at;
+        this.lastTick.price = price;
+        this.lastTick.volume = volume;
+      }
+    }
     for (const use of this.windows.values()) {
       if (use.pending) use.pending.push({ at, price, volume });
       else this.addToWindow(use, at, price, volume);
@@ -173,7 +182,7 @@ export class PriceChannel {
       const next = computation.kind === 'current' ? price : this.valueOf(computation, outputs);
       if (next !== undefined && Number.isFinite(next) && series.set(next, at)) changed.push(series);
       // Every series of the topic was evaluated at this tick, changed or not.
-      if (this.lastTick?.at === at) series.updatedAt = at;
+      if (latest) series.updatedAt = at;
     }
     return changed;
   }
