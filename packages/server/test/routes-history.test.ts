@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedKey } from '../src/auth/api-keys.js';
+import { createQuery, RawStream, removeDir, startHost, type TestHost as TestHost2, until } from './support/harness.js';
 import { at, call, errorCode, ISO, json, testHost, type TestHost } from './support/host.js';
 
 /**
@@ -62,5 +63,32 @@ describe('a host on its replay feed', () => {
     expect(state.readyAt).toMatch(ISO);
     expect(Date.parse(state.readyAt as string)).toBeGreaterThan(Date.now());
     expect(state.reason).toMatch(/needs 30 closed candles of 1d, has \d+/);
+  });
+});
+
+describe('readiness over SSE', () => {
+  let live: TestHost2;
+  afterAll(async () => {
+    await live?.close();
+    if (live) await removeDir(live.dataDir);
+  });
+
+  it('tells query:state when a query starts (warming_up, with readyAt) and again when its indicator is ready', async () => {
+    live = await startHost();
+    const apiKey = await live.key();
+    const stream = await RawStream.open(`${live.base}/v2/auto/queries/stream`, { 'x-svc-api-key': apiKey });
+    await until(() => stream.named('ready').length > 0, 'the stream to open');
+    const start = Math.ceil(Date.now() / 60_000) * 60_000;
+    live.push.push({ at: start, source: 'price', symbol: 'ETH', price: 100 });
+    const queryId = await createQuery(live.base, apiKey, query({ source: 'ta', method: 'sma', args: { symbol: 'ETH', timeframe: '1m', period: 2 }, operator: '>', value: 1_000_000 }));
+    const states = () => stream.named('query:state').map((frame) => JSON.parse(frame.data ?? '{}') as { queryId: string; at: string; conditionStates: Array<Record<string, unknown>> }).filter((state) => state.queryId === queryId);
+    await until(() => states().length > 0, 'the first query:state');
+    expect(states()[0]?.conditionStates[0]).toMatchObject({ status: 'warming_up', readyAt: new Date(start + 2 * 60_000).toISOString() });
+    // Minutes later (observation time, stamped by the feed): two candles close, the SMA(2) is defined.
+    for (const minute of [1, 2]) live.push.push({ at: start + minute * 60_000, source: 'price', symbol: 'ETH', price: 100 + minute });
+    await until(() => states().some((state) => state.conditionStates[0]?.status === 'ready'), 'query:state ready');
+    const ready = states().find((state) => state.conditionStates[0]?.status === 'ready');
+    expect(ready?.at).toBe(new Date(start + 2 * 60_000).toISOString());
+    stream.close();
   });
 });

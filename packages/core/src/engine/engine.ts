@@ -407,6 +407,8 @@ export class Engine {
         now: () => this.now(),
         warmed: (changed) => this.batch(() => {
           for (const series of changed) this.propagate(series);
+          // History arrived: every series of the topic may have changed readiness.
+          for (const series of entry?.price?.allSeries() ?? []) for (const leaf of series.readers) this.touch(leaf.queryId);
         }),
         problem: (code, message) => this.emit({ type: 'problem', queryId: '', at: this.instant(), code, message }),
       });
@@ -467,6 +469,7 @@ export class Engine {
     if (!entry.price || observation.source !== 'price') return;
     this.paper.onPrice(observation.symbol, observation.price);
     for (const series of entry.price.update(observation)) this.propagate(series);
+    for (const series of entry.price.takeReadinessChanges()) for (const leaf of series.readers) this.touch(leaf.queryId);
   }
 
   /** A series changed: flip the level conditions it crosses, re-judge live operands, watch held crossings. */

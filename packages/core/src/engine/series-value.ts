@@ -34,6 +34,8 @@ export class SeriesValue {
   readonly watching = new Set<NumericLeaf>();
   /** Conditions using this series in any role; the channel drops the series at zero. */
   users = 0;
+  /** The conditions reading it, told when its readiness changes (first value, window covered). */
+  readonly readers = new Set<NumericLeaf>();
   /** Whether the value is defined over its whole look-back (set by the channel that computes it). */
   readiness: () => Readiness = () => ({ status: 'ready' });
 

@@ -24,6 +24,8 @@ interface WindowUse {
   pending: PriceTick[] | undefined;
   /** Time of the first tick the window saw (history or live). */
   firstAt: number | undefined;
+  /** Whether the window spanned its whole period at the last look (for readiness changes). */
+  covered: boolean;
   historyProblem: string | undefined;
 }
 
@@ -90,6 +92,7 @@ export class PriceChannel {
   /** Why no observation can come (no data source serves the topic); undefined while one can. */
   private unavailable: string | undefined;
   private released = false;
+  private readinessChanged: SeriesValue[] = [];
 
   constructor(private readonly options: PriceChannelOptions) {}
 
@@ -144,6 +147,20 @@ export class PriceChannel {
     this.drop(entry.computation);
   }
 
+  /** Series whose readiness changed since the last call (a first value, a window now covered). */
+  takeReadinessChanges(): SeriesValue[] {
+    const changed = this.readinessChanged;
+    this.readinessChanged = [];
+    return changed;
+  }
+
+  /** Every series of the topic (after an asynchronous history answer, all may have changed readiness). */
+  allSeries(): IterableIterator<SeriesValue> {
+    return (function* (entries) {
+      for (const entry of entries) yield entry.value;
+    })(this.series.values());
+  }
+
   /** Computes every series after a tick; returns those whose value changed. */
   update(tick: PriceObservation): SeriesValue[] {
     const { at, price } = tick;
@@ -180,10 +197,19 @@ export class PriceChannel {
     const changed: SeriesValue[] = [];
     for (const { value: series, computation } of this.series.values()) {
       const next = computation.kind === 'current' ? price : this.valueOf(computation, outputs);
-      if (next !== undefined && Number.isFinite(next) && series.set(next, at)) changed.push(series);
+      const first = series.value === undefined;
+      if (next !== undefined && Number.isFinite(next) && series.set(next, at)) {
+        changed.push(series);
+        if (first) this.readinessChanged.push(series);
+      }
+      if (computation.kind === 'window' && !first) {
+        const use = this.windows.get(computation.durationMs);
+        if (use && !use.covered && use.window.covered()) this.readinessChanged.push(series);
+      }
       // Every series of the topic was evaluated at this tick, changed or not.
       if (latest) series.updatedAt = at;
     }
+    for (const use of this.windows.values()) if (!use.covered && use.window.covered()) use.covered = true;
     return changed;
   }
 
@@ -390,7 +416,7 @@ export class PriceChannel {
         use.users += 1;
         return;
       }
-      const created: WindowUse = { window: new PriceWindow(computation.durationMs), users: 1, pending: undefined, firstAt: undefined, historyProblem: undefined };
+      const created: WindowUse = { window: new PriceWindow(computation.durationMs), users: 1, pending: undefined, firstAt: undefined, covered: false, historyProblem: undefined };
       this.windows.set(computation.durationMs, created);
       this.startWindow(created, computation.durationMs);
     } else if (computation.kind === 'indicator') {
