@@ -29,7 +29,10 @@ function program(io: CliIo, exit: { code: number }): Command {
     .argument('<file>', FILE_HELP)
     .addOption(modeOption())
     .option('--json', 'print the validation result as JSON, with diagnostics', false)
-    .action(async (file: string, flags: { mode: 'api-key' | 'payment'; json: boolean }) => {
+    .option('--served <symbols>', 'symbols the target host serves (BTC,ETH,SOL): others are errors')
+    .option('--no-history', 'the target host has no past prices: a look-back longer than the query lives is an error')
+    .option('--data <recording>', 'serve what this recording has prices of (as eql preview does)')
+    .action(async (file: string, flags: { mode: 'api-key' | 'payment'; json: boolean; served?: string; history: boolean; data?: string }) => {
       exit.code = await validateCommand(file, flags, io);
     });
 
@@ -48,8 +51,8 @@ function program(io: CliIo, exit: { code: number }): Command {
     .description('replay a recording against a query in virtual time: when it fires, its timeline, its actions (dry run)')
     .argument('<file>', FILE_HELP)
     .requiredOption('--data <recording>', 'recording of observations (JSON Lines)')
-    .option('--from <time>', 'start of the replay (ISO 8601), default the recording start')
-    .option('--to <time>', 'end of the replay (ISO 8601), default the recording end')
+    .option('--from <time>', 'start of the replay (ISO 8601 or epoch ms), default the recording start; what comes before is history')
+    .option('--to <time>', 'end of the replay (ISO 8601 or epoch ms), default the recording end')
     .option('--json', 'print the preview result as JSON', false)
     .action(async (file: string, flags: { data: string; json: boolean; from?: string; to?: string }) => {
       exit.code = await previewCommand(file, flags, io);

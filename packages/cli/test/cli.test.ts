@@ -135,6 +135,23 @@ describe('eql estimate', () => {
   });
 });
 
+describe('eql validate against what a host serves', () => {
+  const ema = JSON.stringify({ query: { conditions: { AND: [{ source: 'ta', method: 'ema', args: { symbol: 'DOGE', timeframe: '4h', period: 50 }, operator: '>', value: 1 }] }, actions: [{ stepId: 'n', type: 'notify', params: { message: 'x' } }], expiresIn: '7d' } });
+
+  it('--served lists the symbols, --no-history refuses look-backs longer than the query lives, --data reads them from a recording', async () => {
+    const served = await run(['validate', 'q.json', '--served', 'BTC,ETH', '--json'], { 'q.json': ema });
+    expect(served.code).toBe(1);
+    expect((JSON.parse(served.stdout) as { diagnostics: Array<{ code: string }> }).diagnostics.map((d) => d.code)).toEqual(['unserved-symbol']);
+    const cold = await run(['validate', 'q.json', '--no-history'], { 'q.json': ema });
+    expect(cold.code).toBe(1);
+    expect(cold.stdout).toContain('ema on 4h candles needs 200h of prices before its value is defined, longer than the query lives (7d), and this host has no history to start from [lookback-exceeds-lifetime]');
+    const recording = '{"at":"2026-01-05T00:00:00Z","source":"price","symbol":"SOL/USDT","price":100}\n';
+    const byData = await run(['validate', 'q.json', '--data', 'r.jsonl'], { 'q.json': ema, 'r.jsonl': recording });
+    expect(byData.stdout).toContain('no feed of this host serves prices of DOGE; served: SOL');
+    expect((await run(['validate', 'q.json'], { 'q.json': ema })).code).toBe(0);
+  });
+});
+
 describe('eql preview', () => {
   const recording = `${fixtures}../recordings/btc-1d.jsonl`;
   const crossing = JSON.stringify({

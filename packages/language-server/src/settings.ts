@@ -1,4 +1,4 @@
-import { isRecord } from '@eql/core';
+import { isRecord, type ServedData } from '@eql/core';
 
 export type ValidationModeSetting = 'api-key' | 'payment';
 
@@ -11,6 +11,11 @@ export interface EqlSettings {
     debounceMs: number;
     /** `api-key` (default) or `payment`: the keyless model refuses trade actions. */
     mode: ValidationModeSetting;
+    /**
+     * What the host the queries are for serves (`{symbols, timeframes, history}`), so that a condition
+     * it cannot serve is an error in the editor too; absent: nothing is assumed.
+     */
+    served?: ServedData;
   };
 }
 
@@ -35,7 +40,21 @@ export function readSettings(raw: unknown, base: EqlSettings = DEFAULT_SETTINGS)
   const debounce = validation.debounceMs ?? section.debounceMs;
   const debounceMs = typeof debounce === 'number' && Number.isFinite(debounce) && debounce >= 0 ? debounce : base.validation.debounceMs;
   const mode = validation.mode === 'api-key' || validation.mode === 'payment' ? validation.mode : base.validation.mode;
-  return { symbols, validation: { debounceMs, mode } };
+  const served = validation.served === null ? undefined : validation.served === undefined ? base.validation.served : readServed(validation.served, base.validation.served);
+  return { symbols, validation: served === undefined ? { debounceMs, mode } : { debounceMs, mode, served } };
+}
+
+/** `{symbols?: string[], timeframes?: string[], history?: boolean}`; anything malformed keeps `base`. */
+function readServed(raw: unknown, base: ServedData | undefined): ServedData | undefined {
+  if (!isRecord(raw)) return base;
+  const list = (value: unknown): string[] | undefined => (Array.isArray(value) && value.every((item) => typeof item === 'string' && item !== '') ? (value as string[]) : undefined);
+  const served: ServedData = {};
+  const symbols = list(raw.symbols);
+  const timeframes = list(raw.timeframes);
+  if (symbols) served.symbols = symbols;
+  if (timeframes) served.timeframes = timeframes;
+  if (typeof raw.history === 'boolean') served.history = raw.history;
+  return served;
 }
 
 /** The settings in force; the server updates them from the client, the services read them. */

@@ -83,6 +83,17 @@ describe('settings', () => {
     expect(services.diagnostics.diagnostics(validated()).map((diagnostic) => diagnostic.code)).toEqual(['trade-in-payment-mode']);
   });
 
+  it('validates against what the host serves when told (validation.served)', () => {
+    const text = 'when price of DOGE > 1 then notify "up" as n';
+    const services = createEqlServices({ settings: { validation: { served: { symbols: ['BTC', 'ETH'], history: true } } } });
+    const { validated } = openDocument(text, { services });
+    const [diagnostic] = services.diagnostics.diagnostics(validated());
+    expect(diagnostic).toMatchObject({ code: 'unserved-symbol', message: expect.stringContaining('served: BTC, ETH') as string });
+    expect(readSettings({ validation: { served: null } }, services.settings.current).validation.served).toBeUndefined();
+    const plain = createEqlServices();
+    expect(plain.diagnostics.diagnostics(openDocument(text, { services: plain }).validated())).toEqual([]);
+  });
+
   it('matches the settings and commands the extension contributes', () => {
     const manifest = JSON.parse(readFileSync(new URL('../../vscode/package.json', import.meta.url), 'utf8')) as {
       contributes: { configuration: { properties: Record<string, { default: unknown }> }; commands: Array<{ command: string }> };

@@ -1,7 +1,8 @@
-import { baseAsset, type PreviewResult, parseInstant, type ServedData, parseRecording, preview, type QueryRequest, RecordingError, type TimelineChange, validate } from '@eql/core';
+import { type PreviewResult, parseInstant, parseRecording, preview, type QueryRequest, RecordingError, type TimelineChange, validate } from '@eql/core';
 import { validationJson, validationText } from '../format.js';
 import { loadDocument } from '../input.js';
 import { type CliIo, paint, UnusableInput } from '../io.js';
+import { servedByRecording } from '../served.js';
 import { reportSyntaxErrors } from './validate.js';
 
 export interface PreviewFlags {
@@ -64,13 +65,6 @@ export async function previewCommand(file: string, flags: PreviewFlags, io: CliI
   const result = preview(document.value as QueryRequest, recording, options);
   io.stdout(flags.json ? `${JSON.stringify(result, null, 2)}\n` : previewText(io, document.name, flags.data, result));
   return 0;
-}
-
-/** What a recording serves: the assets of its prices, with everything before the start of a replay as history. */
-function servedByRecording(recording: { observations: ReadonlyArray<{ source: string; symbol?: string }> }): ServedData {
-  const symbols = new Set<string>();
-  for (const observation of recording.observations) if (observation.source === 'price' && observation.symbol !== undefined) symbols.add(baseAsset(observation.symbol));
-  return { symbols: [...symbols].sort(), history: true };
 }
 
 /** One condition and why it holds or not: its value against the threshold (or the live operand), its readiness, the last item's score. */

@@ -1,11 +1,18 @@
-import { validate, type ValidationMode } from '@eql/core';
+import { parseRecording, RecordingError, type ServedData, validate, type ValidationMode } from '@eql/core';
 import { syntaxErrorsJson, syntaxErrorsText, validationJson, validationText } from '../format.js';
 import { type LoadedDocument, loadDocument } from '../input.js';
-import type { CliIo } from '../io.js';
+import { type CliIo, UnusableInput } from '../io.js';
+import { servedByFlags, servedByRecording } from '../served.js';
 
 export interface ValidateFlags {
   mode: ValidationMode;
   json: boolean;
+  /** Symbols the target host serves (`BTC,ETH,SOL`). */
+  served?: string;
+  /** `--no-history`: the target host has no past prices to warm series from. */
+  history?: boolean;
+  /** A recording whose symbols are what is served. */
+  data?: string;
 }
 
 /**
@@ -15,7 +22,8 @@ export interface ValidateFlags {
 export async function validateCommand(file: string, flags: ValidateFlags, io: CliIo): Promise<number> {
   const document = await loadDocument(file, io);
   if (reportSyntaxErrors(document, flags.json, io)) return 1;
-  const result = validate(document.value, { mode: flags.mode });
+  const served = flags.data !== undefined ? await servedByFile(flags.data, io) : servedByFlags(flags.served, flags.history ?? true);
+  const result = validate(document.value, served ? { mode: flags.mode, served } : { mode: flags.mode });
   io.stdout(flags.json ? validationJson(result, document.map) : validationText(io, document.name, flags.mode, result, document.map));
   return result.valid ? 0 : 1;
 }
@@ -25,4 +33,19 @@ export function reportSyntaxErrors(document: LoadedDocument, json: boolean, io: 
   if (document.syntaxErrors.length === 0) return false;
   io.stdout(json ? syntaxErrorsJson(document.syntaxErrors) : syntaxErrorsText(io, document.name, document.syntaxErrors));
   return true;
+}
+
+async function servedByFile(path: string, io: CliIo): Promise<ServedData> {
+  let text: string;
+  try {
+    text = await io.readFile(path);
+  } catch {
+    throw new UnusableInput(`cannot read the recording ${path}`);
+  }
+  try {
+    return servedByRecording(parseRecording(text));
+  } catch (error) {
+    if (error instanceof RecordingError) throw new UnusableInput(`${path}: ${error.message}`);
+    throw error;
+  }
 }

@@ -16,6 +16,7 @@ export class DefaultDocumentValidator implements DocumentValidator {
 
   validate(parse: ParseOutcome): ValidationResult | undefined {
     if (parse.errors.length > 0 || parse.value === undefined) return undefined;
-    return validate(parse.value, { mode: this.settings.current.validation.mode, now: this.now() });
+    const { mode, served } = this.settings.current.validation;
+    return validate(parse.value, served ? { mode, now: this.now(), served } : { mode, now: this.now() });
   }
 }
