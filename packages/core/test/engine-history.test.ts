@@ -257,3 +257,42 @@ describe('history: honest states', () => {
     expect(problems.map((problem) => problem.code)).toContain('HISTORY_RATE_LIMITED');
   });
 });
+
+describe('observation time', () => {
+  const notify = [{ stepId: 'n', type: 'notify' as const, params: { message: 'fired' } }];
+
+  it('stamps evaluations, triggers, executions and notifications with the observation, and keeps the clock beside it', () => {
+    const scheduler = new EpochVirtualScheduler(START + 5_000);
+    const feed = new PushSource();
+    const engine = new Engine({ scheduler, sources: [feed] });
+    const events: EngineEvent[] = [];
+    engine.events$.subscribe((event) => events.push(event));
+    const request = { query: { conditions: { AND: [{ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '>', value: 100 }] }, actions: notify, expiresIn: '1h' } } as unknown as QueryRequest;
+    engine.add({ queryId: 'q', request, createdAt: START });
+    // A venue's tick stamped 2 s before the engine sees it.
+    feed.push({ at: START + 3_000, source: 'price', symbol: 'BTC', price: 101 });
+    const trigger = events.find((event) => event.type === 'trigger');
+    expect(trigger).toMatchObject({ at: START + 3_000, receivedAt: START + 5_000 });
+    const execution = events.find((event) => event.type === 'execution-succeeded');
+    expect(execution?.type === 'execution-succeeded' && execution.execution.observedAt).toBe(new Date(START + 3_000).toISOString());
+    const notification = events.find((event) => event.type === 'notification');
+    expect(notification?.type === 'notification' && notification.notification.data.observedAt).toBe(new Date(START + 3_000).toISOString());
+  });
+
+  it('moves evaluatedAt for posts and news as for prices', () => {
+    const scheduler = new EpochVirtualScheduler(START);
+    const feed = new PushSource();
+    const engine = new Engine({ scheduler, sources: [feed] });
+    const request = {
+      query: { conditions: { OR: [{ source: 'tweet', args: { username: 'alice', text: 'bitcoin etf approval' } }, { source: 'news', args: { text: 'exchange hack' } }] }, actions: notify, expiresIn: '1h' },
+    } as unknown as QueryRequest;
+    engine.add({ queryId: 'q', request, createdAt: START });
+    scheduler.advanceTo(START + 60_000);
+    feed.push({ at: START + 60_000, source: 'tweet', username: 'alice', text: 'good morning', tweetId: '1' });
+    expect(engine.inspect('q')?.evaluatedAt).toBe(START + 60_000);
+    expect(engine.inspect('q')?.conditionStates[0]).toMatchObject({ status: 'ready', observedAt: START + 60_000, lastScore: { at: START + 60_000 } });
+    scheduler.advanceTo(START + 120_000);
+    feed.push({ at: START + 120_000, source: 'news', text: 'markets are calm', id: 'n1' });
+    expect(engine.inspect('q')?.evaluatedAt).toBe(START + 120_000);
+  });
+});
