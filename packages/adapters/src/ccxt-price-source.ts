@@ -53,6 +53,8 @@ export class CcxtPriceSource implements DataSource {
   private client?: CcxtClient;
   private clientPromise?: Promise<CcxtClient>;
   private marketsPromise?: Promise<Record<string, CcxtMarket>>;
+  /** The last market load failed: the next one must ask ccxt to reload. */
+  private marketsFailed = false;
   /** Watch loops per market symbol, so a venue-side unwatch only happens when the last one stops. */
   private readonly watchers = new Map<string, number>();
 
@@ -197,13 +199,17 @@ export class CcxtPriceSource implements DataSource {
   }
 
   private loadMarkets(): Promise<Record<string, CcxtMarket>> {
+    const reload = this.marketsFailed;
     this.marketsPromise ??= this.getClient()
       .then(async (client) => {
-        await client.loadMarkets();
+        // ccxt keeps a failed loadMarkets promise and answers it again unless asked to reload.
+        await client.loadMarkets(reload);
+        this.marketsFailed = false;
         return client.markets ?? {};
       })
       .catch((error: unknown) => {
         this.marketsPromise = undefined;
+        this.marketsFailed = true;
         throw error;
       });
     return this.marketsPromise;

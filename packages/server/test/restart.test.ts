@@ -1,12 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hashKey, SqliteStore } from '../src/index.js';
-import { call, createQuery, notifyQuery, RawStream, removeDir, startHost, until } from './support/harness.js';
+import { call, createQuery, freePort, notifyQuery, RawStream, removeDir, startHost, until } from './support/harness.js';
 
 // `eql serve` as a child process, killed with SIGKILL in the middle of a load of creates, then
 // started again on the same data directory: what was acknowledged is there, nothing fires twice,
@@ -23,14 +22,6 @@ interface Child {
   process: ChildProcess;
   output: () => string;
   exit: Promise<number | null>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 async function serve(env: Record<string, string>): Promise<Child> {

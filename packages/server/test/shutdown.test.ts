@@ -1,12 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { call, createQuery, notifyQuery, RawStream, removeDir, until } from './support/harness.js';
+import { call, createQuery, freePort, notifyQuery, RawStream, removeDir, until } from './support/harness.js';
 
 // `eql serve` (what `npm start` runs) as a child process, stopped with SIGTERM or SIGINT after a query
 // fired and with an SSE client connected: it must exit with code 0 within 2 s, on the replay feed
@@ -58,14 +57,6 @@ afterAll(async () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   for (const dir of dirs) await removeDir(dir);
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** A temporary data directory, the recording and the DNS preload; the environment of a host there. */
 async function workspace(): Promise<{ dir: string; preload: string; env: Record<string, string>; base: string }> {

@@ -1,6 +1,6 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { type AddressInfo } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventSource } from 'eventsource';
@@ -52,6 +52,15 @@ export async function startHost(options: { dataDir?: string; port?: number; sse?
       await host.close();
     },
   };
+}
+
+/** A TCP port free on 127.0.0.1 now (for a child process to listen on). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
 
 export async function removeDir(dir: string): Promise<void> {
