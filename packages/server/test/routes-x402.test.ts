@@ -125,6 +125,22 @@ describe('agent routes', () => {
     expect(result.errors.join(' ')).toContain('payment model');
   });
 
+  it('on a replay feed, a symbol it does not serve is a finding of validate, and create refuses it before any payment', async () => {
+    const replayHost = await testHost({ feed: 'replay', config: { x402: { payTo: PAY_TO, agentSecrets: [AGENT] } } });
+    try {
+      const agent = { 'x-svc-agent-secret': AGENT };
+      const doge = notifyQuery({ conditions: { AND: [{ source: 'price', method: 'current', args: { symbol: 'DOGE' }, operator: '>', value: 1 }] } });
+      const inject = (url: string) => replayHost.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', ...agent }, payload: JSON.stringify(doge) });
+      const unserved = (await inject('/x402/v2/auto/queries/validate')).json<{ valid: boolean; errors: string[] }>();
+      expect(unserved).toMatchObject({ valid: false, errors: [expect.stringContaining('no feed of this host serves prices of DOGE') as string] });
+      const create = await inject('/x402/v2/auto/queries');
+      expect(create.statusCode).toBe(422);
+      expect(create.headers['payment-required']).toBeUndefined();
+    } finally {
+      await replayHost.close();
+    }
+  });
+
   it('create is paid by the estimate, then poll, sessions and cancel are free and private to the agent', async () => {
     const agent = { 'x-svc-agent-secret': AGENT };
     const unpaid = await fetch(`${base}/x402/v2/auto/queries`, json(notifyQuery(), agent));

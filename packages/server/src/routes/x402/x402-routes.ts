@@ -16,6 +16,9 @@ import { smartStats, smartStatsAccount, trendingContracts, trendingRange, trendi
 import { M } from '../market/market-schemas.js';
 import { paidTwin, X } from './x402-schemas.js';
 
+/** Codes of create refusals that are validation findings: validate answers them as `valid: false`. */
+const FINDINGS = new Set(['invalid_query', 'action_not_allowed', 'unserved_symbol', 'unserved_timeframe', 'lookback_exceeds_lifetime']);
+
 export interface X402Options {
   payments: PaymentConfig;
   ledger: PaymentLedger;
@@ -109,7 +112,7 @@ export function x402Routes(app: FastifyInstance, context: HostContext, options: 
       return result;
     } catch (error) {
       // Spec 4.5: validate answers valid/errors/warnings; the findings are the answer, not an error.
-      if (error instanceof ApiError && (error.code === 'invalid_query' || error.code === 'action_not_allowed')) return { valid: false, ...(error.details as object) };
+      if (error instanceof ApiError && FINDINGS.has(error.code)) return { valid: false, ...(error.details as object) };
       throw error;
     }
   });
