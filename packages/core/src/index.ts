@@ -6,7 +6,7 @@ export * from './generated/eql-types.js';
 export { eqlSchema } from './generated/eql-schema.js';
 
 export { validate, type ValidateOptions, type ValidationResult } from './validation/validate.js';
-export type { ServedData } from './validation/rules/served-data.js';
+export type { ServedData } from './validation/served-data.js';
 export type { ValidationMode, Rule, RuleContext } from './validation/rule.js';
 export { diagnosticText, DiagnosticSink, type Diagnostic, type DiagnosticFix, type JsonEdit, type Severity } from './validation/diagnostic.js';
 export { checkRequestSchema, compiledRequestSchema } from './validation/schema-check.js';

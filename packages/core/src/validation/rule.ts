@@ -1,6 +1,6 @@
 import type { ActionVisit, GroupVisit, LeafVisit } from '../language/query-walk.js';
 import type { DiagnosticSink } from './diagnostic.js';
-import type { ServedData } from './rules/served-data.js';
+import type { ServedData } from './served-data.js';
 
 export type ValidationMode = 'api-key' | 'payment';
 

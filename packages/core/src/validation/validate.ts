@@ -6,7 +6,7 @@ import { isRecord } from '../util/json-pointer.js';
 import { DiagnosticSink, diagnosticText, type Diagnostic } from './diagnostic.js';
 import type { RuleContext, ValidationMode } from './rule.js';
 import { RULES } from './rules/index.js';
-import type { ServedData } from './rules/served-data.js';
+import type { ServedData } from './served-data.js';
 import { runRules } from './run-rules.js';
 import { checkRequestSchema } from './schema-check.js';
 import { schemaDiagnostics } from './schema-errors.js';

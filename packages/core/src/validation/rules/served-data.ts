@@ -3,19 +3,7 @@ import { formatDuration } from '../../language/duration.js';
 import { argsOf } from '../../language/query-walk.js';
 import { isRecord } from '../../util/json-pointer.js';
 import type { Rule, RuleContext } from '../rule.js';
-
-/**
- * What a host (or a recording) can serve, for validation that knows it (`validate(request, {served})`):
- * a condition no feed can serve is an error, not a query that sits `active` forever.
- */
-export interface ServedData {
-  /** Assets whose prices a feed serves, matched by base asset (`BTC` serves `BTC/USDT`, `BTC-PERP`); absent: any. */
-  symbols?: readonly string[];
-  /** Timeframes indicators can be computed on; absent: every timeframe of the language. */
-  timeframes?: readonly string[];
-  /** Whether past prices exist to warm windows and indicators when a query starts (default true). */
-  history?: boolean;
-}
+import type { ServedData } from '../served-data.js';
 
 /**
  * Served data (see ServedData): `unserved-symbol`, `unserved-timeframe`, and `lookback-exceeds-lifetime`
