@@ -3,7 +3,6 @@ import { formatDuration } from '../../language/duration.js';
 import { argsOf } from '../../language/query-walk.js';
 import { isRecord } from '../../util/json-pointer.js';
 import type { Rule, RuleContext } from '../rule.js';
-import type { ServedData } from '../served-data.js';
 
 /**
  * Served data (see ServedData): `unserved-symbol`, `unserved-timeframe`, and `lookback-exceeds-lifetime`
