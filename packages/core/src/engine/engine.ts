@@ -7,7 +7,7 @@ import { NotifyExecutor } from './actions/notify.js';
 import { OrderExecutor } from './actions/orders.js';
 import { PaperExchange } from './actions/paper-exchange.js';
 import { WebhookExecutor } from './actions/webhook.js';
-import { ItemChannel } from './channels/item-channel.js';
+import { ItemChannel, type ItemWatcher } from './channels/item-channel.js';
 import { PriceChannel } from './channels/price-channel.js';
 import type { EngineEvent } from './events.js';
 import type {
@@ -25,7 +25,6 @@ import type {
   TriggerContext,
 } from './interfaces.js';
 import type { ConditionNode } from './condition-tree.js';
-import type { SemanticLeaf } from './leaves/semantic-leaf.js';
 import { LexicalMatcher } from './lexical-matcher.js';
 import { settle } from './maybe.js';
 import { MemoryStateStore } from './memory-store.js';
@@ -517,13 +516,13 @@ export class Engine {
         entry.price.release(series);
         this.releaseChannel(topic, entry);
       },
-      watchItems: (topic: Topic, leaf: SemanticLeaf) => {
+      watchItems: (topic: Topic, leaf: ItemWatcher) => {
         const entry = this.channel(topic);
         entry.users += 1;
         entry.items?.leaves.add(leaf);
         this.connect(entry);
       },
-      unwatchItems: (topic: Topic, leaf: SemanticLeaf) => {
+      unwatchItems: (topic: Topic, leaf: ItemWatcher) => {
         const entry = this.channels.get(topicKey(topic));
         if (!entry?.items?.leaves.delete(leaf)) return;
         this.releaseChannel(topic, entry);

@@ -1,4 +1,3 @@
-import type { NumericLeaf } from './leaves/numeric-leaf.js';
 import { ThresholdIndex } from './threshold-index.js';
 
 /** What a series is, for condition states and messages. */
@@ -6,6 +5,22 @@ export interface SeriesDescription {
   source: 'price' | 'ta';
   method: string;
   args: Record<string, unknown>;
+}
+
+/**
+ * A condition reading a series (a price or ta leaf), as the engine drives it when the series moves.
+ * Declared here so that series know their readers without depending on the leaves.
+ */
+export interface SeriesReader {
+  readonly queryId: string;
+  /** A level comparison with a constant threshold changed. */
+  flip(holds: boolean): void;
+  /** The value crossed the threshold. */
+  crossed(): void;
+  /** A live-operand comparison: re-judge on every update of either side. */
+  evaluateDynamic(): void;
+  /** A crossing waiting out its holdFor: check it is still on the crossed side. */
+  checkPendingCrossing(): void;
 }
 
 /**
@@ -27,15 +42,15 @@ export class SeriesValue {
   value: number | undefined;
   previous: number | undefined;
   updatedAt: number | undefined;
-  readonly index = new ThresholdIndex<NumericLeaf>();
+  readonly index = new ThresholdIndex<SeriesReader>();
   /** Conditions comparing with another series (live operands): evaluated on every update of either. */
-  readonly dynamic = new Set<NumericLeaf>();
+  readonly dynamic = new Set<SeriesReader>();
   /** Crossings waiting out their holdFor: each update checks they stay on the crossed side. */
-  readonly watching = new Set<NumericLeaf>();
+  readonly watching = new Set<SeriesReader>();
   /** Conditions using this series in any role; the channel drops the series at zero. */
   users = 0;
   /** The conditions reading it, told when its readiness changes (first value, window covered). */
-  readonly readers = new Set<NumericLeaf>();
+  readonly readers = new Set<SeriesReader>();
   /** Whether the value is defined over its whole look-back (set by the channel that computes it). */
   readiness: () => Readiness = () => ({ status: 'ready' });
 

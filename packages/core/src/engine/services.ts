@@ -2,7 +2,7 @@ import type { Subscription } from 'rxjs';
 import type { ConditionNode } from './condition-tree.js';
 import type { LlmProvider, SemanticMatcher } from './interfaces.js';
 import type { Topic } from './observations.js';
-import type { SemanticLeaf } from './leaves/semantic-leaf.js';
+import type { ItemWatcher } from './channels/item-channel.js';
 import type { SeriesDescription, SeriesValue } from './series-value.js';
 
 /** What leaves need from the engine: time, timers, shared channels, the matcher and the LLM. */
@@ -14,8 +14,8 @@ export interface LeafServices {
   acquireSeries(topic: Topic, description: SeriesDescription): SeriesValue;
   releaseSeries(topic: Topic, series: SeriesValue): void;
   /** Registers a tweet or news condition on its shared topic. */
-  watchItems(topic: Topic, leaf: SemanticLeaf): void;
-  unwatchItems(topic: Topic, leaf: SemanticLeaf): void;
+  watchItems(topic: Topic, leaf: ItemWatcher): void;
+  unwatchItems(topic: Topic, leaf: ItemWatcher): void;
   /** Time of the last observation on a topic. */
   topicLastAt(topic: Topic): number | undefined;
   /** Why no observation of a topic can come (no data source serves it), or undefined. */

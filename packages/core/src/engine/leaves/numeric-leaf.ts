@@ -2,7 +2,7 @@ import type { Subscription } from 'rxjs';
 import type { ConditionNode } from '../condition-tree.js';
 import type { ConditionState } from '../interfaces.js';
 import type { Topic } from '../observations.js';
-import type { Readiness, SeriesDescription, SeriesValue } from '../series-value.js';
+import type { Readiness, SeriesDescription, SeriesReader, SeriesValue } from '../series-value.js';
 import type { LeafServices } from '../services.js';
 import type { ThresholdOperator } from '../threshold-index.js';
 import { compare, type Leaf } from './leaf.js';
@@ -22,7 +22,7 @@ export interface NumericOperand {
  * needed); `crosses_below` mirrors it. With `holdFor` a crossing counts once the value has stayed on
  * the crossed side for that long.
  */
-export class NumericLeaf implements Leaf {
+export class NumericLeaf implements Leaf, SeriesReader {
   private left: SeriesValue | undefined;
   private right: SeriesValue | undefined;
   /** Last left - right of a live-operand comparison, for crossings. */

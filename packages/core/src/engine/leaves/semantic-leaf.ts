@@ -1,6 +1,7 @@
 import type { ConditionNode } from '../condition-tree.js';
 import type { ConditionState, RuntimeState } from '../interfaces.js';
 import type { NewsObservation, Topic, TweetObservation } from '../observations.js';
+import type { ItemWatcher } from '../channels/item-channel.js';
 import type { LeafServices } from '../services.js';
 import { compare, type Comparison, type Leaf } from './leaf.js';
 
@@ -12,7 +13,7 @@ type Latch = RuntimeState['latched'][string];
  * (`>= minConfidence`, or the condition's own operator and value) latches the condition: it holds
  * from then on. Under a repeat policy a trigger clears the latch, so the next trigger needs a new item.
  */
-export class SemanticLeaf implements Leaf {
+export class SemanticLeaf implements Leaf, ItemWatcher {
   private latch: Latch | undefined;
   /** The score of the last item offered (matched or not), so states can say why it does not hold. */
   private lastScore: { confidence: number; at: number } | undefined;
