@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { ingestSchema } from '../generated/ingest-schema.js';
 import type { IngestItem } from './market-data.js';
 
-/** The ingest item schema (schemas/ingest.schema.json), the single definition of what can be ingested. */
-export const ingestSchema = JSON.parse(readFileSync(new URL('../../../../schemas/ingest.schema.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+/** The ingest item schema (schemas/ingest.schema.json, generated into a module), the single definition of what can be ingested. */
+export { ingestSchema };
 
 let validator: ValidateFunction | undefined;
 
