@@ -1,5 +1,4 @@
-import { jsonSourceMap, looksLikeJson, parseText, type SourceMap, type SyntaxIssue } from '@eql/syntax';
-import { parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
+import { loadDocument as readDocument, type LoadedDocument as ReadDocument, type SourceMap, type SyntaxIssue } from '@eql/syntax';
 import { type CliIo, UnusableInput } from './io.js';
 
 export interface InputText {
@@ -45,37 +44,27 @@ export function parseJson(text: string): { value: unknown } | undefined {
 }
 
 /**
- * Reads a query request: JSON when it parses as JSON, the text form otherwise. A document that
- * starts like JSON (`{` or `[`) but does not parse is unusable, with the place where it broke.
+ * Reads a query request with `loadDocument` of @eql/syntax: JSON when it parses as JSON, the text form
+ * otherwise. A document that starts like JSON (`{` or `[`) but does not parse is unusable, with the
+ * place where it broke.
  */
 export async function loadDocument(file: string, io: CliIo): Promise<LoadedDocument> {
   const input = await readInput(file, io);
-  const json = parseJson(input.text);
-  if (json !== undefined) return { ...input, format: 'json', value: json.value, map: jsonSourceMap(input.text), syntaxErrors: [] };
-  if (looksLikeJson(input.text)) {
-    throw new UnusableInput(`${input.name} is not valid JSON: ${describeJsonError(new Error('invalid JSON'), input.text)}`);
+  const document = readDocument(input.text);
+  if (document.form === 'json') {
+    if (document.errors.length > 0) throw unusableJson(input.name, document);
+    return { ...input, format: 'json', value: document.value, map: document.map, syntaxErrors: [] };
   }
-  const parsed = parseText(input.text);
-  return { ...input, format: 'text', value: parsed.value, map: parsed.map, syntaxErrors: parsed.errors };
+  return { ...input, format: 'text', value: document.value, map: document.map, syntaxErrors: [...document.errors] };
+}
+
+/** A broken JSON document: unusable, with its first error and where it is. */
+export function unusableJson(name: string, document: ReadDocument): UnusableInput {
+  const first = document.errors[0];
+  const where = first ? `${first.message.replace(/^JSON: /, '')} at line ${first.range.start.line}, column ${first.range.start.column}` : 'invalid JSON';
+  return new UnusableInput(`${name} is not valid JSON: ${where}`);
 }
 
 function stripBom(text: string): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-}
-
-/** JSON.parse says little about where; jsonc-parser finds the first error's offset and kind. */
-export function describeJsonError(error: Error, text: string): string {
-  const errors: ParseError[] = [];
-  parse(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
-  const first = errors[0];
-  if (first === undefined) return error.message;
-  const before = text.slice(0, first.offset);
-  const line = before.split('\n').length;
-  const column = first.offset - before.lastIndexOf('\n');
-  return `${describeCode(printParseErrorCode(first.error))} at line ${line}, column ${column}`;
-}
-
-function describeCode(code: string): string {
-  // "PropertyNameExpected" -> "property name expected"
-  return code.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
 }

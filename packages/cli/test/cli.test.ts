@@ -75,7 +75,7 @@ describe('eql validate', () => {
   it.each([
     ['a missing file', ['validate', 'missing.json'], {}, '', 'cannot read missing.json: no such file'],
     ['an empty file', ['validate', 'e.json'], { 'e.json': '  \n' }, '', 'e.json is empty'],
-    ['broken JSON with its line and column', ['validate', 'b.json'], { 'b.json': '{\n  "query": {,}\n}' }, '', 'b.json is not valid JSON: value expected at line 2, column 13'],
+    ['broken JSON with its line and column', ['validate', 'b.json'], { 'b.json': '{\n  "query": {,}\n}' }, '', 'b.json is not valid JSON: expected a value at line 2, column 13'],
     ['broken JSON on standard input', ['validate', '-'], {}, '{"query": ', '<stdin> is not valid JSON'],
   ])('exits 2 with a message for %s', async (_label, argv, files, stdin, message) => {
     const { code, stdout, stderr } = await run(argv, files, stdin);

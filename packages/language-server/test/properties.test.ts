@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { queryRequest } from '../../../test/support/arbitraries.js';
 import { createEqlServices } from '../src/index.js';
-import { locateJsonPointers } from '../src/workspace/json-locator.js';
+import { locateJsonPointers } from '@eql/syntax';
 
 /** Every JSON pointer of a value. */
 function pointersOf(value: unknown, at = ''): string[] {

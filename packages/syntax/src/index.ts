@@ -1,6 +1,7 @@
 /**
  * @eql/syntax: the text form of EQL (lexer, parser, printer, formatter, converters) and JSON
- * pointer → source range maps for the text form and for JSON. Platform-neutral.
+ * pointer → source range maps for the text form and for JSON, and `loadDocument`, which reads a document
+ * of either form (the command line, the language server and the host all use it). Platform-neutral.
  */
 export { parseText, type ParseResult } from './parse.js';
 export type { SyntaxIssue } from './errors.js';
@@ -12,6 +13,8 @@ export { jsonSourceMap } from './source-map/json-map.js';
 export { rangeOfPointer, pointerAt } from './source-map/lookup.js';
 export { textSourceMap } from './source-map/text-map.js';
 export { LineIndex } from './source-map/line-index.js';
+export { locateJsonPointers, type Located } from './source-map/json-locator.js';
+export { detectForm, loadDocument, plainJson, type DocumentForm, type LoadedDocument, type PointerQuery } from './document/load-document.js';
 export type { Position, SourceMap, SourceMapEntry, SourceRange } from './source-map/types.js';
 export { KEYWORDS } from './lexer/tokens.js';
 export { MEASURES } from './language/measures.js';

@@ -1,7 +1,7 @@
-import { formatText, jsonSourceMap, looksLikeJson, rangeOfPointer, toJson, toText } from '@eql/syntax';
+import { formatText, loadDocument, rangeOfPointer, toJson, toText } from '@eql/syntax';
 import { syntaxErrorLines } from '../format.js';
-import { describeJsonError, parseJson, readInput } from '../input.js';
-import { type CliIo, UnusableInput } from '../io.js';
+import { readInput, unusableJson } from '../input.js';
+import type { CliIo } from '../io.js';
 
 export interface ConvertFlags {
   to: 'json' | 'text';
@@ -14,10 +14,9 @@ export interface ConvertFlags {
  */
 export async function convertCommand(file: string, flags: ConvertFlags, io: CliIo): Promise<number> {
   const input = await readInput(file, io);
-  const json = parseJson(input.text);
-  if (json === undefined && looksLikeJson(input.text)) {
-    throw new UnusableInput(`${input.name} is not valid JSON: ${describeJsonError(new Error('invalid JSON'), input.text)}`);
-  }
+  const document = loadDocument(input.text);
+  if (document.form === 'json' && document.errors.length > 0) throw unusableJson(input.name, document);
+  const json = document.form === 'json' ? { value: document.value } : undefined;
   if (json !== undefined) {
     if (flags.to === 'json') {
       io.stdout(`${JSON.stringify(json.value, null, 2)}\n`);
@@ -28,7 +27,7 @@ export async function convertCommand(file: string, flags: ConvertFlags, io: CliI
       io.stdout(converted.text);
       return 0;
     }
-    const map = jsonSourceMap(input.text);
+    const map = document.map;
     for (const problem of converted.problems) {
       const range = problem.pointer === undefined ? undefined : rangeOfPointer(map, problem.pointer);
       const place = range ? `${range.start.line}:${range.start.column}: ` : '';

@@ -1,7 +1,6 @@
-import { looksLikeJson } from '@eql/syntax';
+import { type DocumentForm, looksLikeJson } from '@eql/syntax';
 
-/** The two forms of an EQL document: the text form (`*.eql`) and JSON (`*.eql.json`). */
-export type DocumentForm = 'text' | 'json';
+export type { DocumentForm };
 
 export const LANGUAGE_IDS = { text: 'eql', json: 'eql-json' } as const;
 

@@ -1,31 +1,11 @@
 import type { ValidationResult } from '@eql/core';
-import type { SourceMap, SourceRange, SyntaxIssue } from '@eql/syntax';
+import type { LoadedDocument, PointerQuery } from '@eql/syntax';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { DocumentForm } from './document-form.js';
 
-/**
- * What reading a document gave: the request when it parses, as much as could be read otherwise,
- * the syntax errors, and the JSON pointer → range map (built on first use for JSON).
- */
-export interface ParseOutcome {
-  /** The request; present only when there are no syntax errors. */
-  readonly value?: unknown;
-  /** As much of the request as could be read, also with syntax errors (completion, hover). */
-  readonly partial?: unknown;
-  readonly errors: readonly SyntaxIssue[];
-  readonly map: SourceMap;
-  /**
-   * Where each pointer lands, as `rangeOfPointer(map, pointer, {key})` says (the nearest ancestor
-   * when it is missing), possibly without building the whole map: how diagnostics are placed.
-   */
-  locate(queries: readonly PointerQuery[]): Array<SourceRange | undefined>;
-}
-
-export interface PointerQuery {
-  pointer: string;
-  /** The range of the property's name rather than of its value, when it has one. */
-  key?: boolean;
-}
+/** What reading a document gave (see `loadDocument` of @eql/syntax). */
+export type ParseOutcome = LoadedDocument;
+export type { PointerQuery };
 
 /**
  * The states a document moves through (Langium's habit): `changed` (new text, nothing computed),
