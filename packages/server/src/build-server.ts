@@ -12,6 +12,7 @@ import { isoStates } from './host/query-service.js';
 import { SqlitePriceHistory } from './store/sqlite-price-history.js';
 import { ApiError, errorBody, handleError } from './http/errors.js';
 import { registerRawJson } from './http/raw-json.js';
+import { registerTextFormBody } from './http/text-form-body.js';
 import { openApiDocument } from './openapi.js';
 import { draftRoutes } from './routes/drafts.js';
 import { exchangeRoutes } from './routes/exchanges.js';
@@ -165,6 +166,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
     },
   });
   registerRawJson(app);
+  registerTextFormBody(app);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => reply.status(404).send(errorBody('route_not_found', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`)));
 
