@@ -176,9 +176,18 @@ export class PriceChannel {
         this.lastTick.volume = volume;
       }
     }
-    for (const use of this.windows.values()) {
-      if (use.pending) use.pending.push({ at, price, volume });
-      else this.addToWindow(use, at, price, volume);
+    /** Windows that span their whole period from this tick on (their series change readiness). */
+    let justCovered: Set<number> | undefined;
+    for (const [durationMs, use] of this.windows) {
+      if (use.pending) {
+        use.pending.push({ at, price, volume });
+        continue;
+      }
+      this.addToWindow(use, at, price, volume);
+      if (!use.covered && use.window.covered()) {
+        use.covered = true;
+        (justCovered ??= new Set()).add(durationMs);
+      }
     }
     let outputs: Map<string, Record<string, number | undefined>> | undefined;
     for (const [tfMs, use] of this.timeframes) {
@@ -198,18 +207,12 @@ export class PriceChannel {
     for (const { value: series, computation } of this.series.values()) {
       const next = computation.kind === 'current' ? price : this.valueOf(computation, outputs);
       const first = series.value === undefined;
-      if (next !== undefined && Number.isFinite(next) && series.set(next, at)) {
-        changed.push(series);
-        if (first) this.readinessChanged.push(series);
-      }
-      if (computation.kind === 'window' && !first) {
-        const use = this.windows.get(computation.durationMs);
-        if (use && !use.covered && use.window.covered()) this.readinessChanged.push(series);
-      }
+      const moved = next !== undefined && Number.isFinite(next) && series.set(next, at);
+      if (moved) changed.push(series);
+      if ((moved && first) || (justCovered !== undefined && computation.kind === 'window' && justCovered.has(computation.durationMs))) this.readinessChanged.push(series);
       // Every series of the topic was evaluated at this tick, changed or not.
       if (latest) series.updatedAt = at;
     }
-    for (const use of this.windows.values()) if (!use.covered && use.window.covered()) use.covered = true;
     return changed;
   }
 
