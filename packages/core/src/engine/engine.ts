@@ -1,4 +1,4 @@
-import { asyncScheduler, type Observable, type SchedulerLike, Subject, Subscription } from 'rxjs';
+import { asyncScheduler, type Observable, type SchedulerLike, Subject, type Subscription } from 'rxjs';
 import { transition, type Transition } from '../lifecycle/query-lifecycle.js';
 import { runTrigger, type TriggerOutcome } from './action-runner.js';
 import { LlmActionExecutor } from './actions/llm-analysis.js';
@@ -30,7 +30,8 @@ import { settle } from './maybe.js';
 import { MemoryStateStore } from './memory-store.js';
 import { ExpiryQueue } from './expiry-queue.js';
 import type { PriceHistory } from './history.js';
-import { type Observation, type Topic, topicKey } from './observations.js';
+import { scheduleLong } from './long-timer.js';
+import { describeTopic, type Observation, type Topic, topicKey } from './observations.js';
 import { QueryRuntime, type QueryServices } from './query-runtime.js';
 import type { SeriesDescription, SeriesValue } from './series-value.js';
 
@@ -594,39 +595,4 @@ export class Engine {
     for (const [type, executor] of Object.entries(options.executors ?? {})) if (executor) executors.set(type, executor);
     return executors;
   }
-}
-
-/** A topic as a person reads it: `BTC`, `BTC on binance`, `posts of @elonmusk`, `news`. */
-function describeTopic(topic: Topic): string {
-  switch (topic.source) {
-    case 'price':
-      return topic.exchange ? `prices of ${topic.symbol} on ${topic.exchange}` : `prices of ${topic.symbol}`;
-    case 'tweet':
-      return `posts of @${topic.username}`;
-    case 'news':
-      return 'news';
-  }
-}
-
-/** Longest delay a Node timer takes (2^31 - 1 ms, about 24.8 days); longer ones would fire at once. */
-const MAX_TIMER_MS = 2_147_483_647;
-
-/** Schedules `work` after `delayMs`, in steps no timer implementation clamps. */
-function scheduleLong(scheduler: SchedulerLike, delayMs: number, work: () => void): Subscription {
-  const holder = new SubscriptionHolder();
-  const step = (remaining: number): void => {
-    const delay = Math.max(0, Math.min(remaining, MAX_TIMER_MS));
-    holder.current = scheduler.schedule(() => {
-      if (remaining > MAX_TIMER_MS) step(remaining - MAX_TIMER_MS);
-      else work();
-    }, delay);
-  };
-  step(delayMs);
-  return holder.subscription;
-}
-
-/** A subscription that cancels whichever step of a long timer is pending. */
-class SubscriptionHolder {
-  current: Subscription | undefined;
-  readonly subscription = new Subscription(() => this.current?.unsubscribe());
 }

@@ -61,6 +61,18 @@ export function topicKey(topic: Topic): string {
   }
 }
 
+/** A topic as a person reads it: `BTC`, `BTC on binance`, `posts of @elonmusk`, `news`. */
+export function describeTopic(topic: Topic): string {
+  switch (topic.source) {
+    case 'price':
+      return topic.exchange ? `prices of ${topic.symbol} on ${topic.exchange}` : `prices of ${topic.symbol}`;
+    case 'tweet':
+      return `posts of @${topic.username}`;
+    case 'news':
+      return 'news';
+  }
+}
+
 /**
  * The asset a market symbol is about, for matching price topics across symbol forms:
  * `BTC`, `btc`, `BTC/USDT`, `BTC/USDT:USDT`, `BTC-PERP`, `BTC_USDT` all give `BTC`.
