@@ -1,10 +1,8 @@
-import { baseAsset, type Recording, type ServedData } from '@eql/core';
+import { pricedAssets, type Recording, type ServedData } from '@eql/core';
 
 /** What a recording serves: the assets of its prices, with everything before the start of a replay as history. */
 export function servedByRecording(recording: Pick<Recording, 'observations'>): ServedData {
-  const symbols = new Set<string>();
-  for (const observation of recording.observations) if (observation.source === 'price') symbols.add(baseAsset(observation.symbol));
-  return { symbols: [...symbols].sort(), history: true };
+  return { symbols: pricedAssets(recording.observations), history: true };
 }
 
 /** `--served BTC,ETH,SOL` (and `--no-history`): what a host serves, as a command line says it. */

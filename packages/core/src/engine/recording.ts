@@ -4,6 +4,7 @@ import {
   type Observation,
   type PriceObservation,
   type TweetObservation,
+  baseAsset,
 } from './observations.js';
 import { parseIsoTime } from '../util/instant.js';
 
@@ -29,6 +30,13 @@ export interface Recording {
   observations: Observation[];
   start: number;
   end: number;
+}
+
+/** The assets a recording has prices of (`BTC` for `BTC/USDT` and `BTC-PERP`), sorted: what a replay of it serves. */
+export function pricedAssets(observations: readonly Observation[]): string[] {
+  const assets = new Set<string>();
+  for (const observation of observations) if (observation.source === 'price') assets.add(baseAsset(observation.symbol));
+  return [...assets].sort();
 }
 
 /**

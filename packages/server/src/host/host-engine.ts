@@ -21,7 +21,7 @@ import {
   type RuntimeState,
   type ServedData,
   type StateStore,
-  baseAsset,
+  pricedAssets,
 } from '@eql/core';
 import type { HostConfig } from '../config.js';
 import { composeProvider } from '../llm/create-analyst.js';
@@ -246,10 +246,8 @@ export class HostEngine {
   private describeServed(history: PriceHistory[]): ServedData {
     // Only a replay can list what it serves; a live venue or an embedder's feed may serve any symbol.
     if (this.feeds.some((source) => !(source instanceof ReplaySource))) return { history: history.length > 0 };
-    const symbols = new Set<string>();
-    for (const observation of this.recording.observations) if (observation.source === 'price') symbols.add(baseAsset(observation.symbol));
-    const servedSymbols = [...symbols].filter((symbol) => this.hasPrice(symbol)).sort();
-    return { symbols: servedSymbols, history: history.length > 0 };
+    const symbols = pricedAssets(this.recording.observations).filter((symbol) => this.hasPrice(symbol));
+    return { symbols, history: history.length > 0 };
   }
 
   private defaultSources(scheduler: SchedulerLike): DataSource[] {
