@@ -51,7 +51,9 @@ export class SqlitePriceHistory implements PriceHistory {
   readonly name = 'store';
   readonly db: Database.Database;
   private readonly open = new Map<string, StoredMinute>();
-  private readonly assets = new Set<string>();
+  /** Whether an asset has prices, as last looked up (recording one makes it true). */
+  private readonly assets = new Map<string, boolean>();
+  private readonly hasAsset: Database.Statement;
   private readonly retentionMs: number;
   private readonly maxCandles: number;
   private readonly createdAt: number;
@@ -85,7 +87,8 @@ export class SqlitePriceHistory implements PriceHistory {
     this.range = this.db.prepare(`SELECT ${columns} FROM price_candles WHERE asset = ? AND res = ? AND start >= ? AND start < ? ORDER BY start`);
     this.before = this.db.prepare(`SELECT ${columns} FROM price_candles WHERE asset = ? AND res = ${MINUTE} AND start < ? ORDER BY start DESC LIMIT 1`);
     this.first = this.db.prepare(`SELECT min(start) AS start FROM price_candles WHERE asset = ? AND res = ${MINUTE}`);
-    for (const row of this.db.prepare('SELECT DISTINCT asset FROM price_candles').all() as Array<{ asset: string }>) this.assets.add(row.asset);
+    // Looked up per asset when asked (a primary-key probe), not listed at start: the table may hold millions of rows.
+    this.hasAsset = this.db.prepare('SELECT 1 FROM price_candles WHERE asset = ? LIMIT 1');
     this.writeMinutes = this.db.transaction((minutes: Array<[string, StoredMinute]>) => {
       for (const [asset, m] of minutes) {
         for (const res of RESOLUTIONS) this.insert.run(asset, res, Math.floor(m.start / res) * res, m.open, m.high, m.low, m.close, m.volume, m.openAt, m.closeAt);
@@ -119,13 +122,13 @@ export class SqlitePriceHistory implements PriceHistory {
     }
     if (current && start < current.start) return; // late: that minute is written
     if (current) this.writeMinutes([[asset, current]]);
-    this.assets.add(asset);
+    this.assets.set(asset, true);
     this.open.set(asset, { start, open: price, high: price, low: price, close: price, volume, openAt: at, closeAt: at });
   }
 
   /** Writes minutes as they are (an import of past prices), in one transaction. */
   importMinutes(minutes: Array<[asset: string, minute: StoredMinute]>): void {
-    for (const [asset] of minutes) this.assets.add(baseAsset(asset));
+    for (const [asset] of minutes) this.assets.set(baseAsset(asset), true);
     this.writeMinutes(minutes.map(([asset, minute]) => [baseAsset(asset), minute]));
   }
 
@@ -142,7 +145,13 @@ export class SqlitePriceHistory implements PriceHistory {
   }
 
   supports(topic: PriceTopic): boolean {
-    return this.assets.has(baseAsset(topic.symbol));
+    const asset = baseAsset(topic.symbol);
+    let known = this.assets.get(asset);
+    if (known === undefined) {
+      known = this.hasAsset.get(asset) !== undefined;
+      this.assets.set(asset, known);
+    }
+    return known;
   }
 
   origin(topic: PriceTopic, timeframeMs: number): number | undefined {
