@@ -14,7 +14,8 @@
 // Printed: p50 and p99 latency per request kind and the ratio full-scan / ours (higher is better).
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { buildServer, createApiKey, SqliteMarketData, SqliteStore, SecretBox } from '@eql/server';
+import { SqliteMarketData } from '@eql/market-data';
+import { buildServer, createApiKey, SqliteStore, SecretBox } from '@eql/server';
 import { generateMentions } from '../scripts/mentions-generator.mjs';
 
 const DATA = fileURLToPath(new URL('./data/', import.meta.url));

@@ -2,7 +2,7 @@
 // Generates the TypeScript derived from schemas/eql.schema.json, the single source of truth:
 //   packages/core/src/generated/eql-types.ts   types of the query request (json-schema-to-typescript)
 //   packages/core/src/generated/eql-schema.ts  the schema itself as a module, so core needs no file I/O
-//   packages/server/src/generated/ingest-schema.ts  schemas/ingest.schema.json as a module, so an
+//   packages/market-data/src/generated/ingest-schema.ts  schemas/ingest.schema.json as a module, so an
 //                                                   installed host reads no file outside its package
 // `node scripts/codegen.mjs --check` exits 1 when the committed files differ from what it would write.
 import { readFile, writeFile } from 'node:fs/promises';
@@ -80,7 +80,7 @@ export async function generate() {
   return {
     'packages/core/src/generated/eql-types.ts': types,
     'packages/core/src/generated/eql-schema.ts': schemaModule,
-    'packages/server/src/generated/ingest-schema.ts': ingestModule,
+    'packages/market-data/src/generated/ingest-schema.ts': ingestModule,
   };
 }
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
  * sources through the `@eql/source` export condition, so the arrows between packages are seen.
  */
 
-const SOURCES = ['packages/core/src', 'packages/syntax/src', 'packages/adapters/src', 'packages/server/src', 'packages/cli/src', 'packages/language-server/src'];
+const SOURCES = ['packages/core/src', 'packages/syntax/src', 'packages/adapters/src', 'packages/market-data/src', 'packages/server/src', 'packages/cli/src', 'packages/language-server/src'];
 const IO_PACKAGES = 'node_modules/(fastify|@fastify/|undici|ccxt|better-sqlite3|vscode-languageserver|vscode-languageclient|vscode-jsonrpc|openai|viem|pino)';
 
 /** A package may import only the packages listed (and itself). */
@@ -30,8 +30,9 @@ const FORBIDDEN: IForbiddenRuleType[] = [
   only('syntax', ['core']),
   only('adapters', ['core']),
   only('language-server', ['core', 'syntax']),
-  only('server', ['core', 'syntax', 'adapters']),
-  only('cli', ['core', 'syntax', 'adapters', 'server']),
+  only('market-data', ['core']),
+  only('server', ['core', 'syntax', 'adapters', 'market-data']),
+  only('cli', ['core', 'syntax', 'adapters', 'market-data', 'server']),
 ];
 
 describe('the dependency graph', () => {

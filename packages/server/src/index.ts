@@ -12,4 +12,3 @@ export { HostEngine, ccxtConnector, type ExchangeConnector, type HostEngineOptio
 export { SseHub, type SseHubOptions } from './sse/hub.js';
 export { ApiError } from './http/errors.js';
 export type { HostContext } from './context.js';
-export * from './market/index.js';

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type AnalysisType, type ChatTurn, OFFLINE_NOTICE, OfflineAnalyst } from '../src/llm/index.js';
-import type { SqliteMarketData } from '../src/market/sqlite-market-data.js';
+import type { SqliteMarketData } from '@eql/market-data';
 import { DAY, DEMO_END, demoItems, demoMarket } from './support/demo-market.js';
 
 let market: SqliteMarketData;

@@ -1,8 +1,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { extractEvents, extractNarratives, OfflineAnalyst } from '../src/llm/index.js';
-import type { StoredPost } from '../src/market/market-data.js';
-import type { SqliteMarketData } from '../src/market/sqlite-market-data.js';
+import type { StoredPost, SqliteMarketData } from '@eql/market-data';
 import { DAY, DEMO_END, demoMarket } from './support/demo-market.js';
 
 let market: SqliteMarketData;

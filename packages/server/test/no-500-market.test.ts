@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedMarketData, SqliteMarketData } from '../src/market/index.js';
+import { seedMarketData, SqliteMarketData } from '@eql/market-data';
 import { testHost, type TestHost } from './support/host.js';
-import { DEMO_PATH } from './support/market-reference.js';
+import { DEMO_PATH } from '../../market-data/test/support/market-reference.js';
 import { DATA_ROUTES, fill, PAYMENT_ROUTES } from './support/routes.js';
 
 /**

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedMarketData, SqliteMarketData } from '../src/market/index.js';
+import { seedMarketData, SqliteMarketData } from '@eql/market-data';
 import { testHost, type TestHost } from './support/host.js';
-import { DEMO_PATH, demoItems, hasPhrase, postsOf, referenceTokenCounts, tokensOfPost, type Post } from './support/market-reference.js';
+import { DEMO_PATH, demoItems, hasPhrase, postsOf, referenceTokenCounts, tokensOfPost, type Post } from '../../market-data/test/support/market-reference.js';
 
 const NOW = Date.parse('2026-12-01T12:00:00Z');
 const HOUR = 3_600_000;

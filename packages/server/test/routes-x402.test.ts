@@ -3,9 +3,9 @@ import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedMarketData, SqliteMarketData } from '../src/market/index.js';
+import { seedMarketData, SqliteMarketData } from '@eql/market-data';
 import { testHost, type TestHost } from './support/host.js';
-import { DEMO_PATH } from './support/market-reference.js';
+import { DEMO_PATH } from '../../market-data/test/support/market-reference.js';
 import { newPayer } from './support/x402-payer.js';
 
 const PAY_TO = '0x1111111111111111111111111111111111111111';

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { configFromEnv, ingestFile, SqliteMarketData } from '@eql/server';
+import { ingestFile, SqliteMarketData } from '@eql/market-data';
+import { configFromEnv } from '@eql/server';
 import type { CliIo } from '../io.js';
 import { UnusableInput } from '../io.js';
 

@@ -1,5 +1,5 @@
 import type { LlmProvider } from '@eql/core';
-import type { StoredPost, TimeRange } from '../market/market-data.js';
+import type { StoredPost, TimeRange } from '@eql/market-data';
 import type { ChatMessage, Speed } from './chat-model.js';
 
 /** Spec 4.3. */

@@ -1,6 +1,6 @@
 import { catchError, defer, from, type Observable, take, throwIfEmpty } from 'rxjs';
 import type { LlmAnalysis, LlmAnalyzeRequest, LlmJudgement, LlmJudgeRequest, LlmProvider } from '@eql/core';
-import type { MarketData } from '../market/market-data.js';
+import type { MarketData } from '@eql/market-data';
 import type { Analyst } from './analyst.js';
 import type { ChatModel } from './chat-model.js';
 import type { LlmConfig } from './llm-config.js';

@@ -1,5 +1,5 @@
 import type { LlmAnalysis, LlmAnalyzeRequest, LlmJudgement, LlmProvider } from '@eql/core';
-import type { MarketData, StoredPost, TimeRange } from '../market/market-data.js';
+import type { MarketData, StoredPost, TimeRange } from '@eql/market-data';
 import type { Analyst, ChatTurn, EventSummary, Narrative } from './analyst.js';
 import type { Speed } from './chat-model.js';
 import { FactGatherer } from './context/fact-gatherer.js';

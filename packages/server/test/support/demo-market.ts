@@ -1,8 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseIngestLines } from '../../src/market/ingest-items.js';
-import { SqliteMarketData } from '../../src/market/sqlite-market-data.js';
-import type { IngestItem } from '../../src/market/market-data.js';
+import { parseIngestLines, SqliteMarketData, type IngestItem } from '@eql/market-data';
 
 /** The end of the seeded demo dataset (fixtures/mentions/demo.jsonl): 28 days of data before it. */
 export const DEMO_END = Date.parse('2026-11-16T00:00:00Z');

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { type LlmProvider, parseRecording, PushSource, type Recording } from '@eql/core';
 import { buildServer, type BuildOptions, type Host } from '../../src/build-server.js';
-import { SqliteMarketData } from '../../src/market/sqlite-market-data.js';
+import { SqliteMarketData } from '@eql/market-data';
 import { createApiKey, type CreatedKey } from '../../src/auth/api-keys.js';
 import type { Plan } from '../../src/config.js';
 import { SecretBox } from '../../src/secrets.js';

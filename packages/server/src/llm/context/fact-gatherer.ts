@@ -1,4 +1,4 @@
-import type { MarketData, StoredPost, TimeRange } from '../../market/market-data.js';
+import type { MarketData, StoredPost, TimeRange } from '@eql/market-data';
 import type { AssetMetadata } from '../analyst.js';
 import { extractEvents, extractNarratives } from '../offline/summaries.js';
 import { polarity } from '../text/sentiment.js';

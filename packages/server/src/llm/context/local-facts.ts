@@ -1,4 +1,4 @@
-import type { AccountStats, StoredNewsItem, StoredPost, TimeRange, TrendingContract, TrendingToken } from '../../market/market-data.js';
+import type { AccountStats, StoredNewsItem, StoredPost, TimeRange, TrendingContract, TrendingToken } from '@eql/market-data';
 import type { EventSummary, Narrative } from '../analyst.js';
 import { excerpt } from '../text/format.js';
 

@@ -1,5 +1,5 @@
 import type { LlmJudgement, LlmJudgeRequest } from '@eql/core';
-import type { MarketData, TimeRange } from '../../market/market-data.js';
+import type { MarketData, TimeRange } from '@eql/market-data';
 import { listWords, utcMinute } from '../text/format.js';
 import { isCue, polarity } from '../text/sentiment.js';
 import { capitalWords, cashtags, significantTerms, stem, termKeys } from '../text/terms.js';

@@ -1,4 +1,4 @@
-import type { TimeRange, TrendingContract, TrendingToken } from '../../market/market-data.js';
+import type { TimeRange, TrendingContract, TrendingToken } from '@eql/market-data';
 import type { EventSummary, Narrative } from '../analyst.js';
 import type { AccountFacts, NewsRef, PostRef, TokenFacts, Tone } from '../context/local-facts.js';
 import { changePercent, compact, mdLink, plural, signedPercent, utcMinute } from '../text/format.js';

@@ -1,4 +1,4 @@
-import type { StoredPost, TimeRange } from '../../market/market-data.js';
+import type { StoredPost, TimeRange } from '@eql/market-data';
 import type { EventSummary, Narrative } from '../analyst.js';
 import { compact, listWords, plural, utcMinute } from '../text/format.js';
 import { polarity } from '../text/sentiment.js';

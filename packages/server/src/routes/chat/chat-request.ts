@@ -1,7 +1,7 @@
 import { ApiError } from '../../http/errors.js';
 import type { AnalysisType, AssetMetadata } from '../../llm/analyst.js';
 import type { Speed } from '../../llm/chat-model.js';
-import { normalizeContract, normalizeToken } from '../../market/extract.js';
+import { normalizeContract, normalizeToken } from '@eql/market-data';
 
 export const ANALYSIS_TYPES: readonly AnalysisType[] = ['chat', 'macro', 'summary', 'tokenIntro', 'tokenAnalysis', 'accountAnalysis'];
 /** Spec 8: a chat answer costs 5 credits fast, 18 expert. */

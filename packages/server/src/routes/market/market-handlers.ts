@@ -1,8 +1,7 @@
 import { ApiError } from '../../http/errors.js';
 import type { Analyst } from '../../llm/analyst.js';
 import type { Speed } from '../../llm/chat-model.js';
-import { normalizeToken } from '../../market/extract.js';
-import type { MarketData, Paging } from '../../market/market-data.js';
+import { normalizeToken, type MarketData, type Paging } from '@eql/market-data';
 import { mentionView } from './mention-view.js';
 import { previousRange, resolveTimeFilter, type TimeFilterInput } from './time-filter.js';
 

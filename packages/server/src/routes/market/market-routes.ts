@@ -2,8 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { callerKey } from '../../auth/authenticate.js';
 import type { HostContext } from '../../context.js';
 import { ApiError } from '../../http/errors.js';
-import { parseIngestItem } from '../../market/ingest-items.js';
-import type { IngestItem } from '../../market/market-data.js';
+import { parseIngestItem, type IngestItem } from '@eql/market-data';
 import { ANALYSIS_CREDITS, eventSummary, keywordMentions, smartStats, tokenNews, topMentions, trendingContracts, trendingNarratives, trendingTokens } from './market-handlers.js';
 import { M } from './market-schemas.js';
 

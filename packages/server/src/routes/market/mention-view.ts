@@ -1,4 +1,4 @@
-import type { StoredPost } from '../../market/market-data.js';
+import type { StoredPost } from '@eql/market-data';
 
 /** Spec 2.11: a mention as the data endpoints return it. The post text is never part of it. */
 export type MentionView = Pick<StoredPost, 'tweetId' | 'link' | 'likeCount' | 'repostCount' | 'viewCount' | 'quoteCount' | 'replyCount' | 'bookmarkCount' | 'repostBreakdown'> & {

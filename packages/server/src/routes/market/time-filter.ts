@@ -1,5 +1,5 @@
 import { ApiError } from '../../http/errors.js';
-import type { TimeRange } from '../../market/market-data.js';
+import type { TimeRange } from '@eql/market-data';
 
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
 /** The longest window or from/to span. */

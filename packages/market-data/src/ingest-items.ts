@@ -1,6 +1,6 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { ingestSchema } from '../generated/ingest-schema.js';
+import { ingestSchema } from './generated/ingest-schema.js';
 import type { IngestItem } from './market-data.js';
 
 /** The ingest item schema (schemas/ingest.schema.json, generated into a module), the single definition of what can be ingested. */

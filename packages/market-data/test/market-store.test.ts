@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { extractContracts, extractTokens, normalizeToken, parseIngestItem, seedMarketData, SqliteMarketData, type IngestItem } from '../src/market/index.js';
+import { extractContracts, extractTokens, normalizeToken, parseIngestItem, seedMarketData, SqliteMarketData, type IngestItem } from '../src/index.js';
 import { DEMO_PATH, demoItems, hasPhrase, postsOf, referenceContracts, referenceTokenCounts, tokensOfPost, type Post } from './support/market-reference.js';
 
 const HOUR = 3_600_000;

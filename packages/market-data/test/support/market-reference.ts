@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { extractContracts, extractTokens, normalizeToken, parseIngestLines, type IngestItem } from '../../src/market/index.js';
+import { extractContracts, extractTokens, normalizeToken, parseIngestLines, type IngestItem } from '../../src/index.js';
 
 /** The demo dataset as parsed items, and a brute-force reference of the market queries over them. */
 export const DEMO_PATH = new URL('../../../../fixtures/mentions/demo.jsonl', import.meta.url).pathname;
