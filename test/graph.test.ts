@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
  * sources through the `@eql/source` export condition, so the arrows between packages are seen.
  */
 
-const SOURCES = ['packages/core/src', 'packages/syntax/src', 'packages/adapters/src', 'packages/market-data/src', 'packages/server/src', 'packages/cli/src', 'packages/language-server/src'];
+const SOURCES = ['packages/core/src', 'packages/syntax/src', 'packages/adapters/src', 'packages/market-data/src', 'packages/llm/src', 'packages/builder/src', 'packages/server/src', 'packages/cli/src', 'packages/language-server/src'];
 const IO_PACKAGES = 'node_modules/(fastify|@fastify/|undici|ccxt|better-sqlite3|vscode-languageserver|vscode-languageclient|vscode-jsonrpc|openai|viem|pino)';
 
 /** A package may import only the packages listed (and itself). */
@@ -31,8 +31,10 @@ const FORBIDDEN: IForbiddenRuleType[] = [
   only('adapters', ['core']),
   only('language-server', ['core', 'syntax']),
   only('market-data', ['core']),
-  only('server', ['core', 'syntax', 'adapters', 'market-data']),
-  only('cli', ['core', 'syntax', 'adapters', 'market-data', 'server']),
+  only('llm', ['core', 'market-data']),
+  only('builder', ['core', 'llm']),
+  only('server', ['core', 'syntax', 'adapters', 'market-data', 'llm', 'builder']),
+  only('cli', ['core', 'syntax', 'adapters', 'market-data', 'llm', 'builder', 'server']),
 ];
 
 describe('the dependency graph', () => {

@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { type LlmConfig, llmConfigFromEnv } from './llm/llm-config.js';
+import { type LlmConfig, llmConfigFromEnv } from '@eql/llm';
 
 export type Plan = 'free' | 'pro';
 

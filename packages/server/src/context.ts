@@ -1,7 +1,7 @@
 import type { Exchange } from '@eql/core';
 import type { HostConfig } from './config.js';
-import type { Analyst } from './llm/analyst.js';
-import type { QueryBuilder } from './builder/query-builder.js';
+import type { Analyst } from '@eql/llm';
+import type { QueryBuilder } from '@eql/builder';
 import type { MarketData } from '@eql/market-data';
 import type { ChatStore } from './store/chat-store.js';
 import type { ExchangeConnector, HostEngine } from './host/host-engine.js';

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApiKey, ensureKey } from './auth/api-keys.js';
 import { buildServer, type Host } from './build-server.js';
-import { describeLlmConfig } from './llm/llm-config.js';
+import { describeLlmConfig } from '@eql/llm';
 import type { HostConfig } from './config.js';
 
 export interface Started {

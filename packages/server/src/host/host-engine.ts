@@ -24,7 +24,7 @@ import {
   pricedAssets,
 } from '@eql/core';
 import type { HostConfig } from '../config.js';
-import { composeProvider } from '../llm/create-analyst.js';
+import { composeProvider } from '@eql/llm';
 import type { SecretBox } from '../secrets.js';
 import type { QueryRecord, StoredNotification } from '../store/records.js';
 import type { SqlitePriceHistory } from '../store/sqlite-price-history.js';

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ModelError } from '../llm/chat-model.js';
+import { ModelError } from '@eql/llm';
 
 /**
  * Every error of the host has one body: `{success: false, error: {code, message, details?}}`, with a

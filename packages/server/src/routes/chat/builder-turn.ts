@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { QueryRequest } from '@eql/core';
-import type { QueryBuilder } from '../../builder/query-builder.js';
+import type { QueryBuilder } from '@eql/builder';
 import { ApiError } from '../../http/errors.js';
-import type { ChatMessage, Speed } from '../../llm/chat-model.js';
+import type { ChatMessage, Speed } from '@eql/llm';
 import type { ChatStore } from '../../store/chat-store.js';
 import { CHAT_CREDITS, MAX_MESSAGE_LENGTH } from './chat-request.js';
 import { ownSession } from './chat-turn.js';

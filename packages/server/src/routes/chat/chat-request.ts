@@ -1,6 +1,5 @@
 import { ApiError } from '../../http/errors.js';
-import type { AnalysisType, AssetMetadata } from '../../llm/analyst.js';
-import type { Speed } from '../../llm/chat-model.js';
+import type { AnalysisType, AssetMetadata, Speed } from '@eql/llm';
 import { normalizeContract, normalizeToken } from '@eql/market-data';
 
 export const ANALYSIS_TYPES: readonly AnalysisType[] = ['chat', 'macro', 'summary', 'tokenIntro', 'tokenAnalysis', 'accountAnalysis'];

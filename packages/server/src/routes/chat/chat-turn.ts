@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../../http/errors.js';
-import type { Analyst } from '../../llm/analyst.js';
-import type { ChatMessage } from '../../llm/chat-model.js';
+import type { Analyst, ChatMessage } from '@eql/llm';
 import type { ChatStore } from '../../store/chat-store.js';
 import { CHAT_CREDITS, type ChatRequest } from './chat-request.js';
 

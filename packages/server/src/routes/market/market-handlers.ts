@@ -1,6 +1,5 @@
 import { ApiError } from '../../http/errors.js';
-import type { Analyst } from '../../llm/analyst.js';
-import type { Speed } from '../../llm/chat-model.js';
+import type { Analyst, Speed } from '@eql/llm';
 import { normalizeToken, type MarketData, type Paging } from '@eql/market-data';
 import { mentionView } from './mention-view.js';
 import { previousRange, resolveTimeFilter, type TimeFilterInput } from './time-filter.js';

@@ -1,7 +1,7 @@
 import { isTradeFlavouredAction, validate } from '@eql/core';
 import { describe, expect, it } from 'vitest';
-import { QueryBuilder } from '../src/builder/index.js';
-import { jsonBlocks } from '../src/builder/testing.js';
+import { QueryBuilder } from '../src/index.js';
+import { jsonBlocks } from '../src/testing.js';
 
 /** Spec 2.3 and 4.5: the keyless payment model refuses trade actions; the builder explains and offers the non-trade version. */
 

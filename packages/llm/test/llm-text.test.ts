@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { findJsonObject, guardQuotes, parseAnalysis, parseTrades, tradeIntent } from '../src/llm/index.js';
+import { findJsonObject, guardQuotes, parseAnalysis, parseTrades, tradeIntent } from '../src/index.js';
 
 describe('tradeIntent: the offline analyst trades only on an explicit, unconditional instruction', () => {
   it.each([

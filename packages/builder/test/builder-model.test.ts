@@ -1,9 +1,9 @@
 import { validate, type QueryRequest } from '@eql/core';
 import { describe, expect, it } from 'vitest';
-import { ModelError } from '../src/llm/chat-model.js';
-import { QueryBuilder, extractRequest, systemPrompt } from '../src/builder/index.js';
-import { PROMPT_EXAMPLES } from '../src/builder/model/prompt.js';
-import { ScriptedModel, jsonBlocks } from '../src/builder/testing.js';
+import { ModelError } from '@eql/llm';
+import { QueryBuilder, extractRequest, systemPrompt } from '../src/index.js';
+import { PROMPT_EXAMPLES } from '../src/model/prompt.js';
+import { ScriptedModel, jsonBlocks } from '../src/testing.js';
 
 /** docs/builder.md, "With a model": draft, validate, repair with the validator's errors, fall back to the grammar. */
 

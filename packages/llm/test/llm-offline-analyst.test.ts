@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type AnalysisType, type ChatTurn, OFFLINE_NOTICE, OfflineAnalyst } from '../src/llm/index.js';
+import { type AnalysisType, type ChatTurn, OFFLINE_NOTICE, OfflineAnalyst } from '../src/index.js';
 import type { SqliteMarketData } from '@eql/market-data';
 import { DAY, DEMO_END, demoItems, demoMarket } from './support/demo-market.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { firstValueFrom, from } from 'rxjs';
 import type { TriggerContext } from '@eql/core';
-import { ModelAnalyst, ModelError, OpenAiChatModel } from '../src/llm/index.js';
+import { ModelAnalyst, ModelError, OpenAiChatModel } from '../src/index.js';
 import type { SqliteMarketData } from '@eql/market-data';
 import { OpenAiStub, type StubRequest } from './support/openai-stub.js';
 import { DAY, DEMO_END, demoMarket, HOUR } from './support/demo-market.js';

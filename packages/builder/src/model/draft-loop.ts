@@ -5,7 +5,7 @@
  * caller falls back to the offline grammar.
  */
 import { validate, type QueryRequest, type ValidationMode, type ValidationResult } from '@eql/core';
-import { ModelError, type ChatMessage, type ChatModel, type Speed } from '../../llm/chat-model.js';
+import { ModelError, type ChatMessage, type ChatModel, type Speed } from '@eql/llm';
 import { withoutTrades } from '../payment.js';
 import { extractRequest } from './extract.js';
 import { systemPrompt } from './prompt.js';

@@ -2,7 +2,7 @@
  * Test helpers of the builder, for its tests and the host's route tests (as Langium ships
  * `langium/test`): a scripted chat model and a reader of the ```json blocks of a reply.
  */
-import type { ChatModel, Completion, CompletionRequest } from '../llm/chat-model.js';
+import type { ChatModel, Completion, CompletionRequest } from '@eql/llm';
 
 /** The ```json blocks of a Markdown reply, parsed. */
 export function jsonBlocks(markdown: string): unknown[] {

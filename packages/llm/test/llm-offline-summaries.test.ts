@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { extractEvents, extractNarratives, OfflineAnalyst } from '../src/llm/index.js';
+import { extractEvents, extractNarratives, OfflineAnalyst } from '../src/index.js';
 import type { StoredPost, SqliteMarketData } from '@eql/market-data';
 import { DAY, DEMO_END, demoMarket } from './support/demo-market.js';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { firstValueFrom, from } from 'rxjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type EvidenceItem, OfflineAnalyst, scoreEvidence } from '../src/llm/index.js';
+import { type EvidenceItem, OfflineAnalyst, scoreEvidence } from '../src/index.js';
 import { DAY, DEMO_END, demoMarket, HOUR } from './support/demo-market.js';
 
 /** The FlowEx exploit of the demo dataset starts on day 19 of 28 at 14:00 and lasts two days. */

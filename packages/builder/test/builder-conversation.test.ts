@@ -1,7 +1,7 @@
 import { validate, type QueryRequest } from '@eql/core';
 import { describe, expect, it } from 'vitest';
-import { QueryBuilder, type BuilderReply } from '../src/builder/index.js';
-import { jsonBlocks } from '../src/builder/testing.js';
+import { QueryBuilder, type BuilderReply } from '../src/index.js';
+import { jsonBlocks } from '../src/testing.js';
 
 /** docs/builder.md, "Sessions": follow-ups amend the current query; questions are answered in the next turn. */
 

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createServer } from 'node:net';
-import { describeLlmConfig, llmConfigFromEnv, ModelError, OpenAiChatModel, type OpenAiChatModelOptions } from '../src/llm/index.js';
+import { describeLlmConfig, llmConfigFromEnv, ModelError, OpenAiChatModel, type OpenAiChatModelOptions } from '../src/index.js';
 import { OpenAiStub } from './support/openai-stub.js';
 
 const KEY = 'sk-test-4f1c9a7e2b8d4c6e9f0a1b2c3d4e5f60';

@@ -1,8 +1,8 @@
 import { DAY, HOUR, MINUTE, parseDuration, validate, type QueryRequest } from '@eql/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { QueryBuilder, extractRequest, interpret, PHRASE_RULES } from '../src/builder/index.js';
-import { ScriptedModel, jsonBlocks } from '../src/builder/testing.js';
+import { QueryBuilder, extractRequest, interpret, PHRASE_RULES } from '../src/index.js';
+import { ScriptedModel, jsonBlocks } from '../src/testing.js';
 
 /** Laws of the builder: generated phrasings give valid queries that carry the numbers said; no input makes it throw. */
 

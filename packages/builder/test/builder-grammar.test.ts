@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { validate, type QueryRequest, type ValidationMode } from '@eql/core';
 import { describe, expect, it } from 'vitest';
-import { QueryBuilder } from '../src/builder/index.js';
-import { jsonBlocks } from '../src/builder/testing.js';
+import { QueryBuilder } from '../src/index.js';
+import { jsonBlocks } from '../src/testing.js';
 
 /** fixtures/builder: every phrasing case gives exactly the expected query (docs/builder.md). */
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { interpret } from '../src/builder/index.js';
-import { normalizeMessage } from '../src/builder/text/normalize.js';
-import { tokenize } from '../src/builder/text/tokens.js';
-import { amount, duration } from '../src/builder/grammar/values.js';
-import type { Pattern } from '../src/builder/grammar/combinators.js';
+import { interpret } from '../src/index.js';
+import { normalizeMessage } from '../src/text/normalize.js';
+import { tokenize } from '../src/text/tokens.js';
+import { amount, duration } from '../src/grammar/values.js';
+import type { Pattern } from '../src/grammar/combinators.js';
 
 /** The front of the grammar: normalization, tokens, values, and what is reported as not understood. */
 

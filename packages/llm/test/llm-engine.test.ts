@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { firstValueFrom, from, of } from 'rxjs';
 import { Engine, EpochVirtualScheduler, type LlmProvider, MemoryStateStore, PushSource, type QueryRequest, RecordedLlmProvider } from '@eql/core';
-import { type Analyst, composeProvider, createAnalyst, ModelAnalyst, OFFLINE_NOTICE, OfflineAnalyst } from '../src/llm/index.js';
+import { type Analyst, composeProvider, createAnalyst, ModelAnalyst, OFFLINE_NOTICE, OfflineAnalyst } from '../src/index.js';
 import type { SqliteMarketData } from '@eql/market-data';
 import { DAY, DEMO_END, demoMarket, HOUR } from './support/demo-market.js';
 import { OpenAiStub } from './support/openai-stub.js';

@@ -6,7 +6,7 @@
  * which the host stores per session and hands back on the next turn.
  */
 import type { QueryRequest, ValidationMode, ValidationResult } from '@eql/core';
-import type { ChatMessage, ChatModel, Speed } from '../llm/chat-model.js';
+import type { ChatMessage, ChatModel, Speed } from '@eql/llm';
 import { renderReply, type ReplyContent } from './markdown.js';
 import { draftWithModel } from './model/draft-loop.js';
 import { offlineTurn, type OfflineOutcome } from './offline.js';
