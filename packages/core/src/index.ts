@@ -1,8 +1,11 @@
 /**
  * @eql/core: the EQL language (schema, types, validator, cost estimate, lifecycle, signing rules).
  * Platform-neutral: no Node I/O, HTTP or editor APIs.
+ *
+ * @packageDocumentation
  */
 export * from './generated/eql-types.js';
+/** The EQL request JSON Schema (schemas/eql.schema.json), deeply frozen: what `validate` checks a request against. */
 export { eqlSchema } from './generated/eql-schema.js';
 
 export { validate, type ValidateOptions, type ValidationResult } from './validation/validate.js';

@@ -5,6 +5,7 @@ import { allActions, leafConditions, paramsOf, type ActionVisit, type LeafVisit 
 import { isRecord } from '../util/json-pointer.js';
 import { CREDIT_COSTS, priceOfCredits } from './credits.js';
 
+/** A number of LLM calls split by the speed they are made at (fast, expert, adaptive). */
 export interface CallsBySpeed {
   fast: number;
   expert: number;
@@ -19,12 +20,14 @@ export interface SimulationLlmCallsEstimate {
   actionCallsBySpeed: CallsBySpeed;
 }
 
+/** What a query costs: its credits and their price in USD. */
 export interface EstimatedCost {
   credits: number;
   /** `$<decimal>`. */
   price: string;
 }
 
+/** Spec 2.4: the cost estimate of a query, as {@link estimateCost} and validation return it. */
 export interface CostEstimate {
   simulationLlmCallsEstimate: SimulationLlmCallsEstimate;
   estimatedCost: EstimatedCost;
@@ -102,6 +105,10 @@ export function creditsForCalls(estimate: SimulationLlmCallsEstimate): number {
   );
 }
 
+/**
+ * The cost estimate of a query: upper bounds of its LLM calls and the credits and price they come to. Pass
+ * `walked` when the query's leaves and actions are already collected.
+ */
 export function estimateCost(query: Query, walked?: WalkedQuery): CostEstimate {
   const simulationLlmCallsEstimate = estimateLlmCalls(query, walked);
   const credits = creditsForCalls(simulationLlmCallsEstimate);

@@ -163,6 +163,7 @@ export class Engine {
     return open;
   }
 
+  /** The current time of the engine's scheduler (epoch ms). */
   now(): number {
     return this.scheduler.now();
   }
@@ -229,6 +230,10 @@ export class Engine {
     return true;
   }
 
+  /**
+   * What the engine knows of a query now (status, triggers, condition states), or undefined when it does not run
+   * the query.
+   */
   inspect(queryId: string): QueryInspection | undefined {
     const query = this.queries.get(queryId);
     if (!query) return undefined;

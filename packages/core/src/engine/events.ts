@@ -22,4 +22,5 @@ type EngineEventBody =
   /** Something kept a query from being evaluated as written (no data source, an LLM call failed, ...). */
   | { type: 'problem'; queryId: string; at: number; code: string; message: string };
 
+/** The `type` of an engine event, such as `trigger` or `execution-failed`. */
 export type EngineEventType = EngineEvent['type'];

@@ -22,11 +22,13 @@ export interface DataSource {
 
 /** Scores how well an item (a post, a news text) matches a condition's text: 0 to 100. */
 export interface SemanticMatcher {
+  /** The match score, 0 (unrelated) to 100 (the item says what the condition's text asks for). */
   match(conditionText: string, itemText: string): number;
 }
 
 // ---------------------------------------------------------------- LLM
 
+/** What the engine asks the LLM provider to judge for an llm condition: the predicate, at one instant. */
 export interface LlmJudgeRequest {
   /** The predicate of an llm condition. */
   query: string;
@@ -37,6 +39,7 @@ export interface LlmJudgeRequest {
   periodMs?: number;
 }
 
+/** The provider's verdict on an llm condition; the condition holds when `confidence` passes its threshold. */
 export interface LlmJudgement {
   /** How strongly the predicate holds, 0 to 100. */
   confidence: number;
@@ -54,6 +57,7 @@ export interface TradeSignal {
   reason?: string;
 }
 
+/** What an llm action asks the provider to analyse when its query fires. */
 export interface LlmAnalyzeRequest {
   prompt: string;
   analysisType: string;
@@ -63,11 +67,16 @@ export interface LlmAnalyzeRequest {
   trigger: TriggerContext;
 }
 
+/** The provider's answer to an llm action: a text response and the trades it recommends (possibly none). */
 export interface LlmAnalysis {
   response: string;
   trades: TradeSignal[];
 }
 
+/**
+ * The LLM behind llm conditions and llm actions. The host plugs in a model (or an offline analyst); previews
+ * use a {@link RecordedLlmProvider} that replays recorded verdicts.
+ */
 export interface LlmProvider {
   /** Judges an llm condition; called once per `period`. */
   judge(request: LlmJudgeRequest): ObservableInput<LlmJudgement>;
@@ -111,8 +120,10 @@ export interface ConditionState {
   observedAt?: number;
 }
 
+/** Whether a condition can be judged yet: see {@link ConditionState.status}. */
 export type ConditionStatus = 'ready' | 'warming_up' | 'no_data';
 
+/** What made a query fire: which query, which trigger, when, and the state of each of its conditions. */
 export interface TriggerContext {
   queryId: string;
   title?: string;
@@ -123,6 +134,7 @@ export interface TriggerContext {
   conditionStates: ConditionState[];
 }
 
+/** What an action executor is told about the run of one action: its trigger, its step and its ids. */
 export interface ActionContext {
   trigger: TriggerContext;
   stepId: string;
@@ -137,6 +149,7 @@ export interface ActionContext {
   analysis?: LlmAnalysis;
 }
 
+/** What an action executor gives back when the action succeeded; a failed action errors instead. */
 export interface ActionOutcome {
   /** What the action produced: a notification id, an HTTP status, an order id, ... */
   result?: Record<string, unknown>;
@@ -156,12 +169,18 @@ export class ActionError extends Error {
   }
 }
 
+/** Runs the actions of one type (notify, webhook, orders, ...): the engine picks the executor by the action's `type`. */
 export interface ActionExecutor {
+  /**
+   * Runs one action. A failure is an error (an {@link ActionError} gives it a stable code); an executor that
+   * retries, such as the webhook's, does so itself and reports `attempts` in its result.
+   */
   execute(action: Action | CallbackAction, context: ActionContext): ObservableInput<ActionOutcome>;
 }
 
 // ---------------------------------------------------------------- exchanges
 
+/** An order an order action asks an {@link Exchange} to place, sized in base units. */
 export interface OrderRequest {
   /** Idempotency: a retry with the same id can never place a second order. */
   clientOrderId: string;
@@ -178,6 +197,7 @@ export interface OrderRequest {
   stopLoss?: { price?: number; percent?: number };
 }
 
+/** What the venue says of an order once placed: its ids, status and how much has filled. */
 export interface OrderResult {
   orderId: string;
   clientOrderId: string;
@@ -186,6 +206,7 @@ export interface OrderResult {
   averagePrice?: number;
 }
 
+/** A trading venue account the order actions trade on (a paper exchange in previews, ccxt in the host). */
 export interface Exchange {
   readonly id: string;
   /** Whether the symbol is in the venue's perpetual universe (spec 2.9). */
@@ -200,11 +221,13 @@ export interface Exchange {
 
 /** Finds the exchange an owner has connected, by id. */
 export interface ExchangeDirectory {
+  /** The exchange `exchangeId` as connected by the owner, or undefined when the owner has not connected it. */
   get(exchangeId: string, ownerId: string | undefined): MaybePromise<Exchange | undefined>;
 }
 
 // ---------------------------------------------------------------- records
 
+/** Where the execution of an action stands: running, or finished as succeeded or failed. */
 export type ExecutionStatus = 'running' | 'succeeded' | 'failed';
 
 /** Spec 2.6: one run of one action. */
@@ -281,8 +304,11 @@ export interface RuntimeState {
 
 /** Where the engine writes what must survive a restart. Calls may return promises; order is kept. */
 export interface StateStore {
+  /** Saves a query's runtime state, replacing the last one saved. */
   saveRuntime(queryId: string, state: RuntimeState): MaybePromise<void>;
+  /** Saves an execution record, replacing an earlier one with the same id. */
   saveExecution(record: ExecutionRecord): MaybePromise<void>;
+  /** Saves the LLM session of an llm action. */
   saveSession(session: LlmSession): MaybePromise<void>;
   /** Stores a notification and gives it its numeric id. */
   addNotification(draft: NotificationDraft): MaybePromise<Notification>;
@@ -299,6 +325,7 @@ export interface QueryToRun {
 
 // ---------------------------------------------------------------- HTTP (webhooks, bot API)
 
+/** An HTTP request the engine sends through an {@link HttpTransport} (webhooks, messenger bot APIs). */
 export interface HttpRequest {
   url: string;
   method: 'POST';
@@ -308,6 +335,7 @@ export interface HttpRequest {
   timeoutMs: number;
 }
 
+/** The response to an {@link HttpRequest}, whatever its status; the body read as text. */
 export interface HttpResponse {
   status: number;
   headers: Record<string, string>;
@@ -317,6 +345,7 @@ export interface HttpResponse {
 /** Why a request got no HTTP response. */
 export type TransportFailure = 'timeout' | 'blocked-target' | 'network';
 
+/** Thrown by an {@link HttpTransport} when a request got no HTTP response; `failure` says why. */
 export class TransportError extends Error {
   constructor(
     readonly failure: TransportFailure,
@@ -332,5 +361,6 @@ export class TransportError extends Error {
  * private addresses at send time, follows no redirects, and rejects with a TransportError.
  */
 export interface HttpTransport {
+  /** Sends the request and resolves with the response of any status; rejects with a TransportError when there is none. */
   send(request: HttpRequest): Promise<HttpResponse>;
 }

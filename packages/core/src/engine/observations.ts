@@ -41,6 +41,7 @@ export interface LlmVerdictObservation {
   reasoning?: string;
 }
 
+/** Anything a data source delivers: a price tick, a post, a news item or a recorded LLM verdict. */
 export type Observation = PriceObservation | TweetObservation | NewsObservation | LlmVerdictObservation;
 
 /** What a condition listens to; the engine shares one upstream subscription per topic. */

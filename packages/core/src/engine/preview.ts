@@ -27,11 +27,13 @@ export class EpochVirtualScheduler extends VirtualTimeScheduler {
     if (this.frame < time) this.frame = time;
   }
 
+  /** Runs everything due in the next `ms` milliseconds and moves the clock forward by `ms`. */
   advanceBy(ms: number): void {
     this.advanceTo(this.now() + ms);
   }
 }
 
+/** Options of {@link preview}: the part of the recording to replay, the timeline's size and the query's id. */
 export interface PreviewOptions {
   /** Start of the replay (epoch ms); the recording's start by default. The query counts as created then. */
   from?: number;
@@ -62,6 +64,7 @@ export interface TimelineChange {
   lastScore?: { confidence: number; at: string };
 }
 
+/** One instant of a preview's timeline: the conditions that changed then and whether the query would fire. */
 export interface TimelineEntry {
   /** The instant of the observation (or timer) evaluated, ISO 8601. */
   at: string;
@@ -72,6 +75,7 @@ export interface TimelineEntry {
   changes: TimelineChange[];
 }
 
+/** One trigger in a preview: when it fired, its index, whether it was the last one, and the condition states. */
 export interface PreviewTrigger {
   at: string;
   triggerIndex: number;
@@ -79,6 +83,10 @@ export interface PreviewTrigger {
   conditionStates: ConditionState[];
 }
 
+/**
+ * What {@link preview} returns: when the query would have fired, the timeline of its conditions and what its
+ * actions would have done.
+ */
 export interface PreviewResult {
   queryId: string;
   from: string;

@@ -13,6 +13,7 @@ export class PushSource implements DataSource {
   private readonly streams = new Map<string, Subject<Observation>>();
   private readonly lastPrices = new Map<string, PriceObservation>();
 
+  /** Delivers an observation to every query listening to its topic now. */
   push(observation: Observation): void {
     const key = feedKeyOfObservation(observation);
     if (key === undefined) return;

@@ -2,6 +2,7 @@ import type { PriceHistory, PriceTick, PriceTopic } from './history.js';
 import { feedKeyOfObservation, feedKeyOfTopic, type Observation } from './observations.js';
 import { type Candle, candlesFromTicks } from './series/candles.js';
 
+/** How a {@link RecordingHistory} maps recorded times, matching the ReplaySource that plays the same recording. */
 export interface RecordingHistoryOptions {
   /** The same shift, loop and speed as the ReplaySource that plays the recording (see ReplayOptions). */
   shiftMs?: number;

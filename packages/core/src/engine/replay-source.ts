@@ -2,6 +2,10 @@ import { Observable, type SchedulerLike, type Subscriber, type Subscription } fr
 import type { DataSource } from './interfaces.js';
 import { feedKeyOfObservation, feedKeyOfTopic, type Observation, type Topic } from './observations.js';
 
+/**
+ * Options of a {@link ReplaySource}: the scheduler it plays on, and how recorded times are shifted, looped and
+ * sped up.
+ */
 export interface ReplayOptions {
   scheduler: SchedulerLike;
   /** Added to every recorded time: replay a January recording as if it happened now. */

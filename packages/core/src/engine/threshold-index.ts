@@ -64,10 +64,12 @@ export class ThresholdIndex<L> {
   private readonly exact = new Map<'==' | '!=', Map<number, L[]>>();
   private count = 0;
 
+  /** How many conditions the index holds. */
   get size(): number {
     return this.count;
   }
 
+  /** Indexes a condition `series <operator> threshold`, identified by `leaf`. */
   add(operator: ThresholdOperator, threshold: number, leaf: L): void {
     if (operator === '==' || operator === '!=') {
       let map = this.exact.get(operator);
@@ -83,6 +85,7 @@ export class ThresholdIndex<L> {
     this.count += 1;
   }
 
+  /** Removes a condition added with the same operator, threshold and leaf; does nothing when there is none. */
   remove(operator: ThresholdOperator, threshold: number, leaf: L): void {
     if (operator === '==' || operator === '!=') {
       const map = this.exact.get(operator);

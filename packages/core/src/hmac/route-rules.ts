@@ -6,6 +6,7 @@ import { classifyRequestActions } from '../language/trade-flavour.js';
  * optionally.
  */
 
+/** How a route of {@link HMAC_ROUTE_TABLE} decides whether a request must be signed. */
 export type HmacRule =
   /** Always required. */
   | 'always'
@@ -18,6 +19,7 @@ export type HmacRule =
   /** Not required; a signature sent anyway is accepted. */
   | 'optional';
 
+/** One row of {@link HMAC_ROUTE_TABLE}: a route of the Auto API and its signing rule. */
 export interface HmacRouteEntry {
   method: 'GET' | 'POST' | 'DELETE';
   /** Path pattern inside /v2/auto; `:name` matches one segment. */
@@ -27,6 +29,7 @@ export interface HmacRouteEntry {
   bodyInSignature: boolean;
 }
 
+/** The routes inside /v2/auto whose signature may be required (spec 5.2); every other route takes one optionally. */
 export const HMAC_ROUTE_TABLE: readonly HmacRouteEntry[] = [
   { method: 'POST', pattern: '/exchanges', rule: 'always', bodyInSignature: true },
   { method: 'DELETE', pattern: '/exchanges/:exchange', rule: 'always', bodyInSignature: false },
@@ -39,6 +42,7 @@ export const HMAC_ROUTE_TABLE: readonly HmacRouteEntry[] = [
   { method: 'GET', pattern: '/validate-symbol/:exchange/:symbol', rule: 'optional', bodyInSignature: false },
 ];
 
+/** A request matched against {@link HMAC_ROUTE_TABLE} by {@link matchHmacRoute}. */
 export interface HmacRoute {
   /** The table row, or undefined for a route outside the table (signature optional). */
   entry: HmacRouteEntry | undefined;
@@ -82,6 +86,7 @@ export type StoredLookup =
   | { kind: 'other-owner' }
   | { kind: 'error' };
 
+/** What {@link signatureRequirement} may need beyond the route: the request body or the stored record it names. */
 export interface HmacContext {
   /** The parsed request body, for `body-trade` rows. */
   body?: unknown;
@@ -96,8 +101,13 @@ export function storedLookupNeeded(route: HmacRoute): { kind: 'query'; id: strin
   return undefined;
 }
 
+/** Whether a request must carry a valid signature (`required`) or may carry one (`optional`). */
 export type SignatureRequirement = 'required' | 'optional';
 
+/**
+ * Whether a matched request must be signed, by its row's rule; `context` supplies the body or the stored lookup
+ * that the rule reads. A lookup that failed counts as trade-flavoured (required).
+ */
 export function signatureRequirement(route: HmacRoute, context: HmacContext = {}): SignatureRequirement {
   switch (route.entry?.rule) {
     case 'always':

@@ -4,8 +4,10 @@
  * workers. Comparison is constant-time over bytes.
  */
 
+/** How far (in seconds) a request's x-svc-timestamp may be from the server's clock, either way. */
 export const HMAC_MAX_DRIFT_SECONDS = 30;
 
+/** The parts of a request that its HMAC signature covers. */
 export interface SigningParts {
   /** Unix time in seconds, exactly as sent in x-svc-timestamp. */
   timestamp: string;
@@ -19,6 +21,7 @@ export interface SigningParts {
 
 const encoder = new TextEncoder();
 
+/** The text that is signed: timestamp, uppercased method, path and body, concatenated without separators. */
 export function signingPayload(parts: SigningParts): string {
   return `${parts.timestamp}${parts.method.toUpperCase()}${parts.path}${parts.body ?? ''}`;
 }
@@ -54,10 +57,13 @@ export async function signRequest(secret: string, parts: SigningParts): Promise<
   return toHex(await hmacSha256(secret, signingPayload(parts)));
 }
 
+/** Why a signature check failed. */
 export type SignatureFailure = 'missing-headers' | 'invalid-timestamp' | 'timestamp-drift' | 'invalid-signature';
 
+/** The result of {@link verifyRequestSignature}: ok, or the failure and a message for the 401 response. */
 export type SignatureCheck = { ok: true } | { ok: false; reason: SignatureFailure; message: string };
 
+/** A request to verify: the caller's signing secret, the signature headers as received and the signed parts. */
 export interface SignedRequest {
   secret: string;
   /** Value of x-svc-timestamp, if sent. */

@@ -4,10 +4,15 @@
  */
 export const DURATION_PATTERN = /^[1-9][0-9]{0,6}[smhdw]$/;
 
+/** One second in milliseconds (durations and times are milliseconds throughout). */
 export const SECOND = 1_000;
+/** One minute in milliseconds. */
 export const MINUTE = 60 * SECOND;
+/** One hour in milliseconds. */
 export const HOUR = 60 * MINUTE;
+/** One day in milliseconds. */
 export const DAY = 24 * HOUR;
+/** One week in milliseconds. */
 export const WEEK = 7 * DAY;
 
 const UNIT_MS: Record<string, number> = { s: SECOND, m: MINUTE, h: HOUR, d: DAY, w: WEEK };

@@ -4,6 +4,7 @@
  * Deliberately simple and explainable: each finding names the words that triggered it.
  */
 
+/** A predicate read as a post by a named account (a `tweet` condition): the account, and the words that say so. */
 export interface AccountPostIntent {
   /** The account, without @, when the text names one with a handle. */
   username?: string;
@@ -11,6 +12,7 @@ export interface AccountPostIntent {
   evidence: string;
 }
 
+/** A predicate read as a world event (a `news` condition): the words that say so. */
 export interface WorldEventIntent {
   evidence: string;
 }

@@ -5,6 +5,7 @@ import { isRecord, joinPointer } from '../util/json-pointer.js';
  * a plain object and its JSON pointer, never assumes the schema held.
  */
 
+/** An AND or OR group met by {@link collectConditions}, with its members and where it is. */
 export interface GroupVisit {
   kind: 'group';
   operator: 'AND' | 'OR';
@@ -15,6 +16,7 @@ export interface GroupVisit {
   depth: number;
 }
 
+/** A single condition (a leaf, not a group) met by the walk, with its JSON pointer and the depth of its group. */
 export interface LeafVisit {
   kind: 'leaf';
   node: Record<string, unknown>;
@@ -101,6 +103,7 @@ export function leafConditions(query: unknown, queryPointer = '/query'): LeafVis
   return collectConditions(query, queryPointer).leaves;
 }
 
+/** An action met by {@link allActions}: a step of `actions` or an llm step's callback action, with its JSON pointer. */
 export interface ActionVisit {
   /** The action object: a step of `actions`, or the action of an llm step's callback. */
   node: Record<string, unknown>;

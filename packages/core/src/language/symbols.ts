@@ -4,8 +4,14 @@
  * (BTC-PERP), a unified swap symbol with a settle currency (BTC/USDT:USDT), or a venue contract id
  * (BTC_USDT). A spot pair (BTC/USDT, BTC-USD) is refused with the perpetual form to use instead.
  */
+
+/** The verdict of {@link checkPerpetualSymbol}: ok, or the perpetual form to suggest instead. */
 export type PerpetualCheck = { ok: true } | { ok: false; suggestion: string };
 
+/**
+ * Whether a trade action's symbol names a perpetual market; a spot pair (BTC/USDT) or another form gets a
+ * suggestion such as BTC/USDT:USDT.
+ */
 export function checkPerpetualSymbol(symbol: string): PerpetualCheck {
   if (/^[A-Za-z0-9._]+$/.test(symbol)) return { ok: true };
   if (/^[A-Za-z0-9._]+-PERP$/i.test(symbol)) return { ok: true };

@@ -6,10 +6,12 @@ export const TRADE_ACTION_TYPES = ['market_order', 'limit_order'] as const;
 /** Action types that only deliver a message somewhere. */
 export const NOTIFICATION_ACTION_TYPES = ['notify', 'webhook', 'messenger_bot'] as const;
 
+/** Whether an action type places orders (market_order, limit_order). */
 export function isTradeActionType(type: unknown): boolean {
   return type === 'market_order' || type === 'limit_order';
 }
 
+/** Whether an action type only delivers a message (notify, webhook, messenger_bot). */
 export function isNotificationActionType(type: unknown): boolean {
   return type === 'notify' || type === 'webhook' || type === 'messenger_bot';
 }
@@ -38,6 +40,7 @@ export function isTradeFlavouredQuery(query: unknown): boolean {
  */
 export type ActionClass = 'trade' | 'unknown' | 'notification' | 'none';
 
+/** Classifies the actions of a request body (`{query: {actions}}`) for signing: see {@link ActionClass}. */
 export function classifyRequestActions(body: unknown): ActionClass {
   const query = isRecord(body) ? body.query : undefined;
   if (!isRecord(query) || !Array.isArray(query.actions)) return 'none';

@@ -4,19 +4,25 @@
  * them. Deletion is soft: a terminal query gets `deleted`, keeps its status, and is gone from view.
  */
 
+/** Every status a query can have; `active` is the only live one. */
 export const QUERY_STATUSES = ['active', 'triggered', 'expired', 'cancelled', 'failed'] as const;
+/** The status of a query: `active`, or one of the terminal statuses. */
 export type QueryStatus = (typeof QUERY_STATUSES)[number];
+/** The statuses no event moves a query out of: triggered, expired, cancelled and failed. */
 export const TERMINAL_STATUSES: readonly QueryStatus[] = ['triggered', 'expired', 'cancelled', 'failed'];
 
+/** Whether a status is terminal (anything but `active`). */
 export function isTerminal(status: QueryStatus): boolean {
   return status !== 'active';
 }
 
+/** What the lifecycle tracks of a query: its status, and whether it was (softly) deleted. */
 export interface LifecycleState {
   status: QueryStatus;
   deleted: boolean;
 }
 
+/** Something that happens to a query, sent by the client or by the engine. */
 export type LifecycleEvent =
   /** Client: POST …/cancel. */
   | { type: 'cancel' }
@@ -29,6 +35,7 @@ export type LifecycleEvent =
   /** Engine: an action failed. */
   | { type: 'fail' };
 
+/** Why an event does not apply in a state, with the HTTP status and error code a host answers with. */
 export type TransitionRefusal = {
   ok: false;
   /** The HTTP status a host answers with. */
@@ -37,11 +44,16 @@ export type TransitionRefusal = {
   message: string;
 };
 
+/** The result of {@link transition}: the new state, or a refusal. */
 export type Transition = { ok: true; state: LifecycleState } | TransitionRefusal;
 
 /** The state of a query as create (or a draft's convert) leaves it. */
 export const CREATED: LifecycleState = Object.freeze({ status: 'active', deleted: false });
 
+/**
+ * Applies an event to a query's state (spec 3): the state it leads to, or why it is refused (a deleted query is
+ * 404; an event the status does not allow is 409).
+ */
 export function transition(state: LifecycleState, event: LifecycleEvent): Transition {
   if (state.deleted) {
     return { ok: false, httpStatus: 404, code: 'query-not-found', message: 'the query was deleted' };

@@ -7,6 +7,10 @@ import ipaddr from 'ipaddr.js';
  * This is the literal check; the sender resolves names and checks every address again at send time.
  */
 
+/**
+ * The verdict of {@link judgeHost}: allowed as a public address or name, or refused with the address range or
+ * the reason.
+ */
 export type HostVerdict =
   | { allowed: true; kind: 'public-address' | 'public-name' }
   | { allowed: false; kind: 'address'; range: string }
@@ -27,6 +31,7 @@ export function addressRange(address: string): string | undefined {
   return parsed.range();
 }
 
+/** Whether an IP address literal is public unicast (false for names and for every special range). */
 export function isPublicAddress(address: string): boolean {
   return addressRange(address) === 'unicast';
 }
@@ -51,6 +56,7 @@ export function judgeHost(hostname: string): HostVerdict {
   return { allowed: true, kind: 'public-name' };
 }
 
+/** The verdict of {@link judgeWebhookUrl}: the parsed URL (`insecure` for plain http), or an error code and message. */
 export type UrlVerdict =
   | { ok: true; url: URL; insecure: boolean }
   | { ok: false; code: 'webhook-url-invalid' | 'webhook-url-scheme' | 'webhook-url-credentials' | 'webhook-private-host'; message: string };

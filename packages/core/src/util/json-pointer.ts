@@ -1,17 +1,23 @@
 /** JSON Pointers (RFC 6901): how every diagnostic names the place it is about. */
 
+/** Escapes one reference token of a JSON pointer (`~` as `~0`, `/` as `~1`); a number is an array index. */
 export function escapePointerToken(token: string | number): string {
   if (typeof token === 'number') return String(token);
   if (!token.includes('~') && !token.includes('/')) return token;
   return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
+/**
+ * Appends reference tokens, escaped, to a JSON pointer: `joinPointer('/query', 'actions', 0)` is
+ * `/query/actions/0`.
+ */
 export function joinPointer(base: string, ...tokens: Array<string | number>): string {
   let pointer = base;
   for (const token of tokens) pointer += '/' + escapePointerToken(token);
   return pointer;
 }
 
+/** The unescaped reference tokens of a JSON pointer; the empty pointer (the whole document) has none. */
 export function parsePointer(pointer: string): string[] {
   if (pointer === '') return [];
   const tokens = pointer.slice(1).split('/');
@@ -60,6 +66,7 @@ export function readablePath(pointer: string): string {
   return out;
 }
 
+/** Whether a value is a plain JSON object: an object that is neither null nor an array. */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,6 @@
 import { readablePath } from '../util/json-pointer.js';
 
+/** How serious a diagnostic is: an error makes the request invalid, a warning or info does not. */
 export type Severity = 'error' | 'warning' | 'info';
 
 /** An edit of the document, addressed by JSON pointer, that a tool can apply to fix a diagnostic. */
@@ -7,6 +8,7 @@ export type JsonEdit =
   | { op: 'replace'; path: string; value: unknown }
   | { op: 'remove'; path: string };
 
+/** A repair a tool can offer for a diagnostic (a code action in the editor): a title and the edits that make it. */
 export interface DiagnosticFix {
   title: string;
   edits: JsonEdit[];
@@ -34,18 +36,22 @@ export function diagnosticText(diagnostic: Diagnostic): string {
 export class DiagnosticSink {
   readonly items: Diagnostic[] = [];
 
+  /** Adds a diagnostic as given. */
   report(diagnostic: Diagnostic): void {
     this.items.push(diagnostic);
   }
 
+  /** Adds an error at `path` (a JSON pointer), with an optional fix. */
   error(code: string, path: string, message: string, fix?: DiagnosticFix): void {
     this.report(fix ? { code, severity: 'error', message, path, fix } : { code, severity: 'error', message, path });
   }
 
+  /** Adds a warning at `path` (a JSON pointer), with an optional fix. */
   warning(code: string, path: string, message: string, fix?: DiagnosticFix): void {
     this.report(fix ? { code, severity: 'warning', message, path, fix } : { code, severity: 'warning', message, path });
   }
 
+  /** Whether any diagnostic collected so far is an error. */
   get hasErrors(): boolean {
     return this.items.some((item) => item.severity === 'error');
   }

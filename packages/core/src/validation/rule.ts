@@ -2,6 +2,10 @@ import type { ActionVisit, GroupVisit, LeafVisit } from '../language/query-walk.
 import type { DiagnosticSink } from './diagnostic.js';
 import type { ServedData } from './served-data.js';
 
+/**
+ * The access model a request is validated for: `api-key` (a caller with an API key) or `payment` (keyless:
+ * no trade actions, no credits quoted).
+ */
 export type ValidationMode = 'api-key' | 'payment';
 
 /**
@@ -39,7 +43,15 @@ export interface Rule {
   /** Each condition group. */
   group?: (group: GroupVisit, context: RuleContext) => void;
   /** Each leaf condition whose `source` is listed, or every leaf for `'*'`. */
-  leaf?: { sources: readonly string[] | '*'; check: (leaf: LeafVisit, context: RuleContext) => void };
+  leaf?: {
+    sources: readonly string[] | '*';
+    /** Checks one leaf, reporting through `context.sink`. */
+    check: (leaf: LeafVisit, context: RuleContext) => void;
+  };
   /** Each action (steps and llm callbacks) whose `type` is listed, or every action for `'*'`. */
-  action?: { types: readonly string[] | '*'; check: (action: ActionVisit, context: RuleContext) => void };
+  action?: {
+    types: readonly string[] | '*';
+    /** Checks one action, reporting through `context.sink`. */
+    check: (action: ActionVisit, context: RuleContext) => void;
+  };
 }

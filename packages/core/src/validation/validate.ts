@@ -11,6 +11,7 @@ import { runRules } from './run-rules.js';
 import { checkRequestSchema } from './schema-check.js';
 import { schemaDiagnostics } from './schema-errors.js';
 
+/** Options of {@link validate}: the access model, the instant to validate at, and what the host serves. */
 export interface ValidateOptions {
   /** `api-key` (default) or `payment`: the keyless model refuses trade actions and quotes no credits. */
   mode?: ValidationMode;

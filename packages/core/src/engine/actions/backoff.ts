@@ -11,8 +11,16 @@ export interface BackoffPolicy {
   random: () => number;
 }
 
+/**
+ * The retry policy of webhook and messenger bot deliveries unless configured: 4 attempts, delays from 1 s up to
+ * 30 s.
+ */
 export const DEFAULT_BACKOFF: BackoffPolicy = { maxAttempts: 4, baseMs: 1_000, maxMs: 30_000, random: Math.random };
 
+/**
+ * How long to wait after attempt number `attempt` failed (1 after the first attempt) under `policy`: the
+ * server's `retryAfterMs` when it sent one, else the jittered exponential delay; capped at `maxMs` either way.
+ */
 export function retryDelayMs(policy: BackoffPolicy, attempt: number, retryAfterMs?: number): number {
   if (retryAfterMs !== undefined && Number.isFinite(retryAfterMs) && retryAfterMs >= 0) return Math.min(policy.maxMs, retryAfterMs);
   const exponential = Math.min(policy.maxMs, policy.baseMs * 2 ** (attempt - 1));

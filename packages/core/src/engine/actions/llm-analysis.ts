@@ -13,9 +13,11 @@ import {
 } from '../interfaces.js';
 import { isoTime, settle } from '../maybe.js';
 
+/** What the llm action executor needs: the provider, the store that records sessions and an id source. */
 export interface LlmActionOptions {
   llm: LlmProvider | undefined;
   store: StateStore;
+  /** New ids for the LLM sessions it records. */
   newId: () => string;
   /** Whether the step is the query's first action: only those record LLM sessions (spec 2.3). */
   isFirstStep: (queryId: string, stepId: string) => boolean;

@@ -5,6 +5,7 @@ import { ActionError, type ActionContext, type ActionExecutor, type ActionOutcom
 import { isoTime } from '../maybe.js';
 import { type BackoffPolicy, DEFAULT_BACKOFF, retryDelayMs } from './backoff.js';
 
+/** Options of the messenger_bot executor: the HTTP transport, the scheduler that times retries, and limits. */
 export interface MessengerBotOptions {
   transport: HttpTransport;
   scheduler: SchedulerLike;

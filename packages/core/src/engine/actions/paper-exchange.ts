@@ -53,6 +53,7 @@ export class PaperExchange implements Exchange {
     return this.depositUsd + this.realizedUsd - margin;
   }
 
+  /** The open position in the symbol's asset (size signed: negative is short), or undefined when there is none. */
   position(symbol: string): { size: number; entry: number; leverage: number } | undefined {
     const position = this.positions.get(baseAsset(symbol));
     return position ? { ...position } : undefined;

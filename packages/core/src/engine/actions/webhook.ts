@@ -16,6 +16,10 @@ import { isoTime } from '../maybe.js';
 import { type BackoffPolicy, DEFAULT_BACKOFF, parseRetryAfter, retryDelayMs } from './backoff.js';
 import { hmacSha256Base64 } from './hmac-base64.js';
 
+/**
+ * Options of the webhook executor: the HTTP transport, the scheduler that times retries, signing secrets and
+ * limits.
+ */
 export interface WebhookOptions {
   transport: HttpTransport;
   scheduler: SchedulerLike;

@@ -57,23 +57,28 @@ export const TA_METHODS = [
   'stoch_d',
 ] as const;
 
+/** A `ta` method of the language, such as `rsi` or `macd_signal`. */
 export type TaMethod = (typeof TA_METHODS)[number];
 
 /** One computation of the library, serving one or more methods. */
 export type IndicatorFamily = 'rsi' | 'ema' | 'sma' | 'atr' | 'cci' | 'willr' | 'macd' | 'bbands' | 'stoch';
 
+/** The parameter of the single-period indicators (rsi, ema, sma, atr, cci, willr): the number of candles. */
 export interface PeriodParams {
   period: number;
 }
+/** MACD parameters: the fast and slow EMA periods and the period of the signal line. */
 export interface MacdParams {
   fastPeriod: number;
   slowPeriod: number;
   signalPeriod: number;
 }
+/** Bollinger Bands parameters: the period of the middle band and the band width in standard deviations. */
 export interface BbandsParams {
   period: number;
   stdDev: number;
 }
+/** Stochastic oscillator parameters: the period of %K and the period of its %D signal line. */
 export interface StochParams {
   period: number;
   signalPeriod: number;
