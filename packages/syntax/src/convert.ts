@@ -4,6 +4,10 @@ import { parseText } from './parse.js';
 import { printText } from './print/printer.js';
 import { PrintError } from './print/words.js';
 
+/**
+ * The result of {@link toJson} or {@link toText}: the converted text, or the problems that kept the conversion
+ * from happening.
+ */
 export type Conversion =
   | { ok: true; text: string }
   | {

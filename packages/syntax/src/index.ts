@@ -2,6 +2,8 @@
  * @eql/syntax: the text form of EQL (lexer, parser, printer, formatter, converters) and JSON
  * pointer → source range maps for the text form and for JSON, and `loadDocument`, which reads a document
  * of either form (the command line, the language server and the host all use it). Platform-neutral.
+ *
+ * @packageDocumentation
  */
 export { parseText, type ParseResult } from './parse.js';
 export type { SyntaxIssue } from './errors.js';

@@ -9,6 +9,10 @@ import { parseTokens } from './parser/parser.js';
 import { LineIndex } from './source-map/line-index.js';
 import type { SourceMap } from './source-map/types.js';
 
+/**
+ * What {@link parseText} gives: the request when the text parses, as much of it as could be read, the syntax
+ * errors and the source map.
+ */
 export interface ParseResult {
   /** The query request the text stands for; present only when there are no errors. */
   value?: JsonObject;

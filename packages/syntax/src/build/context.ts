@@ -6,6 +6,7 @@ import type { Span } from './cst.js';
 
 /** JSON values as the builder makes them. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
+/** A JSON object as the builder makes it: string keys to JSON values. */
 export interface JsonObject {
   [key: string]: JsonValue;
 }

@@ -11,6 +11,7 @@ import { looksLikeJson } from '../convert.js';
 /** The two forms of an EQL document: JSON (`*.eql.json`) and the text form (`*.eql`). */
 export type DocumentForm = 'json' | 'text';
 
+/** A place to locate in a document: a JSON pointer, and whether the range wanted is the property's name. */
 export interface PointerQuery {
   pointer: string;
   /** The range of the property's name rather than of its value, when it has one. */

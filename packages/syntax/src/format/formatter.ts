@@ -6,6 +6,7 @@ import { LineIndex } from '../source-map/line-index.js';
 import { rangeOfPointer } from '../source-map/lookup.js';
 import { attachComments } from './comments.js';
 
+/** What {@link formatText} gives: the formatted text, or the syntax errors that kept it from formatting. */
 export interface FormatResult {
   /** The canonical text; absent when the text does not parse. */
   text?: string;

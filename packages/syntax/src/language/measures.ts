@@ -9,6 +9,10 @@ export interface Series {
   method: string;
 }
 
+/**
+ * Every measure word of the text form, with the source and method it stands for (`rsi` is ta.rsi, `price` is
+ * price.current).
+ */
 export const MEASURES: ReadonlyMap<string, Series> = new Map<string, Series>([
   ['price', { source: 'price', method: 'current' }],
   ['change', { source: 'price', method: 'change' }],

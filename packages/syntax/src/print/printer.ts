@@ -5,6 +5,7 @@ import { type CommentMap, Out } from './out.js';
 import { expectObject, has, onlyKeys, optionsText } from './shapes.js';
 import { durationText, PrintError, quoted } from './words.js';
 
+/** Options of {@link printText}. */
 export interface PrintOptions {
   /** Comments to place around the lines of the pointers they belong to (the formatter's). */
   comments?: CommentMap;

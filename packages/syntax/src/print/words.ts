@@ -10,6 +10,7 @@ import { LineIndex } from '../source-map/line-index.js';
  * parser cannot disagree.
  */
 
+/** Thrown by {@link printText} for a request the text form cannot say; `pointer` names the value. */
 export class PrintError extends Error {
   constructor(
     message: string,
