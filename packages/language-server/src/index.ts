@@ -2,6 +2,8 @@
  * @eql/language-server: the EQL language server. `createEqlServices()` builds the services (each an
  * interface with a `Default*` class), `startServer(connection)` wires them to an LSP connection, and
  * the bin `eql-language-server --stdio` (or `--node-ipc`) runs them for any LSP client.
+ *
+ * @packageDocumentation
  */
 export { createEqlServices, type EqlServiceOptions, type EqlServiceOverrides, type EqlServices } from './services.js';
 export { startServer, SERVER_INFO } from './server/start-server.js';

@@ -32,6 +32,10 @@ export interface EqlServices {
 /** Replacements for default services: each gets the services built before it (in the order of `EqlServices`). */
 export type EqlServiceOverrides = { [K in keyof EqlServices]?: (services: Partial<EqlServices>) => EqlServices[K] };
 
+/**
+ * Options of {@link createEqlServices}: initial settings, the clock, the debounce timers and replacements for
+ * default services.
+ */
 export interface EqlServiceOptions {
   /** Initial settings (the shape of `initializationOptions` or the `eql` settings section). */
   settings?: unknown;

@@ -19,6 +19,7 @@ export interface EqlSettings {
   };
 }
 
+/** The settings before a client sends any: common symbols for completion, a 150 ms debounce, the `api-key` mode. */
 export const DEFAULT_SETTINGS: EqlSettings = {
   symbols: ['BTC', 'ETH', 'SOL', 'XRP', 'DOGE', 'BNB', 'ADA', 'AVAX', 'LINK', 'SUI', 'BTC-PERP', 'ETH-PERP', 'BTC/USDT'],
   validation: { debounceMs: 150, mode: 'api-key' },
@@ -66,6 +67,7 @@ export class SettingsStore {
     this.value = readSettings(initial);
   }
 
+  /** The settings in effect now. */
   get current(): EqlSettings {
     return this.value;
   }
@@ -77,6 +79,7 @@ export class SettingsStore {
     return this.value;
   }
 
+  /** Calls `listener` with the new settings after each update; returns a function that stops it. */
   onChange(listener: (settings: EqlSettings) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

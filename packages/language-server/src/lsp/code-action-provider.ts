@@ -17,9 +17,14 @@ export interface CodeActionRequest {
  * own form, and the conversion to the other form.
  */
 export interface CodeActionProvider {
+  /**
+   * The quick fixes for the diagnostics in the requested range, and the conversion of the document to its other
+   * form.
+   */
   codeActions(document: ValidatedDocument, params: CodeActionRequest): CodeAction[];
 }
 
+/** The code action provider of the server, locating the fixes' edits through the diagnostic provider. */
 export class DefaultCodeActionProvider implements CodeActionProvider {
   constructor(private readonly diagnostics: DiagnosticProvider) {}
 

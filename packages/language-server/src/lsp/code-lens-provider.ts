@@ -5,9 +5,11 @@ import { callsLine, costOf, costTitle } from './cost.js';
 
 /** A lens on the first line with the estimated cost: `≈ 125 credits ($1.125) · LLM calls ≤ 24`. */
 export interface CodeLensProvider {
+  /** The cost lens of a document, or none when no cost can be estimated (no query could be read). */
   codeLenses(document: ValidatedDocument): CodeLens[];
 }
 
+/** The code lens provider of the server. */
 export class DefaultCodeLensProvider implements CodeLensProvider {
   codeLenses(document: ValidatedDocument): CodeLens[] {
     const cost = costOf(document);

@@ -11,9 +11,11 @@ import { TextCompletion } from './completion/text-completion.js';
  * `eql.symbols`.
  */
 export interface CompletionProvider {
+  /** The completion items at a position, for the document's form; empty when nothing fits there. */
   complete(document: ParsedDocument, position: Position): CompletionItem[];
 }
 
+/** The completion provider of the server: reads the schema, and the symbols from the `eql.symbols` setting. */
 export class DefaultCompletionProvider implements CompletionProvider {
   private readonly text: TextCompletion;
   private readonly json: JsonCompletion;

@@ -5,9 +5,11 @@ import type { ConvertResult } from './commands.js';
 
 /** A document in the other form (`@eql/syntax`'s `toJson` / `toText`), with the URI it would go to. */
 export interface ConversionProvider {
+  /** The document converted to `to` (by default its other form), or the problems that keep it from converting. */
   convert(document: ParsedDocument, to?: DocumentForm): ConvertResult;
 }
 
+/** The conversion provider of the server: JSON indented by two spaces, the text form in its canonical layout. */
 export class DefaultConversionProvider implements ConversionProvider {
   convert(document: ParsedDocument, to: DocumentForm = document.form === 'text' ? 'json' : 'text'): ConvertResult {
     const { value, errors } = document.parse;

@@ -3,11 +3,17 @@ import { type Diagnostic, DiagnosticSeverity, type Range } from 'vscode-language
 import type { ParsedDocument, ValidatedDocument } from '../workspace/eql-document.js';
 import { lspRange } from '../workspace/lsp-ranges.js';
 
+/** The `source` of every diagnostic the server publishes, shown by editors next to the message. */
 export const DIAGNOSTIC_SOURCE = 'eql';
+/** The diagnostic `code` of syntax errors; the validator's findings keep their own codes. */
 export const SYNTAX_CODE = 'syntax';
 
 /** Turns a validated document into LSP diagnostics: syntax errors, or the validator's findings at their tokens. */
 export interface DiagnosticProvider {
+  /**
+   * The document's diagnostics: its syntax errors when it has any, else the validator's findings, each at the
+   * range of its JSON pointer.
+   */
   diagnostics(document: ValidatedDocument): Diagnostic[];
   /** Where a validator diagnostic lands in the document. */
   rangeOf(document: ParsedDocument, diagnostic: EqlDiagnostic): Range;
@@ -24,6 +30,7 @@ const EMPTY_RANGE: Range = { start: { line: 0, character: 0 }, end: { line: 0, c
 /** Codes about a property's name rather than its value: the squiggle goes on the name. */
 const ON_KEY = new Set(['unknown-property', 'invalid-property-name']);
 
+/** The diagnostic provider of the server; computes the diagnostics of each validated version once. */
 export class DefaultDiagnosticProvider implements DiagnosticProvider {
   private readonly cache = new WeakMap<ValidatedDocument, Diagnostic[]>();
 

@@ -6,9 +6,11 @@ import { comparePositions, lspRange } from '../workspace/lsp-ranges.js';
 
 /** The outline: the condition groups (nested) with their conditions, and the actions by step id. */
 export interface DocumentSymbolProvider {
+  /** The outline of a document: empty when nothing of it could be read. */
   symbols(document: ParsedDocument): DocumentSymbol[];
 }
 
+/** The document symbol provider of the server. */
 export class DefaultDocumentSymbolProvider implements DocumentSymbolProvider {
   symbols(document: ParsedDocument): DocumentSymbol[] {
     const request = document.parse.value ?? document.parse.partial;

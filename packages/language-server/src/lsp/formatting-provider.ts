@@ -5,9 +5,14 @@ import { minimalEdit } from './text-edits.js';
 
 /** The canonical layout: `formatText` for the text form, indented JSON for JSON; nothing for text that does not parse. */
 export interface FormattingProvider {
+  /**
+   * The edits that give the document its canonical layout: none when it is already formatted or does not parse.
+   * JSON is indented as `options` say.
+   */
   format(document: ParsedDocument, options: FormattingOptions): TextEdit[];
 }
 
+/** The formatting provider of the server, with one edit over the lines that change. */
 export class DefaultFormattingProvider implements FormattingProvider {
   format(document: ParsedDocument, options: FormattingOptions): TextEdit[] {
     const formatted = document.form === 'text' ? this.formatTextForm(document) : this.formatJson(document, options);

@@ -13,9 +13,11 @@ import { costMarkdown, costOf } from './cost.js';
  * under the cursor, and on `when` / `"query"` / the document itself the estimated cost.
  */
 export interface HoverProvider {
+  /** The hover at a position (markdown), or null when there is nothing to say there. */
   hover(document: ValidatedDocument, position: Position): Hover | null;
 }
 
+/** The hover provider of the server, reading descriptions from the schema model. */
 export class DefaultHoverProvider implements HoverProvider {
   constructor(private readonly schema: SchemaModel) {}
 

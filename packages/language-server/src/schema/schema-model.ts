@@ -17,6 +17,10 @@ export interface PropertyInfo {
   values?: readonly unknown[];
 }
 
+/**
+ * One value to choose from (a source, method, action type or operator) with its description for completion and
+ * hover.
+ */
 export interface ChoiceInfo {
   name: string;
   description?: string;
@@ -39,6 +43,7 @@ export interface SchemaModel {
    * `if` (a condition or a group).
    */
   propertiesAt(request: unknown, pointer: string, options?: { without?: string }): PropertyInfo[];
+  /** The condition sources (price, ta, tweet, news, llm, cron). */
   sources(): ChoiceInfo[];
   /** Methods of a source; empty for sources without methods (tweet, news). */
   methods(source: string): ChoiceInfo[];
@@ -46,9 +51,11 @@ export interface SchemaModel {
   conditionDoc(source: string, method?: string): string | undefined;
   /** Arguments of a condition. */
   args(source: string, method?: string): PropertyInfo[];
+  /** The action types (notify, webhook, messenger_bot, llm, market_order, limit_order). */
   actionTypes(): ChoiceInfo[];
   /** Params of an action type, or of a callback action of an llm action. */
   params(type: string, options?: { callback?: boolean }): PropertyInfo[];
+  /** The comparison operators, each with what it means. */
   operators(): ChoiceInfo[];
   /** The named definition (`$defs/<name>`). */
   definition(name: string): SchemaNode | undefined;
@@ -65,6 +72,7 @@ const OPERATOR_DOCS: Readonly<Record<string, string>> = {
   crosses_below: 'holds only at the tick where the value passes below the threshold (previous >= threshold > new)',
 };
 
+/** The schema model of the server, over `eqlSchema` by default (tests may pass another schema). */
 export class DefaultSchemaModel implements SchemaModel {
   private readonly defs: Readonly<Record<string, SchemaNode>>;
 

@@ -1,6 +1,10 @@
 import { CodeActionKind, type ServerCapabilities, TextDocumentSyncKind } from 'vscode-languageserver';
 import { COMMANDS } from '../lsp/commands.js';
 
+/**
+ * What the server tells clients it can do in its `initialize` response: incremental sync, completion, hover,
+ * quick fixes and conversions, formatting, symbols, code lenses and its commands.
+ */
 export const SERVER_CAPABILITIES: ServerCapabilities = {
   textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
   completionProvider: { triggerCharacters: [' ', '(', ',', '"', ':'] },

@@ -5,6 +5,7 @@ import { createEqlServices, type EqlServices } from '../services.js';
 import type { DocumentForm } from '../workspace/document-form.js';
 import { SERVER_CAPABILITIES } from './capabilities.js';
 
+/** The server's name and version, as sent in its `initialize` response. */
 export const SERVER_INFO = { name: 'eql-language-server', version: '0.1.0' } as const;
 
 /**

@@ -2,6 +2,7 @@ import { type DocumentForm, looksLikeJson } from '@eql/syntax';
 
 export type { DocumentForm };
 
+/** The LSP language ids of the two forms: `eql` for the text form, `eql-json` for JSON. */
 export const LANGUAGE_IDS = { text: 'eql', json: 'eql-json' } as const;
 
 /**

@@ -7,10 +7,13 @@ import type { DocumentState, ParsedDocument, ValidatedDocument } from './eql-doc
 
 /** Timers, injectable so that tests and benchmarks can drive the debounce. */
 export interface Timers {
+  /** Calls `callback` once after `ms` milliseconds; returns a handle for `clear`. */
   set(callback: () => void, ms: number): unknown;
+  /** Cancels a timer set by `set`, if it has not run yet. */
   clear(handle: unknown): void;
 }
 
+/** The timers of the runtime: setTimeout and clearTimeout. */
 export const REAL_TIMERS: Timers = {
   set: (callback, ms) => setTimeout(callback, ms),
   clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
@@ -22,19 +25,30 @@ export const REAL_TIMERS: Timers = {
  * wait for that: `get(uri, state)` brings the latest text up to the state the feature needs.
  */
 export interface DocumentManager {
+  /** Starts tracking a document the client opened, and validates it at once. */
   open(uri: string, languageId: string, version: number, text: string): void;
+  /** Applies the client's edits to an open document and schedules its validation after the debounce time. */
   change(uri: string, version: number, changes: readonly TextDocumentContentChangeEvent[]): void;
+  /** Stops tracking a document the client closed. */
   close(uri: string): void;
+  /** The latest text of an open document, parsed; undefined when the document is not open. */
   get(uri: string, state: 'parsed'): ParsedDocument | undefined;
+  /**
+   * The latest text of an open document, parsed and validated (now, when its validation is still pending);
+   * undefined when the document is not open.
+   */
   get(uri: string, state: 'validated'): ValidatedDocument | undefined;
   /** The state the latest text of a document has reached. */
   stateOf(uri: string): DocumentState | undefined;
+  /** Whether the document is open. */
   has(uri: string): boolean;
+  /** The URIs of the open documents. */
   uris(): string[];
   /** Called once per version when that version is validated (to publish its diagnostics). */
   onValidated(listener: (document: ValidatedDocument) => void): () => void;
   /** Validates every open document again (after a settings change). */
   revalidateAll(): void;
+  /** Cancels pending validations and forgets every document and listener. */
   dispose(): void;
 }
 
@@ -47,6 +61,7 @@ interface Entry {
   timer?: unknown;
 }
 
+/** The document manager of the server: parses and validates on demand, caching both per version. */
 export class DefaultDocumentManager implements DocumentManager {
   private readonly entries = new Map<string, Entry>();
   private readonly listeners = new Set<(document: ValidatedDocument) => void>();

@@ -8,6 +8,7 @@ export interface DocumentValidator {
   validate(parse: ParseOutcome): ValidationResult | undefined;
 }
 
+/** The document validator of the server: the core validator with the mode and served data of the settings. */
 export class DefaultDocumentValidator implements DocumentValidator {
   constructor(
     private readonly settings: SettingsStore,
