@@ -3,9 +3,13 @@ import { styleText } from 'node:util';
 
 /** Where a command reads and writes; tests pass their own. */
 export interface CliIo {
+  /** Writes text to standard output as is (no newline added). */
   stdout: (text: string) => void;
+  /** Writes text to standard error as is (no newline added). */
   stderr: (text: string) => void;
+  /** Reads all of standard input as UTF-8 (for a file argument of `-`). */
   readStdin: () => Promise<string>;
+  /** Reads a file as UTF-8. */
   readFile: (path: string) => Promise<string>;
   /** Writes a file (`eql fmt --write`); an IO without it cannot write. */
   writeFile?: (path: string, text: string) => Promise<void>;
