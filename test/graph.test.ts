@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
  * sources through the `@eql/source` export condition, so the arrows between packages are seen.
  */
 
-const SOURCES = ['packages/core/src', 'packages/syntax/src', 'packages/adapters/src', 'packages/market-data/src', 'packages/llm/src', 'packages/builder/src', 'packages/server/src', 'packages/cli/src', 'packages/language-server/src'];
+const SOURCES = ['packages/core/src', 'packages/syntax/src', 'packages/adapters/src', 'packages/market-data/src', 'packages/llm/src', 'packages/builder/src', 'packages/venue-ccxt/src', 'packages/x402/src', 'packages/server/src', 'packages/cli/src', 'packages/language-server/src'];
 const IO_PACKAGES = 'node_modules/(fastify|@fastify/|undici|ccxt|better-sqlite3|vscode-languageserver|vscode-languageclient|vscode-jsonrpc|openai|viem|pino)';
 
 /** A package may import only the packages listed (and itself). */
@@ -24,6 +24,20 @@ const FORBIDDEN: IForbiddenRuleType[] = [
   { name: 'no-circular', severity: 'error', from: { path: '^packages/' }, to: { circular: true } },
   { name: 'core-no-node', comment: 'the core runs anywhere: no Node built-ins', severity: 'error', from: { path: '^packages/core/src' }, to: { dependencyTypes: ['core'] } },
   { name: 'core-no-io', comment: 'the core knows nothing of HTTP, SQL, venues or LSP', severity: 'error', from: { path: '^packages/core/src' }, to: { path: IO_PACKAGES } },
+  {
+    name: 'x402-framework-free',
+    comment: 'the root of @eql/x402 serves any server: Fastify only under src/fastify',
+    severity: 'error',
+    from: { path: '^packages/x402/src/(?!fastify/)' },
+    to: { path: 'node_modules/(fastify|fastify-plugin|@fastify/)' },
+  },
+  {
+    name: 'ccxt-only-in-venue-ccxt',
+    comment: 'ccxt (a large library) comes only with @eql/venue-ccxt, which the host loads when configured',
+    severity: 'error',
+    from: { path: '^packages/(?!venue-ccxt/)' },
+    to: { path: 'node_modules/ccxt' },
+  },
   { name: 'syntax-no-node', severity: 'error', from: { path: '^packages/syntax/src' }, to: { dependencyTypes: ['core'] } },
   { name: 'syntax-no-io', severity: 'error', from: { path: '^packages/syntax/src' }, to: { path: IO_PACKAGES } },
   only('core', []),
@@ -33,8 +47,10 @@ const FORBIDDEN: IForbiddenRuleType[] = [
   only('market-data', ['core']),
   only('llm', ['core', 'market-data']),
   only('builder', ['core', 'llm']),
-  only('server', ['core', 'syntax', 'adapters', 'market-data', 'llm', 'builder']),
-  only('cli', ['core', 'syntax', 'adapters', 'market-data', 'llm', 'builder', 'server']),
+  only('venue-ccxt', ['core', 'adapters']),
+  only('x402', []),
+  only('server', ['core', 'syntax', 'adapters', 'market-data', 'llm', 'builder', 'x402', 'venue-ccxt']),
+  only('cli', ['core', 'syntax', 'adapters', 'market-data', 'llm', 'builder', 'x402', 'venue-ccxt', 'server']),
 ];
 
 describe('the dependency graph', () => {

@@ -2,11 +2,11 @@ import { join } from 'node:path';
 import swagger from '@fastify/swagger';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
-import { CcxtExchange, createCcxtClient } from '@eql/adapters';
 import { authenticate, isAutoRequest } from './auth/authenticate.js';
 import { hmacCheck } from './auth/hmac-check.js';
 import { defaultConfig, type HostConfig, PLANS } from './config.js';
 import type { HostContext } from './context.js';
+import { publicCcxtExchange } from './host/ccxt-venue.js';
 import { ccxtConnector, HostEngine, type HostEngineOptions } from './host/host-engine.js';
 import { isoStates } from './host/query-service.js';
 import { SqlitePriceHistory } from './store/sqlite-price-history.js';
@@ -32,10 +32,7 @@ import { chatRoutes } from './routes/chat/chat-routes.js';
 import { marketRoutes } from './routes/market/market-routes.js';
 import { x402Routes } from './routes/x402/x402-routes.js';
 import { OwnerKeys } from './host/owner-keys.js';
-import { createPaymentConfig } from './payment/payment-config.js';
-import type { PaymentFacilitator } from './payment/facilitator-client.js';
-import { MemoryPaymentLedger } from './payment/payment-ledger.js';
-import { SqlitePaymentLedger } from './payment/sqlite-payment-ledger.js';
+import { createPaymentConfig, MemoryPaymentLedger, SqlitePaymentLedger, type PaymentFacilitator } from '@eql/x402';
 import type { HostStore } from './store/store.js';
 
 export interface BuildOptions {
@@ -117,7 +114,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
     hub,
     usage,
     connectExchange: options.connectExchange ?? ccxtConnector,
-    publicExchange: options.publicExchange ?? (async (exchangeId) => new CcxtExchange(await createCcxtClient(exchangeId, {}))),
+    publicExchange: options.publicExchange ?? publicCcxtExchange,
     market,
     analyst,
     builders,
@@ -203,7 +200,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   if (config.x402.payTo) {
     const payments = createPaymentConfig({ payTo: config.x402.payTo, agentSecrets: config.x402.agentSecrets, ...(config.x402.network ? { network: config.x402.network } : {}), ...(config.x402.facilitatorUrl ? { facilitatorUrl: config.x402.facilitatorUrl } : {}) });
     const ledger = store instanceof SqliteStore ? new SqlitePaymentLedger(store.db) : new MemoryPaymentLedger();
-    x402Routes(app, context, { payments, ledger, owners: new OwnerKeys(store, box), ...(options.facilitator ? { facilitator: options.facilitator } : {}) });
+    await x402Routes(app, context, { payments, ledger, owners: new OwnerKeys(store, box), ...(options.facilitator ? { facilitator: options.facilitator } : {}) });
   }
   // The generated document with the EQL schema in place (the same as schemas/openapi.json).
   let openapi: Record<string, unknown> | undefined;

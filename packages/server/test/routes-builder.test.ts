@@ -7,7 +7,7 @@ import { seedMarketData, SqliteMarketData } from '@eql/market-data';
 import { testHost, type TestHost } from './support/host.js';
 import { DEMO_PATH } from '../../market-data/test/support/market-reference.js';
 import { OpenAiStub } from '../../llm/test/support/openai-stub.js';
-import { newPayer } from './support/x402-payer.js';
+import { newPayer } from '../../x402/test/support/x402-payer.js';
 
 const AGENT = 'agent-secret-of-the-builder-tests';
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedMarketData, SqliteMarketData } from '@eql/market-data';
 import { testHost, type TestHost } from './support/host.js';
 import { DEMO_PATH } from '../../market-data/test/support/market-reference.js';
-import { newPayer } from './support/x402-payer.js';
+import { newPayer } from '../../x402/test/support/x402-payer.js';
 
 const PAY_TO = '0x1111111111111111111111111111111111111111';
 const AGENT = 'agent-secret-of-the-tests-0001';

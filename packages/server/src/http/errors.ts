@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ModelError } from '@eql/llm';
+import { PaymentHttpError } from '@eql/x402';
 
 /**
  * Every error of the host has one body: `{success: false, error: {code, message, details?}}`, with a
@@ -59,7 +60,7 @@ function classify(error: FastifyError): { status: number; code: string; message:
   return { status: 500, code: 'internal_error', message: 'the host failed to handle the request' };
 }
 
-export function handleError(error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function handleError(error: FastifyError | ApiError | PaymentHttpError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof ModelError) {
     // The language model did not answer: the upstream's fault, said so (the message carries no secret).
     return reply.status(error.code === 'LLM_TIMEOUT' ? 504 : 502).send(errorBody(error.code.toLowerCase(), error.message));
@@ -68,6 +69,7 @@ export function handleError(error: FastifyError | ApiError, request: FastifyRequ
     if (error.headers) void reply.headers(error.headers);
     return reply.status(error.statusCode).send(errorBody(error.code, error.message, error.details));
   }
+  if (error instanceof PaymentHttpError) return reply.status(error.statusCode).send(errorBody(error.code, error.message));
   const classified = classify(error);
   if (classified.status >= 500) request.log.error({ err: error }, 'unhandled error');
   return reply.status(classified.status).send(errorBody(classified.code, classified.message, classified.details));

@@ -4,11 +4,8 @@ import { ApiError } from '../../http/errors.js';
 import { cancelQuery, pollQuery, sessionOfQuery, sessionsOfQuery } from '../../host/query-actions.js';
 import { checkForCreate, createQuery, requestBody } from '../../host/query-service.js';
 import type { OwnerKeys } from '../../host/owner-keys.js';
-import { agentGate } from '../../payment/agent-gate.js';
-import type { PaymentFacilitator } from '../../payment/facilitator-client.js';
-import type { PaymentConfig } from '../../payment/payment-config.js';
-import { paymentGate, type PaymentGateOptions } from '../../payment/payment-gate.js';
-import type { PaymentLedger } from '../../payment/payment-ledger.js';
+import type { PaymentConfig, PaymentFacilitator, PaymentLedger } from '@eql/x402';
+import { x402Payments, type X402RouteConfig } from '@eql/x402/fastify';
 import { CHAT_CREDITS, chatBodySchema, chatResponseSchema, parseChatRequest } from '../chat/chat-request.js';
 import { chatTurn } from '../chat/chat-turn.js';
 import { builderBodySchema, builderResponseSchema, builderTurn, parseBuilderRequest } from '../chat/builder-turn.js';
@@ -36,17 +33,20 @@ const tagged = <T extends object>(schema: T, security: 'payment' | 'agent' | 'pa
   security: security === 'payment' ? [{ x402Payment: [] }] : security === 'agent' ? [{ agentSecret: [] }] : [{ agentSecret: [], x402Payment: [] }],
 });
 
+/** The route config of a paid route (`@eql/x402/fastify`'s plugin gates it). */
+const paid = (credits: X402RouteConfig['credits'], description: string, agent = false): { x402: X402RouteConfig } => ({ x402: { credits, description, agent } });
+/** The route config of an agent route without payment. */
+const agentOnly = { x402: { agent: true } } satisfies { x402: X402RouteConfig };
+
 /**
  * Spec 4.5: the payment-model routes. Paid routes check the request first (a bad one is a 400 before
  * any payment is asked), then take a USDC payment (docs/x402.md); agent routes need the agent secret and
  * see only that agent's queries. Payments and owners are recorded in the credits ledger of the owner's
- * key row (see OwnerKeys).
+ * key row (see OwnerKeys). The gates are those of the `x402Payments` plugin, set by each route's config.
  */
-export function x402Routes(app: FastifyInstance, context: HostContext, options: X402Options): void {
+export async function x402Routes(app: FastifyInstance, context: HostContext, options: X402Options): Promise<void> {
   const { owners } = options;
-  const agent = agentGate(options.payments);
-  const gate = (credits: PaymentGateOptions['credits'], description: string) =>
-    paymentGate({ config: options.payments, ledger: options.ledger, credits, description, now: context.now, ...(options.facilitator ? { facilitator: options.facilitator } : {}) });
+  await app.register(x402Payments, { config: options.payments, ledger: options.ledger, now: context.now, ...(options.facilitator ? { facilitator: options.facilitator } : {}) });
   const payerOf = (request: FastifyRequest) => {
     if (!request.payment) throw new ApiError(402, 'payment_missing', 'this route needs a payment');
     return owners.of(`payer:${request.payment.payer.toLowerCase()}`);
@@ -65,11 +65,11 @@ export function x402Routes(app: FastifyInstance, context: HostContext, options: 
   // Data (1 credit each).
   const data = (path: string, schema: { response: Record<string | number, unknown> }, description: string, answer: (query: Query) => Promise<unknown>, check: (query: Query) => unknown) => {
     // The parameters are checked while pricing: a bad request is a 400 before any payment is asked.
-    const paid = gate((request) => {
+    const pricing = (request: FastifyRequest): number => {
       check(request.query as Query);
       return X402_DATA_CREDITS;
-    }, description);
-    app.get(path, { schema: tagged(paidTwin(schema)), ...paid.hooks }, async (request) => {
+    };
+    app.get(path, { schema: tagged(paidTwin(schema)), config: paid(pricing, description) }, async (request) => {
       const body = await answer(request.query as Query);
       await record(request, path.replace('/x402/v2/', ''), request.id);
       return body;
@@ -82,8 +82,8 @@ export function x402Routes(app: FastifyInstance, context: HostContext, options: 
   data('/x402/v2/aggregations/trending-cas/telegram', M.trendingCasTelegram, 'Trending contract addresses on Telegram', (query) => trendingContracts(context, 'telegram', query), range);
 
   // Chat (fast 5, expert 18): the request is checked while pricing it, so a bad one costs nothing.
-  const chat = gate((request) => CHAT_CREDITS[parseChatRequest(request.body as Record<string, unknown>).speed], 'An answer of the analyst');
-  app.post('/x402/v2/chat', { schema: tagged({ summary: 'One complete answer of the analyst, paid per request', body: chatBodySchema, response: { 200: chatResponseSchema } }), ...chat.hooks }, async (request) => {
+  const chat = paid((request) => CHAT_CREDITS[parseChatRequest(request.body as Record<string, unknown>).speed], 'An answer of the analyst');
+  app.post('/x402/v2/chat', { schema: tagged({ summary: 'One complete answer of the analyst, paid per request', body: chatBodySchema, response: { 200: chatResponseSchema } }), config: chat }, async (request) => {
     const owner = await payerOf(request);
     const answer = await chatTurn(context, owner.id, parseChatRequest(request.body as Record<string, unknown>));
     await record(request, 'chat', answer.sessionId);
@@ -91,8 +91,8 @@ export function x402Routes(app: FastifyInstance, context: HostContext, options: 
   });
 
   // The query builder (fast 5, expert 18), in payment mode: it offers no trade actions.
-  const builder = gate((request) => CHAT_CREDITS[parseBuilderRequest(request.body as Record<string, unknown>).speed], 'A reply of the query builder');
-  app.post('/x402/v2/auto/chat', { schema: tagged({ summary: 'The AI query builder, paid per request', body: builderBodySchema, response: { 200: builderResponseSchema } }), ...builder.hooks }, async (request) => {
+  const builder = paid((request) => CHAT_CREDITS[parseBuilderRequest(request.body as Record<string, unknown>).speed], 'A reply of the query builder');
+  app.post('/x402/v2/auto/chat', { schema: tagged({ summary: 'The AI query builder, paid per request', body: builderBodySchema, response: { 200: builderResponseSchema } }), config: builder }, async (request) => {
     const owner = await payerOf(request);
     const answer = await builderTurn(context, context.builders.payment, owner.id, parseBuilderRequest(request.body as Record<string, unknown>));
     await record(request, 'builder', answer.sessionId);
@@ -100,13 +100,13 @@ export function x402Routes(app: FastifyInstance, context: HostContext, options: 
   });
 
   // Agent routes.
-  const create = gate((request) => checkForCreate(requestBody(request.body), 'payment', context.now(), context.host.served()).estimatedCost.credits, 'Create an EQL query');
-  app.post('/x402/v2/auto/queries', { onRequest: agent, schema: tagged(X.create, 'paid agent'), ...create.hooks }, async (request, reply) => {
+  const create = paid((request) => checkForCreate(requestBody(request.body), 'payment', context.now(), context.host.served()).estimatedCost.credits, 'Create an EQL query', true);
+  app.post('/x402/v2/auto/queries', { schema: tagged(X.create, 'paid agent'), config: create }, async (request, reply) => {
     const owner = await agentOf(request);
-    const { created } = await createQuery(context, owner, requestBody(request.body), { requireValidation: false, mode: 'payment', beforeCommit: () => create.settle(request) });
+    const { created } = await createQuery(context, owner, requestBody(request.body), { requireValidation: false, mode: 'payment', beforeCommit: () => request.settlePayment() });
     return reply.status(201).send(created);
   });
-  app.post('/x402/v2/auto/queries/validate', { onRequest: agent, schema: tagged(X.validate, 'agent') }, (request) => {
+  app.post('/x402/v2/auto/queries/validate', { config: agentOnly, schema: tagged(X.validate, 'agent') }, (request) => {
     try {
       const result = checkForCreate(requestBody(request.body), 'payment', context.now(), context.host.served());
       return result;
@@ -116,10 +116,10 @@ export function x402Routes(app: FastifyInstance, context: HostContext, options: 
       throw error;
     }
   });
-  app.post('/x402/v2/auto/queries/:queryId', { onRequest: agent, schema: tagged(X.poll, 'agent') }, async (request) => pollQuery(context, (await agentOf(request)).id, (request.params as { queryId: string }).queryId));
-  app.post('/x402/v2/auto/queries/:queryId/cancel', { onRequest: agent, schema: tagged(X.cancel, 'agent') }, async (request) => cancelQuery(context, (await agentOf(request)).id, (request.params as { queryId: string }).queryId));
-  app.post('/x402/v2/auto/queries/:queryId/sessions', { onRequest: agent, schema: tagged(X.sessions, 'agent') }, async (request) => sessionsOfQuery(context, (await agentOf(request)).id, (request.params as { queryId: string }).queryId));
-  app.post('/x402/v2/auto/queries/:queryId/sessions/:sessionId', { onRequest: agent, schema: tagged(X.session, 'agent') }, async (request) => {
+  app.post('/x402/v2/auto/queries/:queryId', { config: agentOnly, schema: tagged(X.poll, 'agent') }, async (request) => pollQuery(context, (await agentOf(request)).id, (request.params as { queryId: string }).queryId));
+  app.post('/x402/v2/auto/queries/:queryId/cancel', { config: agentOnly, schema: tagged(X.cancel, 'agent') }, async (request) => cancelQuery(context, (await agentOf(request)).id, (request.params as { queryId: string }).queryId));
+  app.post('/x402/v2/auto/queries/:queryId/sessions', { config: agentOnly, schema: tagged(X.sessions, 'agent') }, async (request) => sessionsOfQuery(context, (await agentOf(request)).id, (request.params as { queryId: string }).queryId));
+  app.post('/x402/v2/auto/queries/:queryId/sessions/:sessionId', { config: agentOnly, schema: tagged(X.session, 'agent') }, async (request) => {
     const { queryId, sessionId } = request.params as { queryId: string; sessionId: string };
     return sessionOfQuery(context, (await agentOf(request)).id, queryId, sessionId);
   });

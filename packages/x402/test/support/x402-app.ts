@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
-import { ApiError, errorBody, handleError } from '../../src/http/errors.js';
-import { agentGate, createPaymentConfig, MemoryPaymentLedger, paymentGate, type PaymentConfig, type PaymentFacilitator, type PaymentLedger } from '../../src/payment/index.js';
+import { errorBody, handleError } from './error-handler.js';
+import { agentGate, paymentGate } from '../../src/fastify/index.js';
+import { createPaymentConfig, MemoryPaymentLedger, PaymentHttpError, type PaymentConfig, type PaymentFacilitator, type PaymentLedger } from '../../src/index.js';
 
 /** The agent secrets of the test apps. */
 export const AGENT_SECRETS = ['agent-secret-one-0123456789', 'agent-secret-two-0123456789'];
@@ -15,7 +16,7 @@ export function chatCredits(request: FastifyRequest): number {
   const speed = (request.body as { speed?: unknown } | undefined)?.speed ?? 'fast';
   if (speed === 'fast') return 5;
   if (speed === 'expert') return 18;
-  throw new ApiError(400, 'invalid_request', 'speed is "fast" or "expert"');
+  throw new PaymentHttpError(400, 'invalid_request', 'speed is "fast" or "expert"');
 }
 
 export interface PaidApp {
@@ -59,7 +60,7 @@ export async function paidApp(options: PaidAppOptions = {}): Promise<PaidApp> {
   });
   app.post('/x402/v2/refuses', { ...gate(() => 5, 'a handler that refuses').hooks }, () => {
     count('refuses');
-    throw new ApiError(422, 'query_rejected', 'the handler refused the request');
+    throw new PaymentHttpError(422, 'query_rejected', 'the handler refused the request');
   });
   app.post('/x402/v2/crashes', { ...gate(() => 5, 'a handler that crashes').hooks }, () => {
     count('crashes');
@@ -70,7 +71,7 @@ export async function paidApp(options: PaidAppOptions = {}): Promise<PaidApp> {
     await early.settle(request);
     await early.settle(request);
     count('committed');
-    if ((request.body as { fail?: unknown } | undefined)?.fail === true) throw new ApiError(422, 'query_rejected', 'the handler failed after the payment settled');
+    if ((request.body as { fail?: unknown } | undefined)?.fail === true) throw new PaymentHttpError(422, 'query_rejected', 'the handler failed after the payment settled');
     return { success: true, data: { committed: true } };
   });
   app.post('/x402/v2/auto/queries/validate', { onRequest: agent, ...gate(() => 0, 'validate (free)').hooks }, (request) => {

@@ -2,7 +2,7 @@ import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/
 import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { USDC } from '../src/payment/index.js';
+import { USDC } from '../src/index.js';
 import { AGENT_SECRETS, paidApp, type PaidApp } from './support/x402-app.js';
 import { newNonce, newPayer, signPayment, type PaymentShape } from './support/x402-payer.js';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { Address, Hex } from 'viem';
-import { requirementsV2, TRANSFER_WITH_AUTHORIZATION_TYPES, type PaymentConfig } from '../../src/payment/index.js';
+import { requirementsV2, TRANSFER_WITH_AUTHORIZATION_TYPES, type PaymentConfig } from '../../src/index.js';
 
 /** A fresh payer (random key: nothing on any chain). */
 export function newPayer(): PrivateKeyAccount {

@@ -5,7 +5,7 @@ import { createWalletClient, http, publicActions } from 'viem';
 import { baseSepolia } from 'viem/chains';
 import { decodeXPaymentResponse, wrapFetchWithPayment as wrapFetchWithLegacyPayment } from 'x402-fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryPaymentLedger } from '../src/payment/index.js';
+import { MemoryPaymentLedger } from '../src/index.js';
 import { paidApp, type PaidApp } from './support/x402-app.js';
 import { newPayer } from './support/x402-payer.js';
 

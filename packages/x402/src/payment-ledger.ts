@@ -1,4 +1,5 @@
-import type { MaybePromise } from '@eql/core';
+/** A value, or a promise of it: a ledger in another process answers asynchronously. */
+type MaybePromise<T> = T | Promise<T>;
 
 /** Identifies one signed authorization: USDC rejects a second use of (payer, nonce) on a chain. */
 export interface NonceKey {

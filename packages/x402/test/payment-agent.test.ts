@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handleError } from '../src/http/errors.js';
-import { agentGate, agentId } from '../src/payment/index.js';
+import { handleError } from './support/error-handler.js';
+import { agentId } from '../src/index.js';
+import { agentGate } from '../src/fastify/index.js';
 
 const SECRETS = ['current-agent-secret-0123456789', 'previous-agent-secret-0123456789'];
 

@@ -1,9 +1,10 @@
 /**
  * The x402 payment model of the host (spec 4.5, 5.3; docs/x402.md): configuration and prices,
  * requirements and headers of both protocol versions, decoding and local verification of payments,
- * the nonce ledger, the facilitator client, and the Fastify gates of paid and agent routes.
+ * the nonce ledger, the facilitator client, and `PaymentVerifier`, the whole protocol for any server.
+ * The Fastify gates and plugin are in `@eql/x402/fastify`; nothing here imports a web framework.
  */
-export { agentGate, agentId, AGENT_SECRET_HEADER, type AgentIdentity } from './agent-gate.js';
+export { AgentSecrets, agentId, AGENT_SECRET_HEADER, type AgentCheck, type AgentIdentity } from './agent-secrets.js';
 export { decodePayment, MAX_PAYMENT_HEADER_LENGTH, paymentHeaderOf, type DecodedPayment, type PaymentPayloadV1, type TransferAuthorization } from './decode-payment.js';
 export { HttpFacilitator, type FacilitatorRequest, type HttpFacilitatorOptions, type PaymentFacilitator, type Settlement } from './facilitator-client.js';
 export {
@@ -24,7 +25,17 @@ export {
   type UsdcDeployment,
 } from './payment-config.js';
 export { accept, refuse, type PaymentErrorCode, type PaymentFailure, type PaymentResult } from './payment-errors.js';
-export { paymentGate, type PaymentGate, type PaymentGateOptions, type RequestPayment } from './payment-gate.js';
+export { PaymentHttpError } from './payment-http-error.js';
+export {
+  PaymentVerifier,
+  type AcceptedPayment,
+  type PaidRequest,
+  type PaymentCheck,
+  type PaymentLog,
+  type PaymentResponse,
+  type PaymentVerifierOptions,
+  type RequestPayment,
+} from './payment-verifier.js';
 export { encodePaymentReceipt, encodePaymentRequired, EXPOSED_PAYMENT_HEADERS, mergeExposedHeaders, PAYMENT_HEADERS, type PaymentReceipt } from './payment-headers.js';
 export { canonicalKey, MemoryPaymentLedger, type NonceClaim, type NonceKey, type NonceRecord, type PaymentLedger } from './payment-ledger.js';
 export {

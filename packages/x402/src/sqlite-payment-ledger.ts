@@ -16,9 +16,28 @@ interface Row {
 }
 
 /**
- * The payment ledger on the `payment_nonces` table (migration 3). `claim` is one INSERT whose
- * primary-key conflict (network, payer, nonce) means a replay: atomic across requests and processes
- * sharing the database.
+ * The `payment_nonces` table, created when missing (a host may have created it in its own migrations:
+ * the EQL host's migration 3 has this very shape).
+ */
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS payment_nonces (
+    network TEXT NOT NULL,
+    payer TEXT NOT NULL,
+    nonce TEXT NOT NULL,
+    valid_before INTEGER NOT NULL,
+    route TEXT NOT NULL,
+    amount TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    settlement TEXT,
+    PRIMARY KEY (network, payer, nonce)
+  );
+  CREATE INDEX IF NOT EXISTS payment_nonces_expiry ON payment_nonces (valid_before);
+`;
+
+/**
+ * The payment ledger on the `payment_nonces` table of a SQLite database (created when missing).
+ * `claim` is one INSERT whose primary-key conflict (network, payer, nonce) means a replay: atomic
+ * across requests and processes sharing the database.
  */
 export class SqlitePaymentLedger implements PaymentLedger {
   private readonly insert: Database.Statement;
@@ -28,6 +47,7 @@ export class SqlitePaymentLedger implements PaymentLedger {
   private readonly select: Database.Statement;
 
   constructor(db: Database.Database) {
+    db.exec(SCHEMA);
     this.insert = db.prepare(
       `INSERT INTO payment_nonces (network, payer, nonce, valid_before, route, amount, created_at)
        VALUES (@network, @payer, @nonce, @validBefore, @route, @amount, @createdAt)

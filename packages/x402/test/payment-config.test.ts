@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createPaymentConfig, formatUsd, paymentConfigFromEnv, priceAtomic, USDC } from '../src/payment/index.js';
+import { createPaymentConfig, formatUsd, paymentConfigFromEnv, priceAtomic, USDC } from '../src/index.js';
 
 const PAY_TO = '0x1111111111111111111111111111111111111111';
 

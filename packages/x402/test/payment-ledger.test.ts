@@ -1,7 +1,6 @@
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryPaymentLedger, SqlitePaymentLedger, type NonceClaim, type PaymentLedger } from '../src/payment/index.js';
-import { migrate } from '../src/store/migrations.js';
+import { MemoryPaymentLedger, SqlitePaymentLedger, type NonceClaim, type PaymentLedger } from '../src/index.js';
 import { newNonce } from './support/x402-payer.js';
 
 const PAYER = '0xAbCdEf0123456789aBcDeF0123456789AbCdEf01';
@@ -22,7 +21,6 @@ const ledgers: Array<[string, () => PaymentLedger]> = [
     () => {
       const db = new Database(':memory:');
       databases.push(db);
-      migrate(db);
       return new SqlitePaymentLedger(db);
     },
   ],
@@ -74,10 +72,9 @@ describe.each(ledgers)('%s', (_name, create) => {
 });
 
 describe('SqlitePaymentLedger', () => {
-  it('shares replay protection between two ledgers on one database (two host processes)', () => {
+  it('shares replay protection between two ledgers on one database (two host processes), creating its table once', () => {
     const db = new Database(':memory:');
     databases.push(db);
-    migrate(db);
     const a = new SqlitePaymentLedger(db);
     const b = new SqlitePaymentLedger(db);
     const nonce = claim();

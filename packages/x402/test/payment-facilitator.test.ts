@@ -1,7 +1,7 @@
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { HttpFacilitator, requirementsV1, requirementsV2 } from '../src/payment/index.js';
+import { HttpFacilitator, requirementsV1, requirementsV2 } from '../src/index.js';
 import { paidApp, testPaymentConfig, type PaidApp } from './support/x402-app.js';
 import { startFacilitatorStub, type FacilitatorStub } from './support/x402-facilitator-stub.js';
 import { newPayer, signPayment, type PaymentShape } from './support/x402-payer.js';
