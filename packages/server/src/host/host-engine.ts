@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { asyncScheduler, type SchedulerLike, type Subscription, tap } from 'rxjs';
-import { CcxtExchange, CcxtPriceHistory, CcxtPriceSource, UndiciHttpTransport } from '@eql/adapters';
+import { UndiciHttpTransport } from '@eql/adapters';
 import {
   type ConditionState,
   type DataSource,
@@ -24,6 +24,7 @@ import {
   pricedAssets,
 } from '@eql/core';
 import type { HostConfig } from '../config.js';
+import { CcxtFeed, CcxtFeedHistory, connectCcxtExchange } from './ccxt-venue.js';
 import { composeProvider } from '@eql/llm';
 import type { SecretBox } from '../secrets.js';
 import type { QueryRecord, StoredNotification } from '../store/records.js';
@@ -42,7 +43,8 @@ export interface ConditionStatesChange {
 /** Connects an exchange with credentials and proves they work (the venue adapter's job). */
 export type ExchangeConnector = (exchangeId: string, credentialType: string, credentials: Record<string, string>) => Promise<Exchange>;
 
-export const ccxtConnector: ExchangeConnector = (exchangeId, _credentialType, credentials) => CcxtExchange.connect(exchangeId, credentials);
+/** Connects through `@eql/venue-ccxt`, imported on the first connection (a host without real venues never loads it). */
+export const ccxtConnector: ExchangeConnector = (exchangeId, _credentialType, credentials) => connectCcxtExchange(exchangeId, credentials);
 
 export interface HostEngineOptions {
   config: HostConfig;
@@ -167,7 +169,7 @@ export class HostEngine {
     this.subscription.unsubscribe();
     this.engine.dispose();
     // A live venue's client holds sockets (websockets, keep-alive): close what the host opened.
-    for (const source of this.feeds) if (source instanceof CcxtPriceSource && this.options.sources === undefined) void source.close().catch(() => undefined);
+    for (const source of this.feeds) if (source instanceof CcxtFeed && this.options.sources === undefined) void source.close().catch(() => undefined);
   }
 
   private onEvent(event: EngineEvent): void {
@@ -239,7 +241,7 @@ export class HostEngine {
   private defaultHistory(scheduler: SchedulerLike): PriceHistory[] {
     const { config } = this.options;
     const replayed = new RecordingHistory(this.recording.observations, this.replayTimeline(scheduler));
-    if (config.feed.startsWith('ccxt:')) return [new CcxtPriceHistory(config.feed.slice(5), { now: () => scheduler.now() }), replayed];
+    if (config.feed.startsWith('ccxt:')) return [new CcxtFeedHistory(config.feed.slice(5), { now: () => scheduler.now() }), replayed];
     return [replayed];
   }
 
@@ -254,7 +256,7 @@ export class HostEngine {
     const { config } = this.options;
     // No made-up tick at subscribe: the history gives the last price with its recorded time.
     const replay = new ReplaySource(this.recording.observations, { scheduler, ...this.replayTimeline(scheduler), latestOnSubscribe: false });
-    if (config.feed.startsWith('ccxt:')) return [new CcxtPriceSource(config.feed.slice(5), { scheduler }), replay];
+    if (config.feed.startsWith('ccxt:')) return [new CcxtFeed(config.feed.slice(5), { scheduler }), replay];
     return [replay];
   }
 
