@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type LlmConfig, llmConfigFromEnv } from '@eql/llm';
 
 export type Plan = 'free' | 'pro';
@@ -46,7 +48,14 @@ export interface HostConfig {
   logLevel: string;
 }
 
-const repoRoot = resolve(new URL('../../..', import.meta.url).pathname);
+/**
+ * A file of the demo data the host runs on by default: in the package's `data/` folder when installed
+ * (`npm pack` copies it there), else in the repository's `fixtures/`.
+ */
+function demoData(shipped: string, inRepository: string): string {
+  const packaged = fileURLToPath(new URL(`../data/${shipped}`, import.meta.url));
+  return existsSync(packaged) ? packaged : fileURLToPath(new URL(`../../../fixtures/${inRepository}`, import.meta.url));
+}
 
 export function defaultConfig(overrides: Partial<HostConfig> = {}): HostConfig {
   return {
@@ -55,9 +64,9 @@ export function defaultConfig(overrides: Partial<HostConfig> = {}): HostConfig {
     dataDir: join(process.cwd(), '.eql-data'),
     seedPlan: 'pro',
     feed: 'replay',
-    recordingPath: join(repoRoot, 'fixtures', 'recordings', 'market-3d.jsonl'),
+    recordingPath: demoData('market-3d.jsonl', 'recordings/market-3d.jsonl'),
     replaySpeed: 1,
-    marketSeed: join(repoRoot, 'fixtures', 'mentions', 'demo.jsonl'),
+    marketSeed: demoData('demo-mentions.jsonl', 'mentions/demo.jsonl'),
     exchanges: [],
     x402: { agentSecrets: [] },
     allowPrivateWebhooks: false,
