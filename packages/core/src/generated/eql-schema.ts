@@ -1516,7 +1516,7 @@ export const eqlSchema = deepFreeze({
           "maxLength": 256
         },
         "chatId": {
-          "description": "Chat to post to: a numeric id or an @channel name.",
+          "description": "Chat to post to: a numeric id or a channel name such as `@channel`.",
           "type": [
             "string",
             "integer"

@@ -587,7 +587,7 @@ export interface MessengerBotParams {
    */
   botToken: string;
   /**
-   * Chat to post to: a numeric id or an @channel name.
+   * Chat to post to: a numeric id or a channel name such as `@channel`.
    */
   chatId: string | number;
   message?: Message;
