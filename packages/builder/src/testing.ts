@@ -16,6 +16,10 @@ export class ScriptedModel implements ChatModel {
 
   constructor(private readonly script: Array<string | Error>) {}
 
+  /**
+   * Records `request` and answers with the next reply of the script (as the model `scripted`); rejects with
+   * the next entry when it is an Error, and when the script has no more entries.
+   */
   complete(request: CompletionRequest): Promise<Completion> {
     this.requests.push(structuredClone(request));
     const next = this.script.shift();

@@ -2,6 +2,7 @@ import { createConnection, ProposedFeatures } from 'vscode-languageserver/node.j
 import { createEqlServices } from '../services.js';
 import { startServer } from '../server/start-server.js';
 
+/** The help text of `eql-language-server`: printed for `--help`, and to stderr when no transport flag is given. */
 export const USAGE = `usage: eql-language-server --stdio | --node-ipc | --socket=PORT
 
 The EQL language server (LSP). Start it from an editor's LSP client, for example in Neovim:
