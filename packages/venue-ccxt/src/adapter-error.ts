@@ -12,6 +12,7 @@ export class ExchangeAdapterError extends ActionError {
   }
 }
 
+/** The stable codes of an {@link ExchangeAdapterError}, which the order executor records with a failed order. */
 export type ExchangeErrorCode =
   /** ccxt has no exchange by that id. */
   | 'EXCHANGE_UNKNOWN'

@@ -15,6 +15,7 @@ export interface ExchangeCredentials {
   privateKey?: string;
 }
 
+/** How {@link connectCcxt} builds the ccxt instance: extra constructor options and the pro (websocket) class. */
 export interface ConnectOptions {
   /** More ccxt constructor options (`options`, `urls`, `timeout`, ...), merged under the credentials. */
   config?: CcxtConfig;
@@ -40,7 +41,7 @@ const CREDENTIAL_FIELDS = ['apiKey', 'secret', 'password', 'uid', 'walletAddress
 /**
  * Builds `ccxt[exchangeId]` with credentials and proves them with one cheap authenticated call
  * (`fetchBalance`). Orders trade perpetuals, so `options.defaultType` is `swap` unless the config says
- * otherwise; see {@link VENUE_OPTIONS} for venue defaults. Thrown errors are
+ * otherwise; on Hyperliquid ccxt's builder fee and referrer are turned off unless the config sets them. Thrown errors are
  * {@link ExchangeAdapterError}s naming missing fields, never values, and the venue's answer is
  * scrubbed of every credential value.
  */

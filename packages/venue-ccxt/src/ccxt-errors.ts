@@ -17,6 +17,7 @@ export function ccxtErrorKinds(error: unknown): string[] {
   return kinds;
 }
 
+/** Whether the error is a ccxt error of class `kind` or a subclass of it, e.g. `isCcxtError(error, 'NetworkError')`. */
 export function isCcxtError(error: unknown, kind: string): boolean {
   return ccxtErrorKinds(error).includes(kind);
 }

@@ -8,6 +8,7 @@ import { isActivePerpetual, resolveMarket } from './market-symbols.js';
 import { createOrderParams, exitTriggers, toOrderResult } from './order-mapping.js';
 import { redactor } from './redact.js';
 
+/** Options of a {@link CcxtExchange}: how EQL client order ids map to the venue's, and which secrets to redact. */
 export interface CcxtExchangeOptions {
   /** The venue id for an EQL client order id; by default {@link venueClientOrderId}. */
   clientOrderIdFor?: (exchangeId: string, clientOrderId: string) => string;

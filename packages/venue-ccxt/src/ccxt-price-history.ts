@@ -6,6 +6,7 @@ import { type CcxtClient, type CcxtMarket } from './ccxt-types.js';
 import { resolveMarket } from './market-symbols.js';
 import { redactor } from './redact.js';
 
+/** Options of a {@link CcxtPriceHistory}: how much history it serves, how it pages and retries, and its clock. */
 export interface CcxtPriceHistoryOptions {
   /** How far back the history starts, in candles of each timeframe (see `origin`). Default 1000. */
   maxCandles?: number;
@@ -13,8 +14,9 @@ export interface CcxtPriceHistoryOptions {
   pageLimit?: number;
   /** Retries of one request after transient errors (network, HTTP 429, 5xx, timeouts). Default 4. */
   retries?: number;
-  /** First and largest delay of the backoff between retries. Defaults 500 ms and 30 s. */
+  /** The first delay of the backoff between retries, doubling after each. Default 500 ms. */
   retryBaseMs?: number;
+  /** The largest delay of the backoff between retries. Default 30 s. */
   retryMaxMs?: number;
   /** The clock (epoch ms): construction time for `origin`, and "nothing exists after now" for paging. Default `Date.now`. */
   now?: () => number;

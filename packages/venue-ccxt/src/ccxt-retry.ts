@@ -1,11 +1,13 @@
 import { retry, throwError, timer, type MonoTypeOperatorFunction, type SchedulerLike } from 'rxjs';
 import { isPermanentCcxtError } from './ccxt-errors.js';
 
+/** The delays of {@link retryTransient}: doubling from `baseMs` up to `maxMs`, timed on `scheduler`. */
 export interface BackoffOptions {
   /** First delay after a failure. */
   baseMs: number;
   /** Upper bound of the doubling delay. */
   maxMs: number;
+  /** The scheduler the delays run on (a virtual-time one in tests). */
   scheduler: SchedulerLike;
   /** Errors that must not be retried; by default ccxt's permanent kinds (bad symbol, auth, ...). */
   isPermanent?: (error: unknown) => boolean;

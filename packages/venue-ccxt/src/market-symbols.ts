@@ -15,6 +15,7 @@ export type MarketPurpose =
   /** Prices: a bare ticker falls back to a spot market when the venue has no perpetual of it. */
   | 'price';
 
+/** Whether the market is a perpetual swap that trades: `swap` is true and `active` is not false. */
 export function isActivePerpetual(market: CcxtMarket): boolean {
   return market.swap === true && market.active !== false;
 }
