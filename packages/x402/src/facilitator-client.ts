@@ -23,7 +23,15 @@ export interface Settlement {
  * smart wallets) and settles it. Answers are typed outcomes, never exceptions.
  */
 export interface PaymentFacilitator {
+  /**
+   * Asks whether the payment would settle; accepts with the payer's address when the facilitator gives it,
+   * refuses with `payment_rejected`, or with `payment_facilitator_unavailable` when it cannot be reached.
+   */
   verify(request: FacilitatorRequest): Promise<PaymentResult<{ payer?: string }>>;
+  /**
+   * Executes the transfer on chain; accepts with its {@link Settlement} (transaction hash, network, payer),
+   * else refuses with `payment_settlement_failed`.
+   */
   settle(request: FacilitatorRequest): Promise<PaymentResult<Settlement>>;
 }
 

@@ -23,6 +23,7 @@ export interface RequestPayment {
 
 /** Where the verifier reports what only the operator should see (a facilitator's answer, say). */
 export interface PaymentLog {
+  /** Logs a warning with structured `fields` (pino's argument order, so a Fastify request's `log` fits). */
   warn(fields: Record<string, unknown>, message: string): void;
 }
 

@@ -34,7 +34,12 @@ export interface PaymentGateOptions {
 export interface PaymentGate {
   /** Resolves to the reply when it answered 402 itself (Fastify's early-reply convention). */
   preHandler: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;
+  /**
+   * Settles the payment after a response below 400 and adds the receipt header, or frees the nonce after a
+   * failure; resolves to the payload to send (a 402's body when settlement failed).
+   */
   onSend: (request: FastifyRequest, reply: FastifyReply, payload: unknown) => Promise<unknown>;
+  /** `preHandler` and `onSend` together, to spread into a route's options. */
   hooks: Pick<PaymentGate, 'preHandler' | 'onSend'>;
   /**
    * Settles the request's payment now, from the handler, before a durable side effect (creating a
