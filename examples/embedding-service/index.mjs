@@ -139,7 +139,11 @@ async function main() {
     history: [new RecordingHistory(observations)],
     llm: new RecordedLlmProvider(observations),
     http: transport,
-    webhookSecret: () => secret,
+    // Called as a webhook is signed, before it is sent: the transport then knows one is coming.
+    webhookSecret: () => {
+      transport.expect();
+      return secret;
+    },
   });
 
   // 4. Log what happens.
@@ -189,7 +193,7 @@ async function main() {
     for (let time = from; time < to && (running.size > 0 || executing.size > 0); ) {
       time = Math.min(to, time + 60_000);
       scheduler.advanceTo(time);
-      await settle(transport, executing);
+      await settle(transport);
     }
   } else {
     const until = start + (to - from) / speed;
@@ -205,14 +209,12 @@ async function main() {
 
 /**
  * Lets the actions started at this instant finish before the virtual clock moves on: webhook requests
- * are real I/O (signing too is asynchronous). An action waiting for a retry waits for virtual time, so
- * after a bounded number of turns of the event loop with nothing under way the clock moves anyway.
+ * are real I/O, and signing them is asynchronous too. An action waiting to retry waits for virtual
+ * time, which moves on once nothing is under way.
  */
-async function settle(transport, executing) {
-  for (let turn = 0; executing.size > 0 && turn < 100; turn += 1) {
-    await transport.idle();
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+async function settle(transport) {
+  await new Promise((resolve) => setImmediate(resolve));
+  await transport.idle();
 }
 
 /**
