@@ -1,12 +1,15 @@
 /** A chat-completion model: an OpenAI-compatible endpoint, or a test double. */
 
+/** Which configured model answers a request: `fast` the fast model (EQL_LLM_FAST_MODEL), `expert` the expert one. */
 export type Speed = 'fast' | 'expert';
 
+/** One message of a chat-completion conversation: the system prompt, a user turn or an assistant reply. */
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
   content: string;
 }
 
+/** What to ask a {@link ChatModel}: the conversation, which model speed, and optional JSON mode, token cap and abort signal. */
 export interface CompletionRequest {
   messages: ChatMessage[];
   /** `fast` uses the configured fast model, `expert` the expert one. */
@@ -17,13 +20,16 @@ export interface CompletionRequest {
   signal?: AbortSignal;
 }
 
+/** A model's answer: its text and the name of the model that wrote it. */
 export interface Completion {
   text: string;
   /** The model that answered. */
   model: string;
 }
 
+/** A chat-completion model the analysts and the query builder talk to: an OpenAI-compatible endpoint, or a test double. */
 export interface ChatModel {
+  /** Sends the conversation and resolves to the reply; rejects with a {@link ModelError} when the model fails. */
   complete(request: CompletionRequest): Promise<Completion>;
 }
 

@@ -8,7 +8,9 @@ import { ModelAnalyst, type ModelAnalystOptions } from './model-analyst.js';
 import { OfflineAnalyst, type OfflineAnalystOptions } from './offline-analyst.js';
 import { OpenAiChatModel } from './openai-chat-model.js';
 
+/** What {@link createAnalyst} builds from: the market data to answer from, and a model or its configuration. */
 export interface CreateAnalystOptions {
+  /** The local posts, news and stats every answer is computed from. */
   market: MarketData;
   /** The model configuration (`llmConfigFromEnv()`); undefined: no model. */
   config?: LlmConfig;
@@ -25,6 +27,7 @@ export function createAnalyst(options: CreateAnalystOptions): Analyst {
   return model ? new ModelAnalyst(model, options.market, settings) : new OfflineAnalyst(options.market, settings);
 }
 
+/** Options of {@link composeProvider}. */
 export interface ComposeOptions {
   /** Maps an engine instant to the recording's clock before asking the recorded provider (a shifted, looping replay). */
   toRecordingTime?: (at: number) => number;

@@ -19,9 +19,13 @@ export interface LlmConfig {
   maxRetries: number;
 }
 
+/** The model of `speed: fast` when neither EQL_LLM_FAST_MODEL nor EQL_LLM_EXPERT_MODEL is set. */
 export const DEFAULT_FAST_MODEL = 'gpt-4o-mini';
+/** The model of `speed: expert` when neither EQL_LLM_EXPERT_MODEL nor EQL_LLM_FAST_MODEL is set. */
 export const DEFAULT_EXPERT_MODEL = 'gpt-4o';
+/** The budget of one completion, retries included, when EQL_LLM_TIMEOUT_MS is unset: 30 s. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
+/** Retries after a retryable failure when EQL_LLM_MAX_RETRIES is unset. */
 export const DEFAULT_MAX_RETRIES = 2;
 
 /** A variable of the LLM configuration is malformed; the message names it but never repeats a key. */

@@ -11,6 +11,7 @@ import { canonicalPosts } from './offline/summaries.js';
 import { guardQuotes } from './text/quote-guard.js';
 import { significantTerms } from './text/terms.js';
 
+/** Tuning of a {@link ModelAnalyst}: its time windows and how many posts and evidence items reach the model. */
 export interface ModelAnalystOptions {
   /** Length of "now" and "before" in the facts (default 24h). */
   windowMs?: number;

@@ -10,6 +10,7 @@ import { extractEvents, extractNarratives } from './offline/summaries.js';
 import { OFFLINE_NOTICE } from './text/format.js';
 import { significantTerms } from './text/terms.js';
 
+/** Tuning of an {@link OfflineAnalyst}: its time windows and how many posts it reads per question. */
 export interface OfflineAnalystOptions {
   /** Length of "now" and "before" in chat answers (default 24h). */
   windowMs?: number;

@@ -24,6 +24,7 @@ import { capitalWords, cashtags, significantTerms, stem, termKeys } from '../tex
  * evidence never raises it, and irrelevant items leave it unchanged.
  */
 
+/** A post or news item the offline judge weighs as evidence for an llm condition's predicate. */
 export interface EvidenceItem {
   kind: 'post' | 'news';
   id: string;
@@ -36,6 +37,11 @@ export interface EvidenceItem {
   link?: string;
 }
 
+/**
+ * The result of {@link scoreEvidence}: the confidence (0 to 100) that the predicate holds, how many of the
+ * `considered` items were `evidence` and how many of those agreed, were neutral or went against its
+ * `lean`, and the predicate's topic words.
+ */
 export interface EvidenceScore {
   confidence: number;
   /** Items that counted as evidence, and how they leaned against the predicate. */

@@ -36,6 +36,11 @@ function amount(prompt: string): Pick<TradeSignal, 'amountUsd' | 'positionSizePe
   return {};
 }
 
+/**
+ * Reads the trade an llm action's prompt explicitly asks the offline analyst for: a buy or sell signal on
+ * `assetSymbol` (else the prompt's only cashtag), sized by a dollar amount or a percentage in the prompt,
+ * or no signal when the instruction is missing, negated, conditional or ambiguous; `note` says which.
+ */
 export function tradeIntent(prompt: string, assetSymbol?: string): TradeIntent {
   const buy = BUY.test(prompt);
   const sell = SELL.test(prompt);
