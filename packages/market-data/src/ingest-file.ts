@@ -26,10 +26,12 @@ async function eachBatch(path: string, use: (parsed: ParsedLines) => void | bool
   if (batch.length > 0) use(parseIngestLines(batch.join('\n'), first));
 }
 
+/** What {@link ingestFile} did: the counts written, the problems found (then nothing was written), and the items read. */
 export interface IngestFileResult {
   report: IngestReport;
   /** Lines that could not be used (at most `maxProblems`); when there are any, nothing was written. */
   problems: ParsedLines['problems'];
+  /** How many items the good lines held (blank, comment and skipped recording lines not counted). */
   lines: number;
 }
 

@@ -17,12 +17,14 @@ function compiled(): ValidateFunction {
   return validator;
 }
 
+/** Why an ingest item was refused: where in the item (a JSON pointer) and what is wrong. */
 export interface IngestProblem {
   /** JSON pointer inside the item. */
   path: string;
   message: string;
 }
 
+/** The result of {@link parseIngestItem}: the item ready to ingest, or the first problem found. */
 export type ParsedIngestItem = { ok: true; item: IngestItem } | { ok: false; problem: IngestProblem };
 
 const toMs = (value: unknown): number => (typeof value === 'number' ? value : Date.parse(String(value)));
@@ -75,6 +77,7 @@ export function parseIngestItem(value: unknown): ParsedIngestItem {
   return { ok: true, item: item as unknown as IngestItem };
 }
 
+/** The result of {@link parseIngestLines}: the items of the good lines, and a problem for each bad line. */
 export interface ParsedLines {
   items: IngestItem[];
   /** 1-based line numbers of the lines that could not be used. */

@@ -7,9 +7,11 @@ const MINUTE = 60_000;
 /** A seed is kept while its shift is within this of the wanted one (restarts within an hour keep it). */
 const RESEED_AFTER_MS = 3_600_000;
 
+/** What {@link seedMarketData} did: kept the seeded dataset or seeded it (again), how many items, and by how much its times were shifted. */
 export interface SeedResult {
   /** What was done: nothing (the seed is recent), or seeded (again). */
   action: 'kept' | 'seeded';
+  /** Items in the dataset file. */
   items: number;
   /** How far the dataset's times were moved (ms). */
   shiftMs: number;

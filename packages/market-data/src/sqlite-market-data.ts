@@ -46,6 +46,7 @@ export class SqliteMarketData implements MarketData {
     this.writer = new MarketWriter(this.db);
   }
 
+  /** Closes the database; the instance cannot be used afterwards. */
   close(): void {
     this.db.close();
   }
@@ -56,18 +57,25 @@ export class SqliteMarketData implements MarketData {
     return statement;
   }
 
+  /**
+   * Stores the items in one transaction (an item whose id is stored is updated in place); `origin` `seed` marks them
+   * as the demo dataset, which {@link SqliteMarketData.removeSeeded} deletes.
+   */
   ingest(items: readonly IngestItem[], origin: Origin = 'ingest'): IngestReport {
     return this.writer.ingest(items, origin);
   }
 
+  /** Deletes every item ingested with origin `seed` (the demo dataset), keeping what users ingested. */
   removeSeeded(): void {
     this.writer.removeSeeded();
   }
 
+  /** A value of the store's key-value metadata (such as `seed`, what was seeded and when), or undefined. */
   meta(key: string): string | undefined {
     return (this.sql('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
   }
 
+  /** Sets a value of the store's key-value metadata, replacing any earlier one. */
   setMeta(key: string, value: string): void {
     this.sql('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
   }
