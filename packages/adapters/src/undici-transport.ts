@@ -3,6 +3,7 @@ import { addressRange, TransportError, type HttpRequest, type HttpResponse, type
 import { BlockedAddressError, publicOnlyLookup, type Resolver } from './public-lookup.js';
 import { readCapped } from './read-capped.js';
 
+/** Options of an {@link UndiciHttpTransport}: private targets, user agent, response size cap and resolver. */
 export interface UndiciHttpTransportOptions {
   /** Allow loopback and private targets (tests, self-hosted setups). Default false. */
   allowPrivate?: boolean;
@@ -14,6 +15,7 @@ export interface UndiciHttpTransportOptions {
   resolver?: Resolver;
 }
 
+/** Where a response body is cut when `maxResponseBytes` is not given: 64 KiB. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
 const DEFAULT_USER_AGENT = 'eql/0.1 (+webhook)';
 
