@@ -2,6 +2,8 @@
  * The AI query builder (`POST /v2/auto/chat`, `POST /x402/v2/auto/chat`): plain words to an EQL
  * query request, offline with a phrase grammar, or with a chat model that drafts, is validated and
  * repairs. See docs/builder.md.
+ *
+ * @packageDocumentation
  */
 export { QueryBuilder, type BuilderReply, type BuilderTurn, type QueryBuilderOptions } from './query-builder.js';
 export { emptyState, readState, type BuilderState } from './state.js';

@@ -1,6 +1,8 @@
 /**
  * Test helpers of the builder, for its tests and the host's route tests (as Langium ships
  * `langium/test`): a scripted chat model and a reader of the ```json blocks of a reply.
+ *
+ * @packageDocumentation
  */
 import type { ChatModel, Completion, CompletionRequest } from '@eql/llm';
 
