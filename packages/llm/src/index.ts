@@ -2,6 +2,8 @@
  * The host's LLM layer: chat models (OpenAI-compatible), the analysts that answer chat, event
  * summaries, narratives, llm conditions and llm actions (over a model, or offline from the local
  * market data), and the factory that picks one. See docs/llm.md.
+ *
+ * @packageDocumentation
  */
 export * from './chat-model.js';
 export * from './analyst.js';

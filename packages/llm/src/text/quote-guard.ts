@@ -5,6 +5,7 @@
  * Short quotes of a few words stay.
  */
 
+/** A text the model was shown (a post's or a news item's) and the link that replaces any long run of it copied into a reply. */
 export interface QuoteSource {
   text: string;
   link: string;
