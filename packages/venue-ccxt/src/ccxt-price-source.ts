@@ -6,13 +6,15 @@ import { retryTransient } from './ccxt-retry.js';
 import { type CcxtClient, type CcxtMarket, type CcxtTicker } from './ccxt-types.js';
 import { resolveMarket } from './market-symbols.js';
 
+/** Options of a {@link CcxtPriceSource}: its scheduler, polling interval, retry backoff and whether to use websockets. */
 export interface CcxtPriceSourceOptions {
   /** The engine's scheduler: times polling, backoff and observations without a venue timestamp. */
   scheduler?: SchedulerLike;
   /** Delay between `fetchTicker` polls when the venue has no `watchTicker`. Default 2000 ms. */
   pollIntervalMs?: number;
-  /** First and largest delay of the backoff after transient errors. Defaults 500 ms and 30 s. */
+  /** The first delay of the backoff after transient errors, doubling after each. Default 500 ms. */
   retryBaseMs?: number;
+  /** The largest delay of the backoff after transient errors. Default 30 s. */
   retryMaxMs?: number;
   /** Use `watchTicker` (ccxt pro) when the venue has it. Default true. */
   useWebsocket?: boolean;

@@ -3,6 +3,8 @@
  * (`CcxtPriceHistory`) and order placement (`CcxtExchange`) of any ccxt venue, with EQL symbols mapped
  * to ccxt markets and errors as stable codes. ccxt itself is imported on first use (`createCcxtClient`),
  * so loading this package does not load ccxt; a host loads this package only when configured to.
+ *
+ * @packageDocumentation
  */
 export { CcxtPriceSource, UnknownSymbolError, type CcxtPriceSourceOptions } from './ccxt-price-source.js';
 export { CcxtPriceHistory, type CcxtPriceHistoryOptions, type CcxtHistoryErrorCode } from './ccxt-price-history.js';
