@@ -3,6 +3,8 @@
  * requirements and headers of both protocol versions, decoding and local verification of payments,
  * the nonce ledger, the facilitator client, and `PaymentVerifier`, the whole protocol for any server.
  * The Fastify gates and plugin are in `@eql/x402/fastify`; nothing here imports a web framework.
+ *
+ * @packageDocumentation
  */
 export { AgentSecrets, agentId, AGENT_SECRET_HEADER, type AgentCheck, type AgentIdentity } from './agent-secrets.js';
 export { decodePayment, MAX_PAYMENT_HEADER_LENGTH, paymentHeaderOf, type DecodedPayment, type PaymentPayloadV1, type TransferAuthorization } from './decode-payment.js';
