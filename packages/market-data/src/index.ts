@@ -1,3 +1,11 @@
+/**
+ * @eql/market-data: the market-intelligence data of the host (X posts, news, Telegram messages and
+ * account profiles, with the tokens and contracts found in their text), stored in SQLite by
+ * `SqliteMarketData`, filled by ingest files (`ingestFile`) or the demo seed (`seedMarketData`), and
+ * read through the `MarketData` interface by the analysts and the market-data routes.
+ *
+ * @packageDocumentation
+ */
 export type * from './market-data.js';
 export { SqliteMarketData } from './sqlite-market-data.js';
 export type { Origin } from './market-writer.js';
