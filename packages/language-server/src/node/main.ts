@@ -1,3 +1,9 @@
+/**
+ * @eql/language-server/node: the language server as a Node process, the entry of the
+ * `eql-language-server` command: `runServer(argv)` starts it on stdio, node IPC or a socket.
+ *
+ * @packageDocumentation
+ */
 import { createConnection, ProposedFeatures } from 'vscode-languageserver/node.js';
 import { createEqlServices } from '../services.js';
 import { startServer } from '../server/start-server.js';
@@ -9,7 +15,11 @@ The EQL language server (LSP). Start it from an editor's LSP client, for example
   vim.lsp.start({ name = 'eql', cmd = { 'eql-language-server', '--stdio' } })
 `;
 
-/** Starts the server on the transport named in `argv` (`--stdio`, `--node-ipc` or `--socket=N`). */
+/**
+ * Starts the server on the transport named in `argv` (`--stdio`, `--node-ipc`, `--socket=N` or `--pipe=NAME`).
+ * Returns true when it started; false after printing the version or USAGE (`--help`; with no transport,
+ * USAGE goes to stderr and the exit code is 2).
+ */
 export function runServer(argv: readonly string[] = process.argv.slice(2)): boolean {
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(USAGE);
