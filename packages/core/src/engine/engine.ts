@@ -1,5 +1,6 @@
 import { asyncScheduler, type Observable, type SchedulerLike, Subject, type Subscription } from 'rxjs';
 import { transition, type Transition } from '../lifecycle/query-lifecycle.js';
+import { checkRequestSchema } from '../validation/schema-check.js';
 import { runTrigger, type TriggerOutcome } from './action-runner.js';
 import { LlmActionExecutor } from './actions/llm-analysis.js';
 import { MessengerBotExecutor } from './actions/messenger-bot.js';
@@ -31,6 +32,7 @@ import { MemoryStateStore } from './memory-store.js';
 import { ExpiryQueue } from './expiry-queue.js';
 import type { PriceHistory } from './history.js';
 import { scheduleLong } from './long-timer.js';
+import { InvalidQueryError } from './invalid-query.js';
 import { describeTopic, type Observation, type Topic, topicKey } from './observations.js';
 import { QueryRuntime, type QueryServices } from './query-runtime.js';
 import type { SeriesDescription, SeriesValue } from './series-value.js';
@@ -177,11 +179,20 @@ export class Engine {
    * Starts evaluating a query. With `resume` (its persisted runtime state) it continues where it
    * stopped: triggers, cooldown, latched matches and verdicts are kept, a trigger whose actions were
    * interrupted is finished (not fired again), and a terminal query is only kept for inspection.
+   * Throws `InvalidQueryError` (and adds nothing) when the request does not conform to the EQL schema:
+   * run `validate(request)` first for the diagnostics and the rules beyond the schema.
    */
   add(source: QueryToRun, resume?: RuntimeState): void {
     if (this.disposed) throw new Error('the engine is disposed');
     if (this.queries.has(source.queryId)) throw new Error(`query ${source.queryId} is already in the engine`);
-    const query = new QueryRuntime(this.services, source, resume);
+    const schemaErrors = checkRequestSchema(source.request);
+    if (schemaErrors.length > 0) throw InvalidQueryError.fromSchemaErrors(source.queryId, schemaErrors);
+    let query: QueryRuntime;
+    try {
+      query = new QueryRuntime(this.services, source, resume);
+    } catch (error) {
+      throw new InvalidQueryError(source.queryId, [{ pointer: '', message: error instanceof Error ? error.message : String(error) }]);
+    }
     this.queries.set(query.id, query);
     this.emit({ type: 'query-added', queryId: query.id, at: this.now() });
     if (query.status !== 'active') return;
@@ -206,7 +217,7 @@ export class Engine {
       this.expiries.add(query);
       // A fresh query has nothing to remember yet; its first change (a latch, a verdict, a trigger) is saved.
       if (resume) this.persist(query);
-    });
+    }, query.id);
   }
 
   /** Spec 3: cancels an active query (409-style refusal otherwise); its actions in flight stop after the current step. */
@@ -263,14 +274,15 @@ export class Engine {
 
   /**
    * Runs `work` as one batch: changes inside it settle before queries fire. Batches nest; the
-   * outermost one judges deferred instants, then fires the queries whose conditions hold.
+   * outermost one judges deferred instants, then fires the queries whose conditions hold. A failure of
+   * `work` becomes a `problem` event (about `queryId` when the work was one query's).
    */
-  batch(work: () => void): void {
+  batch(work: () => void, queryId = ''): void {
     this.depth += 1;
     try {
       work();
     } catch (error) {
-      this.emit({ type: 'problem', queryId: '', at: this.instant(), code: 'ENGINE_ERROR', message: error instanceof Error ? error.message : String(error) });
+      this.emit({ type: 'problem', queryId, at: this.instant(), code: 'ENGINE_ERROR', message: error instanceof Error ? error.message : String(error) });
     } finally {
       this.depth -= 1;
     }
