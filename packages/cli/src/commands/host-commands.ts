@@ -1,10 +1,10 @@
 import { type Command, Option } from 'commander';
 import type { CliIo } from '../io.js';
-import { ingestCommand } from './ingest.js';
-import { keysCreateCommand } from './keys.js';
-import { serveCommand } from './serve.js';
 
-/** `eql serve`, `eql keys create` and `eql ingest`: the commands of the HTTP host. */
+/**
+ * `eql serve`, `eql keys create` and `eql ingest`: the commands of the HTTP host. Each loads the host
+ * (Fastify, SQLite, ...) when it runs, so the language commands (`validate`, `fmt`, ...) start without it.
+ */
 export function registerHostCommands(eql: Command, io: CliIo, exit: { code: number }): void {
   eql
     .command('serve')
@@ -13,6 +13,7 @@ export function registerHostCommands(eql: Command, io: CliIo, exit: { code: numb
     .option('--host <host>', 'address to listen on')
     .option('--data-dir <dir>', 'directory of the database and secret key')
     .action(async (flags: { port?: string; host?: string; dataDir?: string }) => {
+      const { serveCommand } = await import('./serve.js');
       exit.code = await serveCommand(flags, io);
     });
 
@@ -23,6 +24,7 @@ export function registerHostCommands(eql: Command, io: CliIo, exit: { code: numb
     .option('--data-dir <dir>', 'directory of the host data (default EQL_DATA_DIR)')
     .option('--json', 'print the result as JSON', false)
     .action(async (file: string, flags: { json: boolean; dataDir?: string }) => {
+      const { ingestCommand } = await import('./ingest.js');
       exit.code = await ingestCommand(file, flags, io);
     });
 
@@ -36,6 +38,7 @@ export function registerHostCommands(eql: Command, io: CliIo, exit: { code: numb
     .option('--data-dir <dir>', 'directory of the database and secret key (default EQL_DATA_DIR)')
     .option('--json', 'print the key as JSON', false)
     .action(async (flags: { name: string; plan: 'free' | 'pro'; json: boolean; dataDir?: string; scope?: Array<'ingest'> }) => {
+      const { keysCreateCommand } = await import('./keys.js');
       exit.code = await keysCreateCommand(flags, io);
     });
 }
