@@ -35,15 +35,19 @@ import { OwnerKeys } from './host/owner-keys.js';
 import { createPaymentConfig, MemoryPaymentLedger, SqlitePaymentLedger, type PaymentFacilitator } from '@eql/x402';
 import type { HostStore } from './store/store.js';
 
+/** What {@link buildServer} builds the host from: configuration overrides, and parts that replace its defaults (tests, embedders). */
 export interface BuildOptions {
+  /** Overrides of {@link defaultConfig}. */
   config?: Partial<HostConfig>;
   /** The store (default: SQLite in `config.dataDir`). */
   store?: HostStore;
   box?: SecretBox;
   /** Engine wiring for tests and embedders (sources, scheduler, LLM, HTTP transport, ...). */
   engine?: Omit<HostEngineOptions, 'config' | 'store' | 'box'>;
+  /** The wall clock, epoch ms (default `Date.now`). */
   now?: () => number;
   connectExchange?: HostContext['connectExchange'];
+  /** The exchange without credentials used for symbol checks (default: a ccxt client of the venue). */
   publicExchange?: HostContext['publicExchange'];
   /** Pino options, or false for no logs. */
   logger?: boolean | Record<string, unknown>;
@@ -60,6 +64,7 @@ export interface BuildOptions {
   chats?: ChatStore;
 }
 
+/** A built host: its Fastify app (not listening yet), the context its routes share, and `close`. */
 export interface Host {
   app: FastifyInstance;
   context: HostContext;

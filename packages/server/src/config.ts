@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type LlmConfig, llmConfigFromEnv } from '@eql/llm';
 
+/** The plan of an API key: it sets its request rate, quotas and overage ({@link PLANS}) and how many active queries it may run. */
 export type Plan = 'free' | 'pro';
 
 /** What a host needs to start; `configFromEnv` reads it from the environment (see README). */
@@ -57,6 +58,10 @@ function demoData(shipped: string, inRepository: string): string {
   return existsSync(packaged) ? packaged : fileURLToPath(new URL(`../../../fixtures/${inRepository}`, import.meta.url));
 }
 
+/**
+ * The configuration of a host on its defaults, with `overrides` applied: 127.0.0.1:8787, data in `./.eql-data`,
+ * the replay feed of the demo recording and the demo market data, no real exchanges, no language model.
+ */
 export function defaultConfig(overrides: Partial<HostConfig> = {}): HostConfig {
   return {
     port: 8787,

@@ -1,4 +1,10 @@
-/** @eql/server: the reference HTTP host of EQL. */
+/**
+ * @eql/server: the reference HTTP host of EQL. `buildServer` builds it (a Fastify app over a store, the
+ * engine and the SSE hub) and `startServer` starts it as `eql serve` does; its configuration, SQLite store,
+ * keys and secrets are exported for the CLI and for embedders.
+ *
+ * @packageDocumentation
+ */
 export { buildServer, REDACTED_PATHS, type BuildOptions, type Host } from './build-server.js';
 export { startServer, type Started } from './start.js';
 export { configFromEnv, defaultConfig, PLANS, type HostConfig, type Plan } from './config.js';

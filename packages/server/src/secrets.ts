@@ -9,6 +9,7 @@ import { dirname } from 'node:path';
 export class SecretBox {
   private constructor(private readonly key: Buffer) {}
 
+  /** A box over a 32-byte key written as 64 hex digits or base64; throws when it is not 32 bytes. */
   static fromKey(text: string): SecretBox {
     const trimmed = text.trim();
     const key = /^[0-9a-fA-F]{64}$/.test(trimmed) ? Buffer.from(trimmed, 'hex') : Buffer.from(trimmed, 'base64');
@@ -26,6 +27,7 @@ export class SecretBox {
     return SecretBox.fromKey(readFileSync(path, 'utf8'));
   }
 
+  /** Encrypts a text with a fresh random IV: `v1:<iv>:<tag>:<ciphertext>`, in base64. */
   seal(plain: string): string {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
@@ -33,6 +35,7 @@ export class SecretBox {
     return `v1:${iv.toString('base64')}:${cipher.getAuthTag().toString('base64')}:${data.toString('base64')}`;
   }
 
+  /** Decrypts what {@link SecretBox.seal} wrote; throws when it is malformed, altered or sealed with another key. */
   open(sealed: string): string {
     const [version, iv, tag, data] = sealed.split(':');
     if (version !== 'v1' || iv === undefined || tag === undefined || data === undefined) throw new Error('unreadable sealed secret');

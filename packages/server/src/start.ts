@@ -6,6 +6,7 @@ import { buildServer, type Host } from './build-server.js';
 import { describeLlmConfig } from '@eql/llm';
 import type { HostConfig } from './config.js';
 
+/** A running host, as {@link startServer} resolves it: the built host and the URL it listens on. */
 export interface Started {
   host: Host;
   url: string;

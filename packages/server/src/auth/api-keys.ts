@@ -4,6 +4,7 @@ import { hashKey, newApiKey, safeEqual, type SecretBox } from '../secrets.js';
 import type { ApiKeyRecord, KeyScope } from '../store/records.js';
 import type { HostStore } from '../store/store.js';
 
+/** A key just created ({@link createApiKey}): its stored record, and the key and HMAC secret to hand to its owner. */
 export interface CreatedKey {
   record: ApiKeyRecord;
   /** Shown once: only its hash is stored. */
@@ -12,6 +13,7 @@ export interface CreatedKey {
   hmacSecret: string;
 }
 
+/** What a new key is: its name, plan (default `free`), owner details, optional chosen key and HMAC secret, and scopes. */
 export interface KeyOptions {
   name: string;
   plan?: Plan;

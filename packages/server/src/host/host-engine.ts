@@ -46,6 +46,7 @@ export type ExchangeConnector = (exchangeId: string, credentialType: string, cre
 /** Connects through `@eql/venue-ccxt`, imported on the first connection (a host without real venues never loads it). */
 export const ccxtConnector: ExchangeConnector = (exchangeId, _credentialType, credentials) => connectCcxtExchange(exchangeId, credentials);
 
+/** What a {@link HostEngine} runs on: the host's configuration, store and secret box, and optional wiring that replaces its defaults. */
 export interface HostEngineOptions {
   config: HostConfig;
   store: HostStore;
@@ -126,6 +127,7 @@ export class HostEngine {
     return active.length;
   }
 
+  /** Starts running a stored query in the engine, from its persisted runtime state when it has one. */
   add(query: QueryRecord): void {
     this.owners.set(query.id, query.keyId);
     this.engine.add({ queryId: query.id, request: query.request, createdAt: Date.parse(query.createdAt), ownerId: String(query.keyId) }, query.runtime ?? undefined);
@@ -165,6 +167,7 @@ export class HostEngine {
     this.exchangeCache.delete(`${keyId}:${exchangeId}`);
   }
 
+  /** Stops the engine and closes the venue connections of the feeds the host opened itself. */
   dispose(): void {
     this.subscription.unsubscribe();
     this.engine.dispose();

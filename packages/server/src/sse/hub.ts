@@ -23,6 +23,7 @@ interface Connection {
   closed: boolean;
 }
 
+/** Options of an {@link SseHub}: keep-alive interval, how far behind a client may fall, and the reconnection delay. */
 export interface SseHubOptions {
   /** Interval of `:` keep-alive comments. */
   keepAliveMs?: number;
@@ -68,6 +69,7 @@ export class SseHub {
     this.timer.unref();
   }
 
+  /** How many SSE connections are open. */
   get size(): number {
     return this.connections.size;
   }

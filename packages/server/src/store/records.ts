@@ -1,6 +1,7 @@
 import type { ExecutionRecord, LlmSession, Notification, QueryRequest, RuntimeState } from '@eql/core';
 import type { Plan } from '../config.js';
 
+/** An API key as stored: its hash and prefix (never the key), owner details, plan, status, sealed HMAC secret, dates and scopes. */
 export interface ApiKeyRecord {
   id: number;
   keyHash: string;
@@ -21,10 +22,16 @@ export interface ApiKeyRecord {
   scopes: KeyScope[];
 }
 
+/** A permission a key may have beyond the Auto routes: `ingest` lets it write market data. */
 export type KeyScope = 'ingest';
 
+/** The status of a stored query: the engine's (`active`, `triggered`, `expired`, `cancelled` or `failed`). */
 export type QueryStatus = RuntimeState['status'];
 
+/**
+ * A query as stored: its owner key, request, status and credits, its dates, the engine's runtime state,
+ * and the draft it came from. `tradeFlavoured` is true when its actions place orders.
+ */
 export interface QueryRecord {
   id: string;
   keyId: number;
@@ -41,6 +48,7 @@ export interface QueryRecord {
   fromDraft: string | null;
 }
 
+/** A saved draft of a query (not running): its owner key, request, dates, and the query it was converted into, if any. */
 export interface DraftRecord {
   id: string;
   keyId: number;
@@ -51,6 +59,7 @@ export interface DraftRecord {
   convertedQueryId: string | null;
 }
 
+/** A key's connection to an exchange: the credential type (`api_key`, `wallet`), the credentials sealed by the host's {@link SecretBox}, and when it was connected. */
 export interface ExchangeRecord {
   keyId: number;
   exchange: string;
@@ -59,24 +68,29 @@ export interface ExchangeRecord {
   connectedAt: string;
 }
 
+/** An execution of an action step (spec 2.6), with the id of the key that owns its query. */
 export interface StoredExecution extends ExecutionRecord {
   keyId: number;
 }
 
+/** The LLM session of an llm action (spec 2.8), with the id of the key that owns its query. */
 export interface StoredSession extends LlmSession {
   keyId: number;
 }
 
+/** A notification (spec 2.10) as stored and sent over SSE, with the id of the key it is for. */
 export interface StoredNotification extends Notification {
   keyId: number;
 }
 
+/** One page of a list, newest first, with the cursor of the next page. */
 export interface Page<T> {
   items: T[];
   /** Pass back to get the next page; absent on the last. */
   nextCursor?: string;
 }
 
+/** Which executions {@link HostStore.listExecutions} returns: a key's, optionally of one query, status or action type, created in [since, until), one page after `cursor`. */
 export interface ExecutionFilter {
   keyId: number;
   queryId?: string;

@@ -20,6 +20,7 @@ const MINUTE = 60_000;
 /** The resolutions kept: minutes, and rollups so that a long timeframe reads few rows (1h candles from 1h rows). */
 const RESOLUTIONS = [MINUTE, 15 * MINUTE, 60 * MINUTE, 1440 * MINUTE] as const;
 
+/** Options of a {@link SqlitePriceHistory}: how long prices are kept, how many candles a series may need, and its clock. */
 export interface SqlitePriceHistoryOptions {
   /** What is kept per asset (older rows are pruned as new ones are written). Default 60 days. */
   retentionMs?: number;
@@ -139,6 +140,7 @@ export class SqlitePriceHistory implements PriceHistory {
     if (minutes.length > 0) this.writeMinutes(minutes);
   }
 
+  /** Writes the minutes in progress ({@link SqlitePriceHistory.flush}) and closes the database. */
   close(): void {
     this.flush();
     this.db.close();

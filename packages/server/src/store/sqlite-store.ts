@@ -64,6 +64,7 @@ export class SqliteStore implements HostStore {
     migrate(this.db);
   }
 
+  /** Closes the database; the store cannot be used afterwards. */
   close(): void {
     this.db.close();
   }

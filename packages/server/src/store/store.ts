@@ -20,68 +20,107 @@ import type {
  */
 export interface HostStore {
   // keys
+  /** Stores a new API key (its hash, never the key) and returns its record with the id it was given. */
   createKey(key: Omit<ApiKeyRecord, 'id'>): MaybePromise<ApiKeyRecord>;
+  /** The key whose SHA-256 hash this is ({@link hashKey}): how every authenticated request finds its key. */
   keyByHash(keyHash: string): MaybePromise<ApiKeyRecord | undefined>;
+  /** The key of an id, or undefined. */
   keyById(id: number): MaybePromise<ApiKeyRecord | undefined>;
+  /** Changes a key's HMAC secret, plan, status, automation flag or scopes; `updatedAt` defaults to now. */
   updateKey(id: number, patch: Partial<Pick<ApiKeyRecord, 'hmacSecretSealed' | 'plan' | 'status' | 'autoEnabled' | 'updatedAt' | 'scopes'>>): MaybePromise<void>;
 
   // usage and credits
   /** Counts one request; returns the counts of the day and the month after it. */
   countRequest(keyId: number, day: string): MaybePromise<{ daily: number; monthly: number }>;
+  /** The requests counted for a key on `day` (YYYY-MM-DD, UTC) and in its month, without counting one. */
   usage(keyId: number, day: string): MaybePromise<{ daily: number; monthly: number }>;
   /** Adds several counted requests of a key on a day at once. */
   addRequests(keyId: number, day: string, requests: number): MaybePromise<void>;
+  /** Writes a line of the credit ledger: `credits` spent by a key, why (`create`, `chat`, ...) and on what (`ref`, a query or session id). */
   charge(keyId: number, credits: number, reason: string, ref: string, at: string): MaybePromise<void>;
+  /** Credits a key spent on `day` (YYYY-MM-DD), in its month, and in all. */
   creditsUsed(keyId: number, day: string): MaybePromise<{ daily: number; monthly: number; total: number }>;
 
   // call order
+  /** Notes that a key validated a query body (by hash) at `at`: creating that query requires it (409 `validate_first`). */
   rememberValidation(keyId: number, bodyHash: string, at: string): MaybePromise<void>;
+  /** Whether the key validated this body (by hash) at or after `since`. */
   validatedSince(keyId: number, bodyHash: string, since: string): MaybePromise<boolean>;
+  /** Notes that a key listed its exchanges at `at`: creating a query that trades requires it (409 `check_exchanges_first`). */
   rememberExchangeCheck(keyId: number, at: string): MaybePromise<void>;
+  /** Whether the key listed its exchanges at or after `since`. */
   exchangesCheckedSince(keyId: number, since: string): MaybePromise<boolean>;
 
   // queries
+  /** Stores a new query, with the Idempotency-Key of the request that created it, if any. */
   insertQuery(query: QueryRecord, idempotencyKey?: string): MaybePromise<void>;
+  /** A query by id, deleted ones included; undefined when there is none. Callers must not change the record. */
   queryById(id: string): MaybePromise<QueryRecord | undefined>;
+  /** The query a key created with this Idempotency-Key, to replay the first answer. */
   queryByIdempotencyKey(keyId: number, idempotencyKey: string): MaybePromise<QueryRecord | undefined>;
+  /** A key's queries not deleted, newest first, optionally of one status, one page at a time. */
   listQueries(keyId: number, filter: { status?: QueryStatus; limit: number; cursor?: string }): MaybePromise<Page<QueryRecord>>;
+  /** Every active query not deleted, of all keys, oldest first: what the engine adds back at boot. */
   activeQueries(): MaybePromise<QueryRecord[]>;
+  /** How many active queries a key has (its plan caps them). */
   countActiveQueries(keyId: number): MaybePromise<number>;
+  /** Sets a query's status, and when it was cancelled. */
   setQueryStatus(id: string, status: QueryStatus, patch?: { cancelledAt?: string }): MaybePromise<void>;
+  /** Marks a query deleted at `at`: lists leave it out, its record stays. */
   softDeleteQuery(id: string, at: string): MaybePromise<void>;
+  /** Stores the engine's runtime state of a query; its status follows the state's, except that a cancelled query stays cancelled. */
   saveRuntime(id: string, state: RuntimeState): MaybePromise<void>;
 
   // drafts
+  /** Stores a draft, or updates its request and `updatedAt` when the id exists. */
   upsertDraft(draft: DraftRecord): MaybePromise<void>;
+  /** A draft by id, or undefined. */
   draftById(id: string): MaybePromise<DraftRecord | undefined>;
+  /** A key's drafts, newest first, one page at a time. */
   listDrafts(keyId: number, filter: { limit: number; cursor?: string }): MaybePromise<Page<DraftRecord>>;
+  /** Deletes a draft. */
   deleteDraft(id: string): MaybePromise<void>;
+  /** Records the query a draft was converted into. */
   markDraftConverted(id: string, queryId: string): MaybePromise<void>;
 
   // records of the engine
+  /** Stores an execution of an action step, or updates its status, attempts, result and error when its id exists. */
   saveExecution(keyId: number, record: ExecutionRecord): MaybePromise<void>;
   /**
    * At boot: executions still `running` were cut off by the previous process (a resumed trigger runs
    * the step again as a new execution); they become `failed` with code `HOST_RESTARTED`. Returns how many.
    */
   interruptRunningExecutions(at: string): MaybePromise<number>;
+  /** An execution by id, or undefined. */
   executionById(id: string): MaybePromise<StoredExecution | undefined>;
+  /** A key's executions matching the filter, newest first, one page at a time. */
   listExecutions(filter: ExecutionFilter): MaybePromise<Page<StoredExecution>>;
+  /** Every execution of a query, oldest first. */
   executionsOfQuery(queryId: string): MaybePromise<StoredExecution[]>;
+  /** Stores the LLM session of an llm action, or replaces it when its id exists. */
   saveSession(keyId: number, session: LlmSession): MaybePromise<void>;
+  /** The LLM sessions of a query, oldest first. */
   sessionsOfQuery(queryId: string): MaybePromise<StoredSession[]>;
+  /** An LLM session by id, or undefined. */
   sessionById(id: string): MaybePromise<StoredSession | undefined>;
+  /** Stores a notification and returns it with its id (increasing: the SSE event id); a step run again after a restart gets the one it stored before. */
   addNotification(keyId: number, draft: NotificationDraft): MaybePromise<StoredNotification>;
   /** Notifications of a key (optionally one query) with id > afterId, oldest first. */
   notificationsAfter(keyId: number, afterId: number, queryId?: string, limit?: number): MaybePromise<StoredNotification[]>;
+  /** How many notifications of a key (optionally one query) have an id above `afterId`. */
   countNotificationsAfter(keyId: number, afterId: number, queryId?: string): MaybePromise<number>;
 
   // exchanges
+  /** Stores a key's connection to an exchange, replacing an earlier one to the same exchange. */
   upsertExchange(record: ExchangeRecord): MaybePromise<void>;
+  /** A key's exchange connections, by exchange id. */
   exchangesOf(keyId: number): MaybePromise<ExchangeRecord[]>;
+  /** A key's connection to one exchange, or undefined. */
   exchangeOf(keyId: number, exchange: string): MaybePromise<ExchangeRecord | undefined>;
+  /** Removes a key's connection to an exchange; false when there was none. */
   deleteExchange(keyId: number, exchange: string): MaybePromise<boolean>;
 
+  /** Closes the store; the host calls it last, at shutdown. */
   close(): void;
 }
 
