@@ -2,6 +2,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUse
 import { type ChatModel, type Completion, type CompletionRequest, ModelError, type Speed } from './chat-model.js';
 import type { LlmConfig } from './llm-config.js';
 
+/** The configuration of an {@link OpenAiChatModel}: the endpoint, models, timeout and retries of {@link LlmConfig}, and bounds of its waits and replies. */
 export interface OpenAiChatModelOptions extends LlmConfig {
   /** Upper bound of one wait between attempts, whatever Retry-After says (ms; default 4000). */
   maxRetryDelayMs?: number;
