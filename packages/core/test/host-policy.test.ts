@@ -7,6 +7,8 @@ describe('webhook URL policy', () => {
     'http://api.example.org:8080/x?y=1',
     'https://8.8.8.8/hook',
     'https://[2606:4700:4700::1111]/hook',
+    // An ISATAP interface id over a public IPv4 address is an ordinary public address.
+    'https://[2607:f8b0::5efe:8.8.8.8]/hook',
   ])('allows %s', (url) => {
     expect(judgeWebhookUrl(url).ok).toBe(true);
   });
@@ -33,6 +35,20 @@ describe('webhook URL policy', () => {
     ['http://[fc00::1]/x', 'unique-local'],
     ['http://[fe80::1]/x', 'link-local'],
     ['http://224.0.0.1/x', 'multicast'],
+    // Every IPv6 form that embeds an IPv4 address.
+    ['http://[::127.0.0.1]/x', 'IPv4-compatible'],
+    ['http://[::10.0.0.1]/x', 'IPv4-compatible'],
+    ['http://[::8.8.8.8]/x', 'IPv4-compatible'],
+    ['http://[0:0:0:0:0:0:7f00:1]/x', 'IPv4-compatible'],
+    ['http://[::ffff:0:127.0.0.1]/x', 'rfc6145'],
+    ['http://[64:ff9b::127.0.0.1]/x', 'rfc6052'],
+    ['http://[64:ff9b:1::7f00:1]/x', 'rfc6052'],
+    ['http://[2002:7f00:1::1]/x', '6to4'],
+    ['http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/x', 'teredo'],
+    ['http://[2607:f8b0::5efe:10.0.0.1]/x', 'private'],
+    ['http://[2607:f8b0::200:5efe:127.0.0.1]/x', 'loopback'],
+    ['http://[100::1]/x', 'discard'],
+    ['http://[1::1]/x', 'reserved'],
   ])('refuses %s (%s)', (url, words) => {
     const verdict = judgeWebhookUrl(url);
     expect(verdict).toMatchObject({ ok: false, code: 'webhook-private-host' });

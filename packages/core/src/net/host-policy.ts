@@ -18,17 +18,34 @@ export type HostVerdict =
 
 const INTERNAL_NAME_SUFFIXES = ['.localhost', '.local', '.internal', '.intranet', '.lan', '.home.arpa', '.corp', '.private'];
 
-/** Classifies an IP address literal (IPv4, IPv6, or IPv4-mapped IPv6); undefined when it is not one. */
+/**
+ * Classifies an IP address literal (IPv4 or IPv6); undefined when it is not one. IPv6 forms that carry
+ * an IPv4 address are judged by what they carry or refused outright: IPv4-mapped (`::ffff:a.b.c.d`)
+ * is the IPv4 address; IPv4-compatible (`::a.b.c.d`, deprecated) and the rest of `::/8` are `reserved`
+ * ranges of their own; ISATAP interface ids (`…:0:5efe:a.b.c.d`) take the range of their IPv4 when that
+ * is not public; NAT64 (`64:ff9b::/96`, `64:ff9b:1::/48`), SIIT, 6to4 and Teredo are special ranges
+ * already, so never `unicast`.
+ */
 export function addressRange(address: string): string | undefined {
   const literal = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
   // Names (the common case) are neither dotted digits nor contain a colon: skip the parser.
   if (!literal.includes(':') && !/^[0-9.]+$/.test(literal)) return undefined;
   if (!ipaddr.isValid(literal)) return undefined;
-  let parsed = ipaddr.parse(literal);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  const parsed = ipaddr.parse(literal);
+  if (parsed.kind() === 'ipv4') return parsed.range();
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().range();
+  const range = v6.range();
+  if (range !== 'unicast') return range;
+  const parts = v6.parts;
+  // ::/8 is reserved by the IETF (RFC 4291); its unicast-looking members are IPv4-compatible forms.
+  if ((parts[0] ?? 0) <= 0x00ff) return parts.slice(0, 6).every((part) => part === 0) ? 'ipv4Compatible' : 'reserved';
+  // ISATAP (RFC 5214): the interface id 0000:5efe or 0200:5efe carries an IPv4 address.
+  if (((parts[4] ?? 0) & 0xfdff) === 0 && parts[5] === 0x5efe) {
+    const embedded = ipaddr.fromByteArray([(parts[6] ?? 0) >> 8, (parts[6] ?? 0) & 0xff, (parts[7] ?? 0) >> 8, (parts[7] ?? 0) & 0xff]).range();
+    if (embedded !== 'unicast') return embedded;
   }
-  return parsed.range();
+  return range;
 }
 
 /** Whether an IP address literal is public unicast (false for names and for every special range). */
@@ -99,6 +116,7 @@ const RANGE_WORDS: Record<string, string> = {
   broadcast: 'broadcast',
   multicast: 'multicast',
   reserved: 'reserved',
+  ipv4Compatible: 'IPv4-compatible IPv6 (deprecated)',
 };
 
 function describeRange(range: string): string {
