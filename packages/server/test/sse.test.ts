@@ -143,6 +143,27 @@ describe('SSE: the all-queries stream', () => {
     expect(byQuery.named('notification:new').map((frame) => frame.id)).toEqual(resumed.notifications.map((n) => String(n.id)));
   });
 
+  it('forgets a deleted query: its notifications are neither replayed nor counted on the all-queries stream', async () => {
+    const h = await host();
+    const key = await h.key();
+    const kept = await createQuery(h.base, key, notifyQuery('BTC', 1));
+    const deleted = await createQuery(h.base, key, notifyQuery('ETH', 1));
+    pushPrice(h.push, 'ETH', 2);
+    pushPrice(h.push, 'BTC', 2);
+    await until(() => h.host.context.host.engine.inspect(kept)?.status === 'triggered' && h.host.context.host.engine.inspect(deleted)?.status === 'triggered', 'both queries to fire');
+    const before = await raw(`${h.base}/v2/auto/queries/stream`, { 'x-svc-api-key': key, 'last-event-id': '0' });
+    await until(() => before.named('notification:count').length === 1, 'the replay before the delete');
+    expect(before.named('notification:new')).toHaveLength(2);
+
+    expect((await call(h.base, 'DELETE', `/v2/auto/queries/${deleted}`, key)).status).toBe(200);
+    const after = await raw(`${h.base}/v2/auto/queries/stream`, { 'x-svc-api-key': key, 'last-event-id': '0' });
+    await until(() => after.named('notification:count').length === 1, 'the replay after the delete');
+    const replayed = after.named('notification:new').map((frame) => (JSON.parse(frame.data!) as { data: { queryId: string } }).data.queryId);
+    expect(replayed).toEqual([kept]);
+    const count = JSON.parse(after.named('notification:count')[0]!.data!) as Record<string, unknown>;
+    expect(Object.values(count)).toContain(1);
+  });
+
   it('resumes across a host restart on the same data directory', async () => {
     const h = await host();
     const key = await h.key();

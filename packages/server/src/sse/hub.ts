@@ -162,9 +162,16 @@ export class SseHub {
     }
   }
 
-  /** Ends the streams of a query that is done (after what they were sent): `event: end`, then close. */
+  /**
+   * Ends the streams of a query that is done (after what they were sent): `event: end`, then close. A
+   * deleted query is also gone from the all-queries streams still replaying: its notifications held for
+   * them are dropped (the store no longer replays them).
+   */
   end(queryId: string, status: string): void {
     for (const connection of this.connections) {
+      if (status === 'deleted' && connection.scope.queryId === undefined && connection.pending) {
+        connection.pending = connection.pending.filter((notification) => notification.data.queryId !== queryId);
+      }
       if (connection.scope.queryId !== queryId) continue;
       // A stream still replaying its backlog ends once it has sent it.
       if (connection.pending) connection.ending = status;

@@ -37,6 +37,9 @@ function decodeCursor(cursor: string | undefined): { time: string; id: string } 
   return { time: text.slice(0, bar), id: text.slice(bar + 1) };
 }
 
+/** Keeps the notifications (`n`) of queries that are not deleted. */
+const NOT_DELETED = 'AND NOT EXISTS (SELECT 1 FROM queries q WHERE q.id = n.query_id AND q.deleted_at IS NOT NULL)';
+
 /**
  * The embedded store: SQLite through better-sqlite3, WAL journal, synchronous writes. A write has
  * reached the database file's WAL before the call returns, so it survives the process being killed
@@ -195,6 +198,16 @@ export class SqliteStore implements HostStore {
 
   exchangesCheckedSince(keyId: number, since: string): boolean {
     return this.get('SELECT 1 AS ok FROM exchange_checks WHERE key_id = ? AND checked_at >= ?', keyId, since) !== undefined;
+  }
+
+  // ------------------------------------------------------------------ used signatures
+
+  useSignature(keyId: number, digest: string, expiresAt: number): boolean {
+    return this.run('INSERT INTO used_signatures (key_id, digest, expires_at) VALUES (?, ?, ?) ON CONFLICT (key_id, digest) DO NOTHING', keyId, digest, expiresAt).changes === 1;
+  }
+
+  pruneUsedSignatures(before: number): number {
+    return this.run('DELETE FROM used_signatures WHERE expires_at < ?', before).changes;
   }
 
   // ------------------------------------------------------------------ queries
@@ -409,17 +422,18 @@ export class SqliteStore implements HostStore {
     return { ...draft, id: Number(result.lastInsertRowid), keyId };
   }
 
+  // A deleted query is gone from every stream: its notifications are neither replayed nor counted.
   notificationsAfter(keyId: number, afterId: number, queryId?: string, limit = 500): StoredNotification[] {
     const rows = queryId
-      ? this.all('SELECT * FROM notifications WHERE key_id = ? AND query_id = ? AND id > ? ORDER BY id LIMIT ?', keyId, queryId, afterId, limit)
-      : this.all('SELECT * FROM notifications WHERE key_id = ? AND id > ? ORDER BY id LIMIT ?', keyId, afterId, limit);
+      ? this.all(`SELECT n.* FROM notifications n WHERE n.key_id = ? AND n.query_id = ? AND n.id > ? ${NOT_DELETED} ORDER BY n.id LIMIT ?`, keyId, queryId, afterId, limit)
+      : this.all(`SELECT n.* FROM notifications n WHERE n.key_id = ? AND n.id > ? ${NOT_DELETED} ORDER BY n.id LIMIT ?`, keyId, afterId, limit);
     return rows.map(notificationOf);
   }
 
   countNotificationsAfter(keyId: number, afterId: number, queryId?: string): number {
     const row = queryId
-      ? this.get('SELECT COUNT(*) AS n FROM notifications WHERE key_id = ? AND query_id = ? AND id > ?', keyId, queryId, afterId)
-      : this.get('SELECT COUNT(*) AS n FROM notifications WHERE key_id = ? AND id > ?', keyId, afterId);
+      ? this.get(`SELECT COUNT(*) AS n FROM notifications n WHERE n.key_id = ? AND n.query_id = ? AND n.id > ? ${NOT_DELETED}`, keyId, queryId, afterId)
+      : this.get(`SELECT COUNT(*) AS n FROM notifications n WHERE n.key_id = ? AND n.id > ? ${NOT_DELETED}`, keyId, afterId);
     return Number(row?.n ?? 0);
   }
 

@@ -51,6 +51,16 @@ export interface HostStore {
   /** Whether the key listed its exchanges at or after `since`. */
   exchangesCheckedSince(keyId: number, since: string): MaybePromise<boolean>;
 
+  // used signatures (spec 5.2: a signature is accepted once)
+  /**
+   * Records that a key's request signature (a digest of it) was used, until `expiresAt` (epoch ms):
+   * true the first time, false when it is already recorded (a replay). Atomic: of two requests with
+   * the same signature at once, one gets true.
+   */
+  useSignature(keyId: number, digest: string, expiresAt: number): MaybePromise<boolean>;
+  /** Forgets the used signatures that expired before `before` (epoch ms); returns how many. */
+  pruneUsedSignatures(before: number): MaybePromise<number>;
+
   // queries
   /** Stores a new query, with the Idempotency-Key of the request that created it, if any. */
   insertQuery(query: QueryRecord, idempotencyKey?: string): MaybePromise<void>;
@@ -105,9 +115,9 @@ export interface HostStore {
   sessionById(id: string): MaybePromise<StoredSession | undefined>;
   /** Stores a notification and returns it with its id (increasing: the SSE event id); a step run again after a restart gets the one it stored before. */
   addNotification(keyId: number, draft: NotificationDraft): MaybePromise<StoredNotification>;
-  /** Notifications of a key (optionally one query) with id > afterId, oldest first. */
+  /** Notifications of a key (optionally one query) with id > afterId, oldest first; none of a deleted query. */
   notificationsAfter(keyId: number, afterId: number, queryId?: string, limit?: number): MaybePromise<StoredNotification[]>;
-  /** How many notifications of a key (optionally one query) have an id above `afterId`. */
+  /** How many notifications of a key (optionally one query) have an id above `afterId`, not counting a deleted query's. */
   countNotificationsAfter(keyId: number, afterId: number, queryId?: string): MaybePromise<number>;
 
   // exchanges
