@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedMarketData, SqliteMarketData } from '@eql/market-data';
 import { testHost, type TestHost } from './support/host.js';
 import { DEMO_PATH } from '../../market-data/test/support/market-reference.js';
+import { fuzzRuns } from './support/fuzz-runs.js';
 import { DATA_ROUTES, fill, PAYMENT_ROUTES } from './support/routes.js';
 
 /**
@@ -64,7 +65,7 @@ describe('no 500 on the market, chat and payment routes', () => {
         const response = await host.app.inject({ method: route.method, url: `${fill(route.path)}${query}`, headers: { 'x-svc-api-key': key, 'content-type': 'application/json' }, ...(route.body ? { payload: JSON.stringify(payload) } : {}) });
         check(response.statusCode, response.body, `${route.method} ${route.path}${query} ${JSON.stringify(payload).slice(0, 200)}`);
       }),
-      { numRuns: 400 },
+      { numRuns: fuzzRuns(400) },
     );
   });
 
@@ -76,7 +77,7 @@ describe('no 500 on the market, chat and payment routes', () => {
         const response = await host.app.inject({ method: route.method, url: `${fill(route.path)}${query}`, headers, ...(route.method === 'POST' ? { payload: JSON.stringify(payload) } : {}) });
         check(response.statusCode, response.body, `${route.method} ${route.path}${query}`);
       }),
-      { numRuns: 300 },
+      { numRuns: fuzzRuns(300) },
     );
   });
 });

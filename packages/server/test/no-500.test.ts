@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Exchange } from '@eql/core';
 import type { CreatedKey } from '../src/auth/api-keys.js';
 import { ACTIONS, call, json, notifyQuery, queryWith, testHost, type TestHost } from './support/host.js';
+import { fuzzRuns } from './support/fuzz-runs.js';
 import { AUTO_ROUTES, fill, type RouteSpec } from './support/routes.js';
 
 /** A venue that answers without a network: every symbol but spot pairs is a perpetual. */
@@ -148,7 +149,7 @@ const connectish = fc.record(
 
 const jsonBody = fc.oneof(fc.jsonValue(), queryish, connectish, fc.record({ query: fc.jsonValue() })).map((value) => JSON.stringify(value) ?? 'null');
 
-const RUNS = 120;
+const RUNS = fuzzRuns(120);
 
 async function inject(options: InjectOptions & { url: string; method: string }): Promise<LightMyRequestResponse> {
   return host.app.inject(options);
