@@ -36,6 +36,14 @@ describe('when HMAC applies (spec 5.2)', () => {
     expect(decide('POST', '/queries/drafts', { body: request([...actions]) })).toBe(expected);
   });
 
+  it('the update of a named draft (the id in the signed path) follows the body like the upsert', () => {
+    const route = matchHmacRoute('POST', '/queries/drafts/d1');
+    expect(route.entry).toMatchObject({ rule: 'body-trade', bodyInSignature: true });
+    expect(route.params).toEqual({ draftId: 'd1' });
+    expect(signatureRequirement(route, { body: request([market]) })).toBe('required');
+    expect(signatureRequirement(route, { body: request([notify]) })).toBe('optional');
+  });
+
   it('a body without actions is left to validation (400), not to signing', () => {
     expect(decide('POST', '/queries', { body: { query: {} } })).toBe('optional');
     expect(decide('POST', '/queries', { body: 'nonsense' })).toBe('optional');

@@ -51,11 +51,17 @@ function send({ method, url, body, as = key, headers = {} }: Send): Promise<Ligh
 /** The path a client signs: inside /v2/auto, without the query string. */
 const signingPath = (url: string) => (url.split('?')[0] ?? '').slice('/v2/auto'.length);
 
+/** Signatures made here: the host accepts a signature once, so a repeat of an identical request is signed a second earlier. */
+const made = new Set<string>();
+
 /** Signature headers as a correct client computes them. `signBody` false: the route signs '' (cancel, delete, convert, validate-symbol). */
 function signatureHeaders(request: Send, options: { signBody?: boolean; timestamp?: string; secret?: string } = {}): Record<string, string> {
-  const timestamp = options.timestamp ?? String(NOW);
   const body = options.signBody === false ? '' : (request.body ?? '');
-  return { 'x-svc-timestamp': timestamp, 'x-svc-signature': hmacHex(options.secret ?? (request.as ?? key).hmacSecret, timestamp, request.method, signingPath(request.url), body) };
+  const at = (timestamp: string) => hmacHex(options.secret ?? (request.as ?? key).hmacSecret, timestamp, request.method, signingPath(request.url), body);
+  let timestamp = options.timestamp ?? String(NOW);
+  while (options.timestamp === undefined && made.has(at(timestamp))) timestamp = String(Number(timestamp) - 1);
+  made.add(at(timestamp));
+  return { 'x-svc-timestamp': timestamp, 'x-svc-signature': at(timestamp) };
 }
 
 const signed = (request: Send, options: { signBody?: boolean; timestamp?: string; secret?: string } = {}) =>
@@ -224,20 +230,39 @@ describe('POST /v2/auto/queries/drafts: by the body\'s actions', () => {
     expect((await signed({ method: 'POST', url: '/v2/auto/queries/drafts', body })).statusCode).toBe(200);
   });
 
-  it('replacing a notification draft by a trade draft needs it; the query string is not signed', async () => {
+  it('replacing a notification draft by a trade draft needs it, with the draft id in the signed path', async () => {
     const draftId = await createDraft(NOTIFICATION_BODIES.notify);
     const url = `/v2/auto/queries/drafts?draftId=${draftId}`;
     expect401(await send({ method: 'POST', url, body: SIGNED_BODIES.market_order }), 'signature_missing_headers');
-    const withQueryString = await send({
-      method: 'POST',
-      url,
-      body: SIGNED_BODIES.market_order,
-      headers: { 'x-svc-timestamp': String(NOW), 'x-svc-signature': hmacHex(key.hmacSecret, String(NOW), 'POST', `/queries/drafts?draftId=${draftId}`, SIGNED_BODIES.market_order) },
-    });
-    expect401(withQueryString, 'signature_invalid_signature');
-    const response = await signed({ method: 'POST', url, body: SIGNED_BODIES.market_order });
-    expect(response.statusCode).toBe(200);
-    expect(json(response).created).toBe(false);
+    // The query string is not covered by a signature: a signed request may not carry one, signed over it or not.
+    expect401(await signed({ method: 'POST', url, body: SIGNED_BODIES.market_order }), 'signature_unsigned_query');
+    const overQueryString = { 'x-svc-timestamp': String(NOW), 'x-svc-signature': hmacHex(key.hmacSecret, String(NOW), 'POST', `/queries/drafts?draftId=${draftId}`, SIGNED_BODIES.market_order) };
+    expect401(await send({ method: 'POST', url, body: SIGNED_BODIES.market_order, headers: overQueryString }), 'signature_unsigned_query');
+    // POST /v2/auto/queries/drafts/{draftId}: the id is in the path that is signed.
+    expect401(await send({ method: 'POST', url: `/v2/auto/queries/drafts/${draftId}`, body: SIGNED_BODIES.market_order }), 'signature_missing_headers');
+    const response = await signed({ method: 'POST', url: `/v2/auto/queries/drafts/${draftId}`, body: SIGNED_BODIES.market_order });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(json(response)).toMatchObject({ draftId, created: false });
+    // A notification body needs none there either (spec 5.2: by the body's actions).
+    expect((await send({ method: 'POST', url: `/v2/auto/queries/drafts/${draftId}`, body: NOTIFICATION_BODIES.webhook })).statusCode).toBe(200);
+  });
+
+  it('a captured signed request cannot be pointed at another draft (issue 13)', async () => {
+    const [mine, other] = [await createDraft(NOTIFICATION_BODIES.notify), await createDraft(NOTIFICATION_BODIES.webhook)];
+    const draftRequest = async (id: string) => json(await send({ method: 'GET', url: `/v2/auto/queries/drafts/${id}` })).request;
+    const otherBefore = await draftRequest(other);
+    // The victim updates its draft; the attacker has a copy of that request (headers and body)...
+    const captured: Send = { method: 'POST', url: `/v2/auto/queries/drafts/${mine}`, body: SIGNED_BODIES.limit_order };
+    const headers = signatureHeaders(captured);
+    // ...and sends it to another draft: by the path, before or after the victim's own request went through...
+    expect401(await send({ ...captured, url: `/v2/auto/queries/drafts/${other}`, headers }), 'signature_invalid_signature');
+    expect((await send({ ...captured, headers })).statusCode).toBe(200);
+    expect401(await send({ ...captured, url: `/v2/auto/queries/drafts/${other}`, headers }), 'signature_invalid_signature');
+    // ...or by a query string added to a signed create (which a signature does not cover).
+    const create: Send = { method: 'POST', url: '/v2/auto/queries/drafts', body: SIGNED_BODIES.market_order };
+    const createHeaders = signatureHeaders(create);
+    expect401(await send({ ...create, url: `/v2/auto/queries/drafts?draftId=${other}`, headers: createHeaders }), 'signature_unsigned_query');
+    expect(await draftRequest(other)).toEqual(otherBefore);
   });
 });
 

@@ -36,6 +36,8 @@ export const HMAC_ROUTE_TABLE: readonly HmacRouteEntry[] = [
   { method: 'POST', pattern: '/queries', rule: 'body-trade', bodyInSignature: true },
   { method: 'POST', pattern: '/queries/validate', rule: 'optional', bodyInSignature: true },
   { method: 'POST', pattern: '/queries/drafts', rule: 'body-trade', bodyInSignature: true },
+  // The host's update of a named draft: the id is in the signed path (a query string is not signed).
+  { method: 'POST', pattern: '/queries/drafts/:draftId', rule: 'body-trade', bodyInSignature: true },
   { method: 'POST', pattern: '/queries/drafts/:draftId/convert', rule: 'stored-draft', bodyInSignature: false },
   { method: 'POST', pattern: '/queries/:queryId/cancel', rule: 'stored-query', bodyInSignature: false },
   { method: 'DELETE', pattern: '/queries/:queryId', rule: 'stored-query', bodyInSignature: false },

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { HMAC_ROUTE_TABLE, type HmacRoute, isTradeFlavouredQuery, matchHmacRoute, signatureRequirement, type StoredLookup, storedLookupNeeded, verifyRequestSignature } from '@eql/core';
+import { HMAC_MAX_DRIFT_SECONDS, HMAC_ROUTE_TABLE, type HmacRoute, isTradeFlavouredQuery, matchHmacRoute, signatureRequirement, type StoredLookup, storedLookupNeeded, verifyRequestSignature } from '@eql/core';
 import type { HostContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
 import { isAutoRequest } from './authenticate.js';
@@ -26,10 +27,23 @@ function routeOf(request: FastifyRequest): HmacRoute {
   return { entry, signingPath, params };
 }
 
+/** At most this often (by the host's clock) the used signatures whose time is over are deleted from the store. */
+const PRUNE_EVERY_MS = 10_000;
+
+/** Whether the request URL carries a query string (a lone `?` does not count). */
+function hasQueryString(request: FastifyRequest): boolean {
+  const mark = request.url.indexOf('?');
+  return mark >= 0 && mark < request.url.length - 1;
+}
+
 /**
  * Spec 5.2 on /v2/auto routes, with the core's route table: decides whether a signature is
  * required (looking up the stored query or draft when the rule needs it), and verifies it when
  * required or when one was sent anyway. Missing headers, a bad signature or timestamp drift → 401.
+ * Two rules close what the spec's signing string leaves open (docs/http-api.md): on a route of the
+ * table a signed request carries no query string (the signature does not cover it, so it could
+ * re-point the request: 401 `signature_unsigned_query`), and a signature is accepted once (its digest
+ * is kept in the store while its timestamp is within the drift window: 401 `signature_replayed`).
  */
 export function hmacCheck(context: HostContext) {
   const check = verify(context);
@@ -46,6 +60,7 @@ export function hmacCheck(context: HostContext) {
 }
 
 function verify(context: HostContext) {
+  let prunedAt = Number.NEGATIVE_INFINITY;
   return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
     const key = request.apiKey;
     if (!key) return;
@@ -67,6 +82,9 @@ function verify(context: HostContext) {
     }
     const requirement = signatureRequirement(route, stored === undefined ? { body: request.body } : { body: request.body, stored });
     if (requirement === 'optional' && !sent) return;
+    if (route.entry !== undefined && sent && hasQueryString(request)) {
+      throw new ApiError(401, 'signature_unsigned_query', 'a signed request must not carry a query string: the signature (timestamp + method + path + body) does not cover it. Name a draft to update in the path: POST /v2/auto/queries/drafts/{draftId}');
+    }
     const bodyText = route.entry?.bodyInSignature === false ? '' : (request.rawBody ?? '');
     const check = await verifyRequestSignature({
       secret: context.box.open(key.hmacSecretSealed),
@@ -78,5 +96,22 @@ function verify(context: HostContext) {
       nowSeconds: Math.floor(context.now() / 1000),
     });
     if (!check.ok) throw new ApiError(401, `signature_${check.reason.replace(/-/g, '_')}`, check.message);
+    // Accepted once: the same timestamp, method, path and body give the same signature, so a copy of the
+    // request is refused while its timestamp is still inside the window (and past it, drift refuses it).
+    const digest = createHash('sha256').update((signature ?? '').toLowerCase()).digest('hex');
+    const expiresAt = (Number(timestamp) + HMAC_MAX_DRIFT_SECONDS + 1) * 1000;
+    if (!(await context.store.useSignature(key.id, digest, expiresAt))) {
+      throw new ApiError(401, 'signature_replayed', 'this signature was already used: a signed request is accepted once. Sign each request afresh; a request identical to an earlier one (same method, path and body) needs another x-svc-timestamp');
+    }
+    const now = context.now();
+    if (now - prunedAt >= PRUNE_EVERY_MS) {
+      prunedAt = now;
+      try {
+        // A drift window of grace, for hosts sharing the store whose clocks differ.
+        await context.store.pruneUsedSignatures(now - HMAC_MAX_DRIFT_SECONDS * 1000);
+      } catch (error) {
+        request.log.warn({ err: error }, 'pruning used signatures failed');
+      }
+    }
   };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isRecord, isTradeFlavouredQuery, preview, type QueryRequest, validate } from '@eql/core';
 import { callerKey } from '../auth/authenticate.js';
 import type { HostContext } from '../context.js';
@@ -10,7 +10,8 @@ import { S } from './schemas.js';
 
 /**
  * Drafts (spec 4.4): work in progress, stored as given (an invalid draft is kept, with its findings),
- * validated, previewed and converted into an active query on demand. Upsert by `?draftId=`.
+ * validated, previewed and converted into an active query on demand. Update by
+ * `POST /v2/auto/queries/drafts/{draftId}` (or `?draftId=` on unsigned requests).
  */
 export function draftRoutes(app: FastifyInstance, context: HostContext): void {
   const { store } = context;
@@ -21,10 +22,9 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
     return draft;
   };
 
-  app.post('/v2/auto/queries/drafts', { schema: S.upsertDraft }, async (request) => {
+  const upsert = async (request: FastifyRequest, draftId: string | undefined) => {
     const body = requestBody(request.body);
     const key = callerKey(request);
-    const { draftId } = request.query as { draftId?: string };
     const now = new Date(context.now()).toISOString();
     const existing = draftId === undefined ? undefined : await ownDraft(key.id, draftId);
     if (existing?.convertedQueryId) throw new ApiError(409, 'draft_converted', `draft ${existing.id} was converted into query ${existing.convertedQueryId}`);
@@ -40,7 +40,12 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
     };
     await store.upsertDraft(draft);
     return { draftId: draft.id, created: existing === undefined, createdAt: draft.createdAt, updatedAt: draft.updatedAt, validation: validate(body, { now: context.now(), served: context.host.served() }) };
-  });
+  };
+
+  // Without `draftId` a new draft; `?draftId=` updates one, on unsigned requests (a signature does not cover the query string).
+  app.post('/v2/auto/queries/drafts', { schema: S.upsertDraft }, (request) => upsert(request, (request.query as { draftId?: string }).draftId));
+  // Updates the named draft: the id is in the path, which a signature covers.
+  app.post('/v2/auto/queries/drafts/:draftId', { schema: S.updateDraft }, (request) => upsert(request, (request.params as { draftId: string }).draftId));
 
   app.get('/v2/auto/queries/drafts', { schema: S.listDrafts }, async (request) => {
     const key = callerKey(request);

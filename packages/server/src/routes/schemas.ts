@@ -163,6 +163,13 @@ export const S = {
     querystring: { type: 'object', properties: { draftId: { type: 'string', maxLength: 128 } }, additionalProperties: false },
     response: { 200: { type: 'object', additionalProperties: true, properties: { draftId: { type: 'string' }, created: { type: 'boolean' }, validation: validationResult } }, ...errors(400, 401, 404) },
   },
+  updateDraft: {
+    ...tags('drafts'),
+    description: 'Updates the named draft (404 when unknown); the id is in the path, which a signature covers (spec 5.2 signing path /queries/drafts/{draftId}, body signed)',
+    params: draftId,
+    body: queryRequestBody,
+    response: { 200: { type: 'object', additionalProperties: true, properties: { draftId: { type: 'string' }, created: { type: 'boolean' }, validation: validationResult } }, ...errors(400, 401, 404, 409) },
+  },
   listDrafts: {
     ...tags('drafts'),
     querystring: { type: 'object', properties: paging, additionalProperties: false },

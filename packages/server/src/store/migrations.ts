@@ -174,6 +174,22 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: str
       ALTER TABLE api_keys ADD COLUMN scopes TEXT NOT NULL DEFAULT '';
     `,
   },
+  {
+    version: 5,
+    name: 'used request signatures',
+    // Spec 5.2 signatures accepted once: a digest of each verified signature, per key, kept while its
+    // timestamp can still pass the drift check (expires_at, epoch ms), so a replay is refused after a
+    // restart and across hosts sharing the database.
+    sql: `
+      CREATE TABLE used_signatures (
+        key_id INTEGER NOT NULL,
+        digest TEXT NOT NULL,
+        expires_at INTEGER NOT NULL,
+        PRIMARY KEY (key_id, digest)
+      ) WITHOUT ROWID;
+      CREATE INDEX used_signatures_expiry ON used_signatures (expires_at);
+    `,
+  },
 ];
 
 /** Brings the database to the latest schema version; returns the versions applied. */

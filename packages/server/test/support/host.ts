@@ -85,6 +85,9 @@ export interface CallOptions {
   nowSeconds?: number;
 }
 
+/** Signatures this process sent (the host accepts each once): a repeat of an identical request is signed with an earlier second. */
+const sentSignatures = new Set<string>();
+
 /** One request through `app.inject`, optionally signed like a client would. */
 export async function call(app: Host['app'], options: CallOptions): Promise<LightMyRequestResponse> {
   const method = options.method ?? 'GET';
@@ -98,11 +101,18 @@ export async function call(app: Host['app'], options: CallOptions): Promise<Ligh
     const signOptions = typeof options.signed === 'object' ? options.signed : {};
     const secret = signOptions.secret ?? (typeof options.key === 'object' ? options.key.hmacSecret : undefined);
     if (secret === undefined) throw new Error('signing needs a key object or a secret');
-    const timestamp = signOptions.timestamp ?? String(options.nowSeconds ?? Math.floor(Date.now() / 1000));
+    let timestamp = signOptions.timestamp ?? String(options.nowSeconds ?? Math.floor(Date.now() / 1000));
     const path = (options.url.split('?')[0] ?? '').slice('/v2/auto'.length);
     const signedBody = signOptions.bodyInSignature === false ? '' : (payload ?? '');
+    let signature = sign(secret, timestamp, method, path, signedBody);
+    // Like a careful client: the same request twice in one second would be the same signature, a replay.
+    while (signOptions.timestamp === undefined && sentSignatures.has(signature)) {
+      timestamp = String(Number(timestamp) - 1);
+      signature = sign(secret, timestamp, method, path, signedBody);
+    }
+    sentSignatures.add(signature);
     headers['x-svc-timestamp'] = timestamp;
-    headers['x-svc-signature'] = sign(secret, timestamp, method, path, signedBody);
+    headers['x-svc-signature'] = signature;
   }
   return payload !== undefined ? app.inject({ method, url: options.url, headers, payload }) : app.inject({ method, url: options.url, headers });
 }
