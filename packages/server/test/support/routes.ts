@@ -17,6 +17,7 @@ export const AUTO_ROUTES: readonly RouteSpec[] = [
   { method: 'DELETE', path: '/v2/auto/queries/{queryId}', body: false },
   { method: 'GET', path: '/v2/auto/queries', body: false },
   { method: 'POST', path: '/v2/auto/queries/drafts', body: true },
+  { method: 'POST', path: '/v2/auto/queries/drafts/{draftId}', body: true },
   { method: 'GET', path: '/v2/auto/queries/drafts', body: false },
   { method: 'GET', path: '/v2/auto/queries/drafts/{draftId}', body: false },
   { method: 'DELETE', path: '/v2/auto/queries/drafts/{draftId}', body: false },
