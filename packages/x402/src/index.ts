@@ -19,6 +19,7 @@ export {
   parsePaymentNetwork,
   paymentConfigFromEnv,
   priceAtomic,
+  settlementProblem,
   USDC,
   type PaymentConfig,
   type PaymentConfigInput,
@@ -39,6 +40,7 @@ export {
   type RequestPayment,
 } from './payment-verifier.js';
 export { encodePaymentReceipt, encodePaymentRequired, EXPOSED_PAYMENT_HEADERS, mergeExposedHeaders, PAYMENT_HEADERS, type PaymentReceipt } from './payment-headers.js';
+export { DEFAULT_PAYMENT_RATE_LIMITS, PaymentRateLimiter, type PaymentRateLimits, type SignatureSlot } from './payment-rate-limiter.js';
 export { canonicalKey, MemoryPaymentLedger, type NonceClaim, type NonceKey, type NonceRecord, type PaymentLedger } from './payment-ledger.js';
 export {
   paymentRequiredBody,
@@ -51,4 +53,12 @@ export {
   type PaymentRequirementsV1,
 } from './requirements.js';
 export { SqlitePaymentLedger } from './sqlite-payment-ledger.js';
-export { SETTLEMENT_MARGIN_SECONDS, TRANSFER_WITH_AUTHORIZATION_TYPES, verifyPayment } from './verify-payment.js';
+export {
+  checkPaymentTerms,
+  checkSignatureForm,
+  SECP256K1_N,
+  SETTLEMENT_MARGIN_SECONDS,
+  TRANSFER_WITH_AUTHORIZATION_TYPES,
+  verifyPayment,
+  verifyPaymentSignature,
+} from './verify-payment.js';

@@ -14,12 +14,14 @@ export interface UsdcDeployment {
   asset: Address;
   name: string;
   version: string;
+  /** A test network (test USDC, worth nothing): a host may run there without a facilitator. */
+  testnet: boolean;
 }
 
 /** USDC deployments by network (6 decimals on both). */
 export const USDC: Readonly<Record<PaymentNetwork, UsdcDeployment>> = {
-  'eip155:8453': { network: 'eip155:8453', v1Name: 'base', chainId: 8453, asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', name: 'USD Coin', version: '2' },
-  'eip155:84532': { network: 'eip155:84532', v1Name: 'base-sepolia', chainId: 84532, asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', name: 'USDC', version: '2' },
+  'eip155:8453': { network: 'eip155:8453', v1Name: 'base', chainId: 8453, asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', name: 'USD Coin', version: '2', testnet: false },
+  'eip155:84532': { network: 'eip155:84532', v1Name: 'base-sepolia', chainId: 84532, asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', name: 'USDC', version: '2', testnet: true },
 };
 
 /** The default network: Base Sepolia (test USDC). */
@@ -54,6 +56,11 @@ export interface PaymentConfig {
   maxTimeoutSeconds: number;
   /** Accepted values of `x-svc-agent-secret` (several allow rotation). */
   agentSecrets: string[];
+  /**
+   * Runs without a facilitator on purpose: payments are verified and never settled. Required for that
+   * on a network with real money (Base mainnet); see `settlementProblem`.
+   */
+  offline?: boolean;
 }
 
 /** The inputs of a payment configuration; everything else is derived. */
@@ -63,6 +70,8 @@ export interface PaymentConfigInput {
   facilitatorUrl?: string;
   maxTimeoutSeconds?: number;
   agentSecrets?: string[];
+  /** Without a facilitator on purpose (`PaymentConfig.offline`). */
+  offline?: boolean;
 }
 
 function isPaymentNetwork(value: string): value is PaymentNetwork {
@@ -113,7 +122,27 @@ export function createPaymentConfig(input: PaymentConfigInput): PaymentConfig {
     ...(facilitatorUrl === undefined ? {} : { facilitatorUrl }),
     maxTimeoutSeconds,
     agentSecrets: [...agentSecrets],
+    ...(input.offline === true ? { offline: true } : {}),
   };
+}
+
+/**
+ * Why a payment configuration must not run, or undefined when it may. On a network with real money
+ * (any network of `USDC` that is not a testnet: Base mainnet), a host without a facilitator would
+ * accept signatures that are never settled, so it needs one, or `offline` set on purpose; `offline`
+ * with a facilitator is a contradiction. `facilitator`: whether one is configured or given.
+ */
+export function settlementProblem(config: Pick<PaymentConfig, 'network' | 'offline'>, facilitator: boolean): string | undefined {
+  if (config.offline === true && facilitator) return 'x402: a facilitator is configured and offline mode is on; choose one (unset EQL_X402_OFFLINE to settle through the facilitator)';
+  if (!facilitator && config.offline !== true && !USDC[config.network].testnet) {
+    return `x402: ${config.network} is a network with real money and no facilitator is configured: payments would be verified but never settled. Set EQL_X402_FACILITATOR_URL, or EQL_X402_OFFLINE=1 to accept unsettled payments on purpose`;
+  }
+  return undefined;
+}
+
+/** Whether an environment flag is on (`1`, `true`, `yes`, `on`). */
+function flagOn(value: string | undefined): boolean {
+  return value !== undefined && /^(1|true|yes|on)$/i.test(value.trim());
 }
 
 /** `EQL_AGENT_SECRET` as a list: comma-separated, blanks dropped. */
@@ -125,19 +154,24 @@ export function agentSecretsFromEnv(env: NodeJS.ProcessEnv = process.env): strin
 }
 
 /**
- * The payment configuration from `EQL_X402_NETWORK`, `EQL_X402_PAY_TO`, `EQL_X402_FACILITATOR_URL`
- * and `EQL_AGENT_SECRET` (comma-separated). Undefined when `EQL_X402_PAY_TO` is not set (the payment
- * model is off); throws when a value is invalid.
+ * The payment configuration from `EQL_X402_NETWORK`, `EQL_X402_PAY_TO`, `EQL_X402_FACILITATOR_URL`,
+ * `EQL_X402_OFFLINE` and `EQL_AGENT_SECRET` (comma-separated). Undefined when `EQL_X402_PAY_TO` is not
+ * set (the payment model is off); throws when a value is invalid, or on a network with real money
+ * without a facilitator unless `EQL_X402_OFFLINE` is on (`settlementProblem`).
  */
 export function paymentConfigFromEnv(env: NodeJS.ProcessEnv = process.env): PaymentConfig | undefined {
   const payTo = env.EQL_X402_PAY_TO?.trim();
   if (payTo === undefined || payTo === '') return undefined;
-  return createPaymentConfig({
+  const config = createPaymentConfig({
     payTo,
     ...(env.EQL_X402_NETWORK?.trim() ? { network: env.EQL_X402_NETWORK } : {}),
     ...(env.EQL_X402_FACILITATOR_URL?.trim() ? { facilitatorUrl: env.EQL_X402_FACILITATOR_URL } : {}),
     agentSecrets: agentSecretsFromEnv(env),
+    offline: flagOn(env.EQL_X402_OFFLINE),
   });
+  const problem = settlementProblem(config, config.facilitatorUrl !== undefined);
+  if (problem) throw new Error(problem);
+  return config;
 }
 
 /** The price of `credits` in atomic USDC units (credits × 9000), in integers. */

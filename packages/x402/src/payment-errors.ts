@@ -1,6 +1,6 @@
 /**
  * Why a payment was refused: a stable snake_case code (docs/x402.md lists them) and a message for
- * people. Every payment failure is a 402; the code says what to fix.
+ * people. Every payment failure is a 402 but `rate_limited` (429); the code says what to fix.
  */
 export type PaymentErrorCode =
   /** No `PAYMENT-SIGNATURE` or `X-PAYMENT` header on a paid route. */
@@ -21,7 +21,7 @@ export type PaymentErrorCode =
   | 'payment_not_yet_valid'
   /** `validBefore` is past, or less than 6 s away (too late to settle). */
   | 'payment_expired'
-  /** The EIP-712 signature does not recover `from`. */
+  /** The EIP-712 signature does not recover `from`, or is not in the form USDC accepts (65 bytes, v 27 or 28, low s). */
   | 'payment_invalid_signature'
   /** This (payer, nonce) was already used. */
   | 'payment_replayed'
@@ -30,7 +30,9 @@ export type PaymentErrorCode =
   /** The facilitator could not be reached or answered nonsense while verifying. */
   | 'payment_facilitator_unavailable'
   /** The handler succeeded but the facilitator did not settle; nothing was charged. */
-  | 'payment_settlement_failed';
+  | 'payment_settlement_failed'
+  /** 429: too many refused signature checks for this payer or client address (`PaymentRateLimiter`); retry later. */
+  | 'rate_limited';
 
 /** A refused payment. */
 export interface PaymentFailure {

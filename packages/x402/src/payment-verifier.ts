@@ -2,12 +2,13 @@ import type { PaymentRequirements } from '@x402/core/types';
 import type { Address, Hex } from 'viem';
 import { decodePayment, paymentHeaderOf, type DecodedPayment } from './decode-payment.js';
 import { HttpFacilitator, type PaymentFacilitator } from './facilitator-client.js';
-import { formatUsd, priceAtomic, type PaymentConfig, type PaymentNetwork } from './payment-config.js';
+import { formatUsd, priceAtomic, settlementProblem, type PaymentConfig, type PaymentNetwork } from './payment-config.js';
 import { accept, type PaymentFailure, type PaymentResult } from './payment-errors.js';
 import { encodePaymentReceipt, encodePaymentRequired, PAYMENT_HEADERS, type PaymentReceipt } from './payment-headers.js';
 import type { NonceKey, PaymentLedger } from './payment-ledger.js';
+import { PaymentRateLimiter, type PaymentRateLimits, type SignatureSlot } from './payment-rate-limiter.js';
 import { paymentRequiredBody, paymentRequiredV2, requirementsV1, requirementsV2, type Charge, type PaymentRequirementsV1 } from './requirements.js';
-import { verifyPayment } from './verify-payment.js';
+import { checkPaymentTerms, verifyPaymentSignature } from './verify-payment.js';
 
 /** The payment of a paid request, once verified: who paid, how much, with which nonce. */
 export interface RequestPayment {
@@ -39,13 +40,15 @@ export interface PaidRequest {
   description: string;
   /** The route, recorded with the nonce (`POST /x402/v2/auto/chat`). */
   route: string;
+  /** The client's address (Fastify's `request.ip`), for the per-address rate limit; none: only the per-payer one applies. */
+  clientAddress?: string;
 }
 
-/** A response to send as is: the 402 with its headers and JSON body. */
+/** A response to send as is: the 402 (or the 429 of a rate limit) with its headers and JSON body. */
 export interface PaymentResponse {
-  status: 402;
+  status: 402 | 429;
   headers: Record<string, string>;
-  /** The x402 v1 JSON body (`x402Version`, `error`, `accepts`), serialised. */
+  /** 402: the x402 v1 JSON body (`x402Version`, `error`, `accepts`); 429: `{success: false, error: {code, message}}`; serialised. */
   body: string;
 }
 
@@ -73,6 +76,11 @@ export interface PaymentVerifierOptions {
   now?: () => number;
   /** Default log of `check` and `settle` (each call may pass its own, a request's logger say). */
   log?: PaymentLog;
+  /**
+   * Bounds on refused signature checks per payer and per client address (defaults: 20 and 60 a minute),
+   * or a limiter shared with other verifiers (one per host: the plugin shares one between its routes).
+   */
+  rateLimits?: PaymentRateLimits | PaymentRateLimiter;
 }
 
 const PRUNE_EVERY_MS = 60_000;
@@ -80,9 +88,9 @@ const silent: PaymentLog = { warn: () => undefined };
 
 /**
  * The x402 payment protocol of spec 4.5 and 5.3 without any web framework: `check` reads
- * `PAYMENT-SIGNATURE` (v2) or `X-PAYMENT` (v1), verifies it locally (EIP-712 signature, amount,
- * recipient, validity window), claims its nonce in the ledger and asks the facilitator when there is
- * one; `settle` settles it once the request has succeeded (on chain through the facilitator, else
+ * `PAYMENT-SIGNATURE` (v2) or `X-PAYMENT` (v1), verifies it locally (cheap checks first: shape,
+ * amount, recipient, validity window, signature form, a nonce already used, the rate limits; then the
+ * EIP-712 signature), claims its nonce in the ledger and asks the facilitator when there is one; `settle` settles it once the request has succeeded (on chain through the facilitator, else
  * recorded as `local`) and `release` frees the nonce when the request failed, so the payer is not
  * charged. Every refusal comes with the 402 to send. The Fastify gate (`@eql/x402/fastify`) is this
  * plus hooks; any other server can call it the same way.
@@ -93,14 +101,24 @@ export class PaymentVerifier {
   private readonly facilitator: PaymentFacilitator | undefined;
   private readonly now: () => number;
   private readonly log: PaymentLog;
+  private readonly limiter: PaymentRateLimiter;
   private lastPrune = -Infinity;
 
+  /** Throws when the configuration must not run (`settlementProblem`: real money and no facilitator, unless offline on purpose). */
   constructor(options: PaymentVerifierOptions) {
     this.config = options.config;
     this.ledger = options.ledger;
     this.facilitator = options.facilitator ?? (options.config.facilitatorUrl ? new HttpFacilitator({ url: options.config.facilitatorUrl }) : undefined);
+    const problem = settlementProblem(options.config, this.facilitator !== undefined);
+    if (problem) throw new Error(problem);
     this.now = options.now ?? (() => Date.now());
     this.log = options.log ?? silent;
+    this.limiter = options.rateLimits instanceof PaymentRateLimiter ? options.rateLimits : new PaymentRateLimiter(options.rateLimits, this.now);
+  }
+
+  /** Whether payments are settled on chain (a facilitator), or only verified (offline). */
+  get settles(): boolean {
+    return this.facilitator !== undefined;
   }
 
   /** The charge of a paid request: its price in atomic USDC units, resource and description. */
@@ -128,12 +146,20 @@ export class PaymentVerifier {
     const decoded = decodePayment(found.header, found.value);
     if (!decoded.ok) return refuse(decoded.failure);
     const payment = decoded.value;
-    const verified = await verifyPayment(payment, config, charge.amount, nowMs / 1000);
+    // The cheap checks, all before the signature recovery (docs/x402.md, "Verification, in order").
+    const terms = checkPaymentTerms(payment, config, charge.amount, nowMs / 1000);
+    if (!terms.ok) return refuse(terms.failure);
+    const claimed = terms.value;
+    const key: NonceKey = { network: config.network, payer: claimed, nonce: payment.authorization.nonce };
+    if (await ledger.lookup(key)) return refuse(replayed(key));
+    const slot = this.limiter.take(claimed, request.clientAddress);
+    if (!slot.ok) return { ok: false, failure: { code: 'rate_limited', message: rateLimitMessage(slot, claimed) }, response: tooManyRequests(slot, claimed) };
+    const verified = await verifyPaymentSignature(payment, config);
+    slot.done(verified.ok);
     if (!verified.ok) return refuse(verified.failure);
     const payer = verified.value;
-    const key: NonceKey = { network: config.network, payer, nonce: payment.authorization.nonce };
     const claim = { ...key, validBefore: payment.authorization.validBefore, route: request.route, amount: payment.authorization.value.toString(), createdAt: new Date(nowMs).toISOString() };
-    if (!(await ledger.claim(claim))) return refuse({ code: 'payment_replayed', message: `the nonce ${payment.authorization.nonce} of ${payer} was already used; sign a new authorization` });
+    if (!(await ledger.claim(claim))) return refuse(replayed(key));
     const requirements = payment.version === 2 ? requirementsV2(config, charge.amount) : requirementsV1(config, charge);
     if (this.facilitator) {
       const checked = await this.facilitator.verify({ payload: payment.payload, requirements });
@@ -210,4 +236,31 @@ export class PaymentVerifier {
   private receiptHeaderName(accepted: AcceptedPayment): string {
     return accepted.decoded.version === 2 ? PAYMENT_HEADERS.response : PAYMENT_HEADERS.legacyResponse;
   }
+}
+
+function replayed(key: NonceKey): PaymentFailure {
+  return { code: 'payment_replayed', message: `the nonce ${key.nonce} of ${key.payer} was already used; sign a new authorization` };
+}
+
+type Refusal = Extract<SignatureSlot, { ok: false }>;
+
+function rateLimitMessage(slot: Refusal, payer: string): string {
+  const who = slot.limit === 'payer' ? `for payer ${payer}` : 'from this client address';
+  return `too many payments with a refused signature ${who} (${slot.max} in the current window); retry in ${slot.retryAfterSeconds} s`;
+}
+
+/** The 429 of a rate limit, in the host's error envelope, with `retry-after` and the `x-ratelimit-*` headers. */
+function tooManyRequests(slot: Refusal, payer: string): PaymentResponse {
+  return {
+    status: 429,
+    headers: {
+      'retry-after': String(slot.retryAfterSeconds),
+      'x-ratelimit-limit': String(slot.max),
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-reset': String(slot.retryAfterSeconds),
+      'cache-control': 'no-store',
+      'content-type': 'application/json; charset=utf-8',
+    },
+    body: JSON.stringify({ success: false, error: { code: 'rate_limited', message: rateLimitMessage(slot, payer) } }),
+  };
 }

@@ -1,4 +1,4 @@
-import { verifyTypedData, type Address } from 'viem';
+import { hexToBigInt, verifyTypedData, type Address, type Hex } from 'viem';
 import type { DecodedPayment } from './decode-payment.js';
 import type { PaymentConfig } from './payment-config.js';
 import { accept, refuse, type PaymentResult } from './payment-errors.js';
@@ -20,17 +20,38 @@ export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
 
 const sameAddress = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
 
+/** The order of secp256k1's group: a signature's `s` above `n / 2` is the malleated twin of a valid one. */
+export const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+
 /**
- * Checks a decoded payment against what the host asks for, the checks a facilitator makes, without
- * a chain: scheme `exact`; the host's network; its USDC (v2 `accepted.asset`; v1 payloads name no
- * asset, the signature's domain binds it); `to` (and v2 `accepted.payTo`) is the host's address; the
- * value (and v2 `accepted.amount`) is the price exactly (v2) or at least the price (v1); `validAfter <= now`; `validBefore >= now + 6`;
- * the EIP-712 signature, in the domain of the host's USDC, recovers `from`. Returns the payer.
- *
- * Only EOA (ECDSA) signatures verify offline; smart-wallet signatures (ERC-1271, ERC-6492) need a
- * chain and are refused as `payment_invalid_signature`. Never throws.
+ * The signature is in the one form USDC's `transferWithAuthorization` accepts on chain (Circle's
+ * `ECRecover`): 65 bytes `r ‖ s ‖ v`, `v` 27 or 28, and `s` in the lower half of the curve order
+ * (EIP-2; `s' = n − s` with `v` flipped recovers the same address but is refused on chain). A payment
+ * in any other form could never settle, so it is refused as `payment_invalid_signature` before any
+ * recovery. Smart-wallet signatures (ERC-1271, ERC-6492) are not this form either.
  */
-export async function verifyPayment(payment: DecodedPayment, config: PaymentConfig, amount: bigint, nowSeconds: number): Promise<PaymentResult<Address>> {
+export function checkSignatureForm(signature: Hex): PaymentResult<void> {
+  if (signature.length !== 2 + 65 * 2) {
+    return refuse('payment_invalid_signature', `the signature has ${(signature.length - 2) / 2} bytes; USDC takes a 65-byte ECDSA signature (r, s, v) from an EOA`);
+  }
+  const v = Number.parseInt(signature.slice(130, 132), 16);
+  if (v !== 27 && v !== 28) return refuse('payment_invalid_signature', `the signature's v is ${v}; USDC takes 27 or 28`);
+  const s = hexToBigInt(`0x${signature.slice(66, 130)}`);
+  if (s === 0n || s > SECP256K1_N / 2n) {
+    return refuse('payment_invalid_signature', "the signature's s is not in the lower half of the curve order (EIP-2): USDC refuses such a signature on chain; sign again (standard signers make low-s signatures)");
+  }
+  return accept(undefined);
+}
+
+/**
+ * The cheap checks of a decoded payment, everything but the signature recovery: scheme `exact`; the
+ * host's network; its USDC (v2 `accepted.asset`; v1 payloads name no asset, the signature's domain
+ * binds it); `to` (and v2 `accepted.payTo`) is the host's address; the value (and v2
+ * `accepted.amount`) is the price exactly (v2) or at least the price (v1); `validAfter <= now`;
+ * `validBefore >= now + 6`; the signature's form (`checkSignatureForm`). Returns the payer the
+ * payment claims (not yet verified). Never throws.
+ */
+export function checkPaymentTerms(payment: DecodedPayment, config: PaymentConfig, amount: bigint, nowSeconds: number): PaymentResult<Address> {
   const { authorization } = payment;
   if (payment.scheme !== 'exact') return refuse('payment_wrong_scheme', `the scheme is "${payment.scheme.slice(0, 40)}"; this host takes "exact"`);
   const networkOk = payment.version === 2 ? payment.network === config.network : payment.network === config.v1Network || payment.network === config.network;
@@ -56,6 +77,17 @@ export async function verifyPayment(payment: DecodedPayment, config: PaymentConf
   if (authorization.validBefore < now + SETTLEMENT_MARGIN_SECONDS) {
     return refuse('payment_expired', `the authorization expires at ${authorization.validBefore}, too soon to settle (now ${now}; at least ${SETTLEMENT_MARGIN_SECONDS} s needed)`);
   }
+  const form = checkSignatureForm(payment.signature);
+  if (!form.ok) return form;
+  return accept(authorization.from);
+}
+
+/**
+ * The expensive check: the EIP-712 signature, in the domain of the host's USDC (never the client's
+ * `accepted`), recovers `from` (viem `verifyTypedData`). Returns the payer. Never throws.
+ */
+export async function verifyPaymentSignature(payment: DecodedPayment, config: PaymentConfig): Promise<PaymentResult<Address>> {
+  const { authorization } = payment;
   let valid: boolean;
   try {
     valid = await verifyTypedData({
@@ -78,4 +110,17 @@ export async function verifyPayment(payment: DecodedPayment, config: PaymentConf
   }
   if (!valid) return refuse('payment_invalid_signature', `the signature is not ${authorization.from}'s TransferWithAuthorization for USDC on ${config.network}`);
   return accept(authorization.from);
+}
+
+/**
+ * Checks a decoded payment against what the host asks for, the checks a facilitator makes, without
+ * a chain: `checkPaymentTerms`, then `verifyPaymentSignature`. Returns the payer.
+ *
+ * Only EOA (ECDSA) signatures verify offline; smart-wallet signatures (ERC-1271, ERC-6492) need a
+ * chain and are refused as `payment_invalid_signature`. Never throws.
+ */
+export async function verifyPayment(payment: DecodedPayment, config: PaymentConfig, amount: bigint, nowSeconds: number): Promise<PaymentResult<Address>> {
+  const terms = checkPaymentTerms(payment, config, amount, nowSeconds);
+  if (!terms.ok) return terms;
+  return verifyPaymentSignature(payment, config);
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createPaymentConfig, formatUsd, paymentConfigFromEnv, priceAtomic, USDC } from '../src/index.js';
+import Fastify from 'fastify';
+import { createPaymentConfig, formatUsd, MemoryPaymentLedger, PaymentVerifier, paymentConfigFromEnv, priceAtomic, settlementProblem, USDC, type PaymentFacilitator } from '../src/index.js';
+import { x402Payments } from '../src/fastify/index.js';
 
 const PAY_TO = '0x1111111111111111111111111111111111111111';
 
@@ -45,6 +47,46 @@ describe('payment configuration', () => {
     expect(() => createPaymentConfig({ payTo: PAY_TO, facilitatorUrl: 'ftp://example.org' })).toThrow('http or https');
     expect(() => createPaymentConfig({ payTo: PAY_TO, maxTimeoutSeconds: 6 })).toThrow('maxTimeoutSeconds');
     expect(() => createPaymentConfig({ payTo: PAY_TO, agentSecrets: ['short'] })).toThrow('16 characters');
+  });
+});
+
+describe('real money needs a facilitator (or offline on purpose)', () => {
+  const facilitator: PaymentFacilitator = {
+    verify: () => Promise.resolve({ ok: true, value: {} }),
+    settle: () => Promise.resolve({ ok: true, value: { transaction: '0x01', network: 'eip155:8453', payer: PAY_TO } }),
+  };
+
+  it('the USDC table says which networks are testnets', () => {
+    expect(USDC['eip155:8453'].testnet).toBe(false);
+    expect(USDC['eip155:84532'].testnet).toBe(true);
+  });
+
+  it('settlementProblem: mainnet without a facilitator is refused unless offline; offline with a facilitator is a contradiction', () => {
+    const mainnet = createPaymentConfig({ payTo: PAY_TO, network: 'base' });
+    expect(settlementProblem(mainnet, false)).toMatch(/EQL_X402_FACILITATOR_URL.*EQL_X402_OFFLINE=1/);
+    expect(settlementProblem(mainnet, true)).toBeUndefined();
+    expect(settlementProblem(createPaymentConfig({ payTo: PAY_TO, network: 'base', offline: true }), false)).toBeUndefined();
+    expect(settlementProblem(createPaymentConfig({ payTo: PAY_TO, offline: true }), true)).toMatch(/choose one/);
+    // A testnet may run offline without saying so.
+    expect(settlementProblem(createPaymentConfig({ payTo: PAY_TO }), false)).toBeUndefined();
+  });
+
+  it('paymentConfigFromEnv: EQL_X402_OFFLINE', () => {
+    expect(() => paymentConfigFromEnv({ EQL_X402_PAY_TO: PAY_TO, EQL_X402_NETWORK: 'eip155:8453' })).toThrow('EQL_X402_OFFLINE=1');
+    expect(paymentConfigFromEnv({ EQL_X402_PAY_TO: PAY_TO, EQL_X402_NETWORK: 'eip155:8453', EQL_X402_OFFLINE: '1' })).toMatchObject({ network: 'eip155:8453', offline: true });
+    expect(() => paymentConfigFromEnv({ EQL_X402_PAY_TO: PAY_TO, EQL_X402_FACILITATOR_URL: 'https://x402.org/facilitator', EQL_X402_OFFLINE: 'true' })).toThrow('choose one');
+    expect(paymentConfigFromEnv({ EQL_X402_PAY_TO: PAY_TO, EQL_X402_OFFLINE: 'no' })).not.toHaveProperty('offline');
+  });
+
+  it('the verifier and the plugin refuse to run with real money and no facilitator', async () => {
+    const ledger = new MemoryPaymentLedger();
+    const mainnet = createPaymentConfig({ payTo: PAY_TO, network: 'eip155:8453' });
+    expect(() => new PaymentVerifier({ config: mainnet, ledger })).toThrow('never settled');
+    expect(new PaymentVerifier({ config: mainnet, ledger, facilitator }).settles).toBe(true);
+    expect(new PaymentVerifier({ config: createPaymentConfig({ payTo: PAY_TO, network: 'eip155:8453', offline: true }), ledger }).settles).toBe(false);
+    const app = Fastify({ logger: false });
+    await expect(app.register(x402Payments, { config: mainnet, ledger }).ready()).rejects.toThrow('never settled');
+    await app.close();
   });
 });
 

@@ -5,6 +5,7 @@ import type { PaymentFailure } from '../payment-errors.js';
 import { mergeExposedHeaders, type PaymentReceipt } from '../payment-headers.js';
 import { PaymentHttpError } from '../payment-http-error.js';
 import type { PaymentLedger } from '../payment-ledger.js';
+import type { PaymentRateLimiter, PaymentRateLimits } from '../payment-rate-limiter.js';
 import { PaymentVerifier, type AcceptedPayment, type PaymentLog, type PaymentResponse, type RequestPayment } from '../payment-verifier.js';
 
 declare module 'fastify' {
@@ -28,6 +29,11 @@ export interface PaymentGateOptions {
   now?: () => number;
   /** Absolute URL of the resource for the requirements; default: protocol, Host header and path of the request. */
   resourceUrl?: (request: FastifyRequest) => string;
+  /**
+   * Bounds on refused signature checks per payer and per client address (`request.ip`), or a limiter
+   * shared between gates (the plugin shares one); default: `DEFAULT_PAYMENT_RATE_LIMITS`, per gate.
+   */
+  rateLimits?: PaymentRateLimits | PaymentRateLimiter;
 }
 
 /** Route hooks: spread into the route options, `app.post(path, { ...gate.hooks }, handler)`. */
@@ -85,6 +91,7 @@ export function paymentGate(options: PaymentGateOptions): PaymentGate {
     ledger: options.ledger,
     ...(options.facilitator ? { facilitator: options.facilitator } : {}),
     ...(options.now ? { now: options.now } : {}),
+    ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
   });
   const logOf = (request: FastifyRequest): PaymentLog => ({ warn: (fields, message) => request.log.warn(fields, message) });
 
@@ -92,7 +99,7 @@ export function paymentGate(options: PaymentGateOptions): PaymentGate {
     const credits = await options.credits(request);
     if (credits === 0) return undefined;
     const route = `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0] ?? ''}`;
-    const checked = await verifier.check({ headers: request.headers, credits, resourceUrl: resourceUrl(request), description: describe(request), route }, logOf(request));
+    const checked = await verifier.check({ headers: request.headers, credits, resourceUrl: resourceUrl(request), description: describe(request), route, clientAddress: request.ip }, logOf(request));
     if (!checked.ok) return reply.send(answer(reply, checked.response));
     pending.set(request, { accepted: checked.accepted });
     request.payment = checked.accepted.payment;

@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import fastifyPlugin from 'fastify-plugin';
 import type { PaymentFacilitator } from '../facilitator-client.js';
-import type { PaymentConfig } from '../payment-config.js';
+import { settlementProblem, type PaymentConfig } from '../payment-config.js';
 import type { PaymentLedger } from '../payment-ledger.js';
+import { PaymentRateLimiter, type PaymentRateLimits } from '../payment-rate-limiter.js';
 import { agentGate } from './agent-gate.js';
 import { paymentGate, type PaymentGate } from './payment-gate.js';
 
@@ -37,13 +38,26 @@ export interface X402PluginOptions {
   facilitator?: PaymentFacilitator;
   /** Clock in epoch milliseconds (tests). */
   now?: () => number;
+  /**
+   * Bounds on refused signature checks per payer and per client address, shared by every paid route
+   * (default `DEFAULT_PAYMENT_RATE_LIMITS`: 20 and 60 a minute; 0 turns one off).
+   */
+  rateLimits?: PaymentRateLimits;
 }
 
 const toArray = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
 
 function plugin(app: FastifyInstance, options: X402PluginOptions, done: (error?: Error) => void): void {
+  // Real money without a facilitator (unless offline on purpose) stops the host at boot, not at the first route.
+  const problem = settlementProblem(options.config, options.facilitator !== undefined || options.config.facilitatorUrl !== undefined);
+  if (problem) {
+    done(new Error(problem));
+    return;
+  }
   const gates = new WeakMap<X402RouteConfig, PaymentGate>();
   const agent = options.config.agentSecrets.length > 0 ? agentGate(options.config) : undefined;
+  // One limiter for all routes: a payer's refused signatures count wherever they are sent.
+  const rateLimits = new PaymentRateLimiter(options.rateLimits, options.now);
   app.decorateRequest('settlePayment', async function settlePayment(this: FastifyRequest): Promise<void> {
     const route = this.routeOptions.config.x402;
     const gate = route ? gates.get(route) : undefined;
@@ -62,6 +76,7 @@ function plugin(app: FastifyInstance, options: X402PluginOptions, done: (error?:
       description: paid.description ?? `${route.method.toString()} ${route.url}`,
       ...(options.facilitator ? { facilitator: options.facilitator } : {}),
       ...(options.now ? { now: options.now } : {}),
+      rateLimits,
     });
     gates.set(paid, gate);
     route.preHandler = [...toArray(route.preHandler), gate.preHandler];

@@ -1,7 +1,16 @@
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { errorBody, handleError } from './error-handler.js';
 import { agentGate, paymentGate } from '../../src/fastify/index.js';
-import { createPaymentConfig, MemoryPaymentLedger, PaymentHttpError, type PaymentConfig, type PaymentFacilitator, type PaymentLedger } from '../../src/index.js';
+import {
+  createPaymentConfig,
+  MemoryPaymentLedger,
+  PaymentHttpError,
+  type PaymentConfig,
+  type PaymentFacilitator,
+  type PaymentLedger,
+  type PaymentRateLimiter,
+  type PaymentRateLimits,
+} from '../../src/index.js';
 
 /** The agent secrets of the test apps. */
 export const AGENT_SECRETS = ['agent-secret-one-0123456789', 'agent-secret-two-0123456789'];
@@ -33,6 +42,8 @@ export interface PaidAppOptions {
   facilitator?: PaymentFacilitator;
   /** Fixed clock (epoch ms); default the real one. */
   now?: () => number;
+  /** Rate limits of the gates (a limiter instance is shared by all of them); default: each gate its own, on the defaults. */
+  rateLimits?: PaymentRateLimits | PaymentRateLimiter;
 }
 
 /**
@@ -47,7 +58,15 @@ export async function paidApp(options: PaidAppOptions = {}): Promise<PaidApp> {
   const handled = new Map<string, number>();
   const count = (name: string): void => void handled.set(name, (handled.get(name) ?? 0) + 1);
   const gate = (credits: (request: FastifyRequest) => number, description: string) =>
-    paymentGate({ config, ledger, credits, description, ...(options.facilitator ? { facilitator: options.facilitator } : {}), ...(options.now ? { now: options.now } : {}) });
+    paymentGate({
+      config,
+      ledger,
+      credits,
+      description,
+      ...(options.facilitator ? { facilitator: options.facilitator } : {}),
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
+    });
   const agent = agentGate(config);
 
   const app = Fastify({ logger: false });
