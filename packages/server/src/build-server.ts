@@ -4,7 +4,7 @@ import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { authenticate, isAutoRequest } from './auth/authenticate.js';
 import { hmacCheck } from './auth/hmac-check.js';
-import { defaultConfig, type HostConfig, PLANS } from './config.js';
+import { defaultConfig, fastifyTrustProxy, type HostConfig, PLANS } from './config.js';
 import type { HostContext } from './context.js';
 import { publicCcxtExchange } from './host/ccxt-venue.js';
 import { ccxtConnector, HostEngine, type HostEngineOptions } from './host/host-engine.js';
@@ -13,6 +13,7 @@ import { SqlitePriceHistory } from './store/sqlite-price-history.js';
 import { ApiError, errorBody, handleError } from './http/errors.js';
 import { registerRawJson } from './http/raw-json.js';
 import { registerTextFormBody } from './http/text-form-body.js';
+import { refuseApiKeyInUrl, requestSerializer } from './http/url-secrets.js';
 import { openApiDocument } from './openapi.js';
 import { draftRoutes } from './routes/drafts.js';
 import { exchangeRoutes } from './routes/exchanges.js';
@@ -99,7 +100,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   // The prices the host observes, as minutes: the past of its own feed after a restart (in memory beside a given store).
   const prices = new SqlitePriceHistory(options.store ? ':memory:' : join(config.dataDir, 'prices.sqlite'));
   const box = options.box ?? (config.secretKey ? SecretBox.fromKey(config.secretKey) : SecretBox.fromFile(join(config.dataDir, 'secret.key')));
-  const hub = new SseHub(store, options.sse);
+  const hub = new SseHub(store, { maxStreamsPerKey: config.sseMaxStreamsPerKey, ...options.sse });
   const now = options.now ?? (() => Date.now());
   const ownMarket = options.market === undefined ? new SqliteMarketData(join(config.dataDir, 'market.sqlite')) : undefined;
   if (ownMarket && config.marketSeed !== false) seedMarketData(ownMarket, config.marketSeed, now());
@@ -134,10 +135,13 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
     if (event.type === 'status-changed' && event.status !== 'active') hub.end(event.queryId, event.status);
   });
 
-  const logger = options.logger === false ? false : { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, ...(typeof options.logger === 'object' ? options.logger : {}) };
+  // URLs are logged with the values of secret-looking query parameters redacted (http/url-secrets.ts).
+  const logger = options.logger === false ? false : { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, serializers: { req: requestSerializer }, ...(typeof options.logger === 'object' ? options.logger : {}) };
   const app = Fastify({
     logger,
     bodyLimit: config.bodyLimit,
+    // Which proxies' X-Forwarded-For sets request.ip (and so the per-address rate limits): none by default.
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     // Errors the router raises before any hook (an undecodable path, an over-long parameter) get the envelope too.
     frameworkErrors: (error, request, reply) => {
       void handleError(error, request, reply);
@@ -167,6 +171,15 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => reply.status(404).send(errorBody('route_not_found', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`)));
 
+  // An API key in the URL is refused (400 api_key_in_url) before anything else reads the request.
+  app.addHook('onRequest', (request, _reply, done) => {
+    try {
+      refuseApiKeyInUrl(request);
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
+  });
   const auth = authenticate(context);
   app.addHook('onRequest', (request, _reply, done) => {
     // The route the router matched, not the raw URL: percent-escapes cannot dodge authentication.

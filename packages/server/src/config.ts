@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type LlmConfig, llmConfigFromEnv } from '@eql/llm';
+import { DEFAULT_MAX_STREAMS_PER_KEY } from './sse/hub.js';
 
 /** The plan of an API key: it sets its request rate, quotas and overage ({@link PLANS}) and how many active queries it may run. */
 export type Plan = 'free' | 'pro';
@@ -46,7 +48,55 @@ export interface HostConfig {
   llm?: LlmConfig;
   /** Largest request body in bytes. */
   bodyLimit: number;
+  /** Most SSE streams one API key may have open at once (EQL_SSE_MAX_STREAMS_PER_KEY); 429 beyond. */
+  sseMaxStreamsPerKey: number;
+  /**
+   * Which proxies' X-Forwarded-For the host believes (EQL_TRUST_PROXY), as Fastify's `trustProxy`:
+   * false (the default: the client address is the socket's peer), true (every proxy: only behind one
+   * that overwrites the header), a number of hops, or the addresses and CIDR ranges of the proxies.
+   * It sets `request.ip`, which the per-address rate limits count by.
+   */
+  trustProxy: TrustProxy;
   logLevel: string;
+}
+/** The {@link HostConfig.trustProxy} setting: off, all, a hop count, or proxy addresses and CIDR ranges. */
+export type TrustProxy = boolean | number | string[];
+
+/**
+ * Fastify's `trustProxy` for a setting. A hop count trusts the `hops` nearest addresses of the chain
+ * (the socket's peer first, then X-Forwarded-For from its right end) whatever they are, as Express
+ * does; Fastify itself ignores a number (it cannot check the peer), so the count is a function here.
+ * Use a count only when clients cannot reach the host except through that many proxies.
+ */
+export function fastifyTrustProxy(setting: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof setting !== 'number') return setting;
+  return (_address, hop) => hop < setting;
+}
+
+/** Names proxy-addr (Fastify's trustProxy) accepts for address ranges. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * Reads EQL_TRUST_PROXY: `true`/`false` (also yes/no, on/off), a hop count (`0` is off), or a comma list
+ * of proxy addresses and CIDR ranges (`10.0.0.1, 192.168.0.0/16, ::1`, or loopback, linklocal,
+ * uniquelocal). Anything else is an error: a typo must not silently trust every client's header.
+ */
+export function parseTrustProxy(text: string): TrustProxy {
+  const value = text.trim();
+  if (/^(true|yes|on)$/i.test(value)) return true;
+  if (value === '' || /^(false|no|off)$/i.test(value)) return false;
+  if (/^[0-9]+$/.test(value)) return Number(value) === 0 ? false : Number(value);
+  const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+  for (const entry of entries) {
+    const [address = '', prefix, ...rest] = entry.split('/');
+    const version = isIP(address);
+    const bits = version === 4 ? 32 : 128;
+    const prefixOk = prefix === undefined || (/^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= bits);
+    if (!(PROXY_RANGE_NAMES.has(entry.toLowerCase()) || (version !== 0 && prefixOk && rest.length === 0))) {
+      throw new Error(`EQL_TRUST_PROXY must be true, false, a number of hops, or a comma list of proxy addresses and CIDR ranges; "${entry}" is none of these`);
+    }
+  }
+  return entries.map((entry) => (PROXY_RANGE_NAMES.has(entry.toLowerCase()) ? entry.toLowerCase() : entry));
 }
 
 /**
@@ -76,6 +126,8 @@ export function defaultConfig(overrides: Partial<HostConfig> = {}): HostConfig {
     x402: { agentSecrets: [] },
     allowPrivateWebhooks: false,
     bodyLimit: 256 * 1024,
+    sseMaxStreamsPerKey: DEFAULT_MAX_STREAMS_PER_KEY,
+    trustProxy: false,
     logLevel: 'info',
     ...overrides,
   };
@@ -111,10 +163,13 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
   const llm = llmConfigFromEnv(env);
   if (llm) config.llm = llm;
   if (env.EQL_BODY_LIMIT) config.bodyLimit = Number(env.EQL_BODY_LIMIT);
+  if (env.EQL_SSE_MAX_STREAMS_PER_KEY) config.sseMaxStreamsPerKey = Number(env.EQL_SSE_MAX_STREAMS_PER_KEY);
+  if (env.EQL_TRUST_PROXY !== undefined) config.trustProxy = parseTrustProxy(env.EQL_TRUST_PROXY);
   if (env.EQL_LOG_LEVEL) config.logLevel = env.EQL_LOG_LEVEL;
   const merged = { ...config, ...overrides };
   if (!Number.isInteger(merged.port) || merged.port < 0 || merged.port > 65535) throw new Error(`EQL_PORT must be a port number, not ${String(env.EQL_PORT)}`);
   if (!(merged.replaySpeed > 0)) throw new Error('EQL_REPLAY_SPEED must be a positive number');
+  if (!Number.isInteger(merged.sseMaxStreamsPerKey) || merged.sseMaxStreamsPerKey < 1) throw new Error(`EQL_SSE_MAX_STREAMS_PER_KEY must be a whole number above 0, not ${String(env.EQL_SSE_MAX_STREAMS_PER_KEY)}`);
   return merged;
 }
 

@@ -21,6 +21,14 @@ interface Connection {
   ending: string | undefined;
   unread: number;
   closed: boolean;
+  /** The key's stream slot this connection holds, given back when it closes. */
+  slot: StreamSlot | undefined;
+}
+
+/** One of a key's concurrent streams, held from {@link SseHub.reserve} until the stream closes (or `release`). */
+export interface StreamSlot {
+  /** Gives the slot back; calling it again does nothing. */
+  release(): void;
 }
 
 /** Options of an {@link SseHub}: keep-alive interval, how far behind a client may fall, and the reconnection delay. */
@@ -31,7 +39,12 @@ export interface SseHubOptions {
   maxBufferedBytes?: number;
   /** Client reconnection delay sent as `retry:`. */
   retryMs?: number;
+  /** Most streams one key may have open (and opening) at once; {@link SseHub.reserve} refuses more. */
+  maxStreamsPerKey?: number;
 }
+
+/** Default of {@link SseHubOptions.maxStreamsPerKey} (EQL_SSE_MAX_STREAMS_PER_KEY). */
+export const DEFAULT_MAX_STREAMS_PER_KEY = 10;
 
 /** Notifications read from the store at a time, and most kept in memory per replaying connection. */
 const PAGE = 500;
@@ -55,6 +68,10 @@ export class SseHub {
   private readonly keepAliveMs: number;
   private readonly maxBufferedBytes: number;
   private readonly retryMs: number;
+  /** Most concurrent streams of a key. */
+  readonly maxStreamsPerKey: number;
+  /** Slots held per key: streams open, and requests past `reserve` that have not opened theirs yet. */
+  private readonly slots = new Map<number, number>();
   private lagCheck: NodeJS.Immediate | undefined;
   private closed = false;
 
@@ -65,6 +82,7 @@ export class SseHub {
     this.keepAliveMs = options.keepAliveMs ?? 20_000;
     this.maxBufferedBytes = options.maxBufferedBytes ?? 1024 * 1024;
     this.retryMs = options.retryMs ?? 3_000;
+    this.maxStreamsPerKey = options.maxStreamsPerKey ?? DEFAULT_MAX_STREAMS_PER_KEY;
     this.timer = setInterval(() => this.keepAlive(), this.keepAliveMs);
     this.timer.unref();
   }
@@ -81,10 +99,37 @@ export class SseHub {
     return total;
   }
 
-  /** Starts a stream on a hijacked response. */
-  async open(response: ServerResponse, scope: StreamScope, lastEventId: number, ready: Record<string, unknown>): Promise<void> {
+  /** How many stream slots a key holds (its streams open or opening). */
+  streamsOf(keyId: number): number {
+    return this.slots.get(keyId) ?? 0;
+  }
+
+  /**
+   * Takes one of a key's `maxStreamsPerKey` stream slots before its request is checked further, so
+   * that requests arriving together cannot pass the cap; undefined when none is free. Hand the slot to
+   * {@link open}, which gives it back when the stream closes, or release it when no stream opens.
+   */
+  reserve(keyId: number): StreamSlot | undefined {
+    const held = this.streamsOf(keyId);
+    if (held >= this.maxStreamsPerKey) return undefined;
+    this.slots.set(keyId, held + 1);
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        const left = this.streamsOf(keyId) - 1;
+        if (left > 0) this.slots.set(keyId, left);
+        else this.slots.delete(keyId);
+      },
+    };
+  }
+
+  /** Starts a stream on a hijacked response; `slot` (from {@link reserve}) is given back when it closes. */
+  async open(response: ServerResponse, scope: StreamScope, lastEventId: number, ready: Record<string, unknown>, slot?: StreamSlot): Promise<void> {
     // The host is shutting down (a request that passed its checks meanwhile): no stream to hold it open.
     if (this.closed) {
+      slot?.release();
       response.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end('the host is shutting down');
       return;
     }
@@ -94,7 +139,7 @@ export class SseHub {
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
-    const connection: Connection = { scope, response, lastId: lastEventId, pending: [], overflowed: false, ending: undefined, unread: 0, closed: false };
+    const connection: Connection = { scope, response, lastId: lastEventId, pending: [], overflowed: false, ending: undefined, unread: 0, closed: false, slot };
     this.connections.add(connection);
     const close = () => this.drop(connection);
     response.on('close', close);
@@ -256,6 +301,7 @@ export class SseHub {
   private drop(connection: Connection): void {
     connection.closed = true;
     this.connections.delete(connection);
+    connection.slot?.release();
   }
 }
 
