@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type LlmConfig, llmConfigFromEnv } from '@eql/llm';
+import { DEFAULT_PAYMENT_NETWORK, parsePaymentNetwork, settlementProblem } from '@eql/x402';
 import { DEFAULT_MAX_STREAMS_PER_KEY } from './sse/hub.js';
 
 /** The plan of an API key: it sets its request rate, quotas and overage ({@link PLANS}) and how many active queries it may run. */
@@ -21,10 +22,26 @@ export interface HostConfig {
   /**
    * The payment model (`/x402/v2/*`, docs/x402.md): where payments go (EQL_X402_PAY_TO; the x402 routes
    * exist only with it), the network (EQL_X402_NETWORK, eip155:84532 Base Sepolia by default), a
-   * facilitator that settles (EQL_X402_FACILITATOR_URL; none: local verification only), and the agent
-   * secrets (EQL_AGENT_SECRET, comma separated, 16 characters at least).
+   * facilitator that settles (EQL_X402_FACILITATOR_URL; none: local verification only, which Base
+   * mainnet allows only with EQL_X402_OFFLINE=1), and the agent secrets (EQL_AGENT_SECRET, comma
+   * separated, 16 characters at least). Limits: requests a minute per client address on `/x402/*`
+   * (EQL_X402_REQUESTS_PER_MINUTE, default 300), and refused payment signatures a minute per claimed
+   * payer and per client address (EQL_X402_BAD_SIGNATURES_PER_PAYER, default 20, and
+   * EQL_X402_BAD_SIGNATURES_PER_ADDRESS, default 60; 0 turns one off).
    */
-  x402: { payTo?: string; network?: string; facilitatorUrl?: string; agentSecrets: string[] };
+  x402: {
+    payTo?: string;
+    network?: string;
+    facilitatorUrl?: string;
+    agentSecrets: string[];
+    /** Without a facilitator on purpose (EQL_X402_OFFLINE): payments verified, never settled. */
+    offline?: boolean;
+    /** Requests a minute per client address on the payment-model routes (default `X402_REQUESTS_PER_MINUTE`). */
+    requestsPerMinute?: number;
+    /** Refused signature checks a minute per claimed payer and per client address (`@eql/x402`'s `PaymentRateLimits`). */
+    badSignaturesPerPayer?: number;
+    badSignaturesPerAddress?: number;
+  };
   /** 32-byte key for secrets at rest, hex or base64 (EQL_SECRET_KEY); generated in dataDir when absent. */
   secretKey?: string;
   /** Market data: `replay` (the shipped recordings, looped in real time) or `ccxt:<exchange id>`. */
@@ -59,6 +76,7 @@ export interface HostConfig {
   trustProxy: TrustProxy;
   logLevel: string;
 }
+
 /** The {@link HostConfig.trustProxy} setting: off, all, a hop count, or proxy addresses and CIDR ranges. */
 export type TrustProxy = boolean | number | string[];
 
@@ -151,6 +169,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
     ...(env.EQL_X402_NETWORK?.trim() ? { network: env.EQL_X402_NETWORK.trim() } : {}),
     ...(env.EQL_X402_FACILITATOR_URL?.trim() ? { facilitatorUrl: env.EQL_X402_FACILITATOR_URL.trim() } : {}),
     agentSecrets: (env.EQL_AGENT_SECRET ?? '').split(',').map((secret) => secret.trim()).filter(Boolean),
+    ...(env.EQL_X402_OFFLINE ? { offline: flag(env.EQL_X402_OFFLINE) } : {}),
+    ...(env.EQL_X402_REQUESTS_PER_MINUTE ? { requestsPerMinute: wholeNumber(env, 'EQL_X402_REQUESTS_PER_MINUTE', 1) } : {}),
+    ...(env.EQL_X402_BAD_SIGNATURES_PER_PAYER ? { badSignaturesPerPayer: wholeNumber(env, 'EQL_X402_BAD_SIGNATURES_PER_PAYER', 0) } : {}),
+    ...(env.EQL_X402_BAD_SIGNATURES_PER_ADDRESS ? { badSignaturesPerAddress: wholeNumber(env, 'EQL_X402_BAD_SIGNATURES_PER_ADDRESS', 0) } : {}),
   };
   if (env.EQL_SECRET_KEY) config.secretKey = env.EQL_SECRET_KEY;
   if (env.EQL_FEED) config.feed = env.EQL_FEED;
@@ -169,8 +191,36 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
   const merged = { ...config, ...overrides };
   if (!Number.isInteger(merged.port) || merged.port < 0 || merged.port > 65535) throw new Error(`EQL_PORT must be a port number, not ${String(env.EQL_PORT)}`);
   if (!(merged.replaySpeed > 0)) throw new Error('EQL_REPLAY_SPEED must be a positive number');
+  const x402 = x402ConfigProblem(merged.x402);
+  if (x402) throw new Error(x402);
   if (!Number.isInteger(merged.sseMaxStreamsPerKey) || merged.sseMaxStreamsPerKey < 1) throw new Error(`EQL_SSE_MAX_STREAMS_PER_KEY must be a whole number above 0, not ${String(env.EQL_SSE_MAX_STREAMS_PER_KEY)}`);
   return merged;
+}
+
+/** A variable that must be a whole number of at least `min`. */
+function wholeNumber(env: NodeJS.ProcessEnv, name: string, min: number): number {
+  const text = (env[name] ?? '').trim();
+  const value = Number(text);
+  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(value) || value < min) throw new Error(`${name} must be a whole number${min > 0 ? ` of at least ${min}` : ''}, not "${text}"`);
+  return value;
+}
+
+/**
+ * Why a payment-model configuration must not start, or undefined: an unknown network; a facilitator
+ * without `payTo` (the host would make a demo address nobody holds the key of, and the facilitator
+ * would settle real transfers to it); on a network with real money (Base mainnet), no facilitator
+ * unless `offline` is set on purpose (payments would be accepted and never settled); offline with a
+ * facilitator. `facilitator`: whether there is one (a URL, or one given to `buildServer`).
+ */
+export function x402ConfigProblem(x402: HostConfig['x402'], facilitator = x402.facilitatorUrl !== undefined): string | undefined {
+  let network;
+  try {
+    network = x402.network === undefined ? undefined : parsePaymentNetwork(x402.network);
+  } catch (error) {
+    return `EQL_X402_NETWORK: ${(error as Error).message}`;
+  }
+  if (x402.facilitatorUrl && !x402.payTo) return 'EQL_X402_FACILITATOR_URL is set but EQL_X402_PAY_TO is not: set the address the facilitator settles payments to';
+  return settlementProblem({ network: network ?? DEFAULT_PAYMENT_NETWORK, ...(x402.offline ? { offline: true } : {}) }, facilitator);
 }
 
 /** Plans: requests per minute on Auto routes, daily and monthly request quotas, overage. */
