@@ -7,6 +7,8 @@ const options = JSON.parse(process.argv[2] ?? '{}');
 const result = await autocannon({ ...options, renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false });
 const statuses = {};
 for (const [key, value] of Object.entries(result)) if (/^[1-5]xx$/.test(key)) statuses[key] = value;
+// Counts by exact status (402, 429, ...), for runs whose answers are not all 2xx.
+const codes = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [code, stats.count]));
 process.stdout.write(
   `${JSON.stringify({
     requestsPerSecond: result.requests.average,
@@ -17,5 +19,6 @@ process.stdout.write(
     errors: result.errors,
     timeouts: result.timeouts,
     statuses,
+    codes,
   })}\n`,
 );
