@@ -6,11 +6,14 @@
  * timestamp, data: {queryId, title, triggerIndex, firedAt, stepId, conditionStates, analysis?,
  * payload?}}` with Standard Webhooks headers: `webhook-id` (`<queryId>:<triggerIndex>:<stepId>`, the
  * same on every retry), `webhook-timestamp` (seconds) and, when the owner has a secret (on the host:
- * the HMAC secret of the API key that created the query), `webhook-signature: v1,<base64 HMAC-SHA256
- * of "id.timestamp.body">`, the secret used as it is (UTF-8). A 2xx answer is success; 429 and 5xx
- * are retried with the same webhook-id.
+ * the webhook signing secret of the API key that created the query, `whsec_…`, printed once when the
+ * key is made or its webhook secret rotated; never its HMAC secret), `webhook-signature: v1,<base64
+ * HMAC-SHA256 of "id.timestamp.body">` (space separated when several secrets sign, during the grace
+ * period of a rotation). A `whsec_<base64>` secret is used as the bytes its base64 encodes (Standard
+ * Webhooks); any other secret as it is (UTF-8). A 2xx answer is success; 429 and 5xx are retried with
+ * the same webhook-id.
  *
- *   EQL_WEBHOOK_SECRET=<the key's HMAC secret> node examples/webhook-receiver.mjs
+ *   EQL_WEBHOOK_SECRET=<the key's webhook secret, whsec_…> node examples/webhook-receiver.mjs
  *
  * Settings: PORT (default 8788), HOST (default 127.0.0.1), EQL_WEBHOOK_SECRET (without it deliveries
  * are accepted unsigned, with a warning). See examples/README.md.
@@ -23,9 +26,14 @@ import { pathToFileURL } from 'node:url';
 export const TOLERANCE_SECONDS = 300;
 const MAX_BODY_BYTES = 1024 * 1024;
 
+/** The HMAC key of a secret: the bytes of a Standard Webhooks `whsec_<base64>` secret, else the secret as it is. */
+export function signingKey(secret) {
+  return secret.startsWith('whsec_') ? Buffer.from(secret.slice('whsec_'.length), 'base64') : secret;
+}
+
 /** The signature the sender computes: base64 HMAC-SHA256 of `id.timestamp.body` keyed by the secret. */
 export function sign(secret, id, timestamp, body) {
-  return createHmac('sha256', secret).update(`${id}.${timestamp}.${body}`).digest('base64');
+  return createHmac('sha256', signingKey(secret)).update(`${id}.${timestamp}.${body}`).digest('base64');
 }
 
 /**

@@ -17,6 +17,7 @@ import { refuseApiKeyInUrl, requestSerializer } from './http/url-secrets.js';
 import { openApiDocument } from './openapi.js';
 import { draftRoutes } from './routes/drafts.js';
 import { exchangeRoutes } from './routes/exchanges.js';
+import { webhookSecretRoutes } from './routes/webhook-secret.js';
 import { queryRoutes } from './routes/queries.js';
 import { streamRoutes } from './routes/streams.js';
 import { systemRoutes } from './routes/system.js';
@@ -24,6 +25,7 @@ import { SecretBox } from './secrets.js';
 import { UsageMeter } from './metering/usage-meter.js';
 import { SseHub, type SseHubOptions } from './sse/hub.js';
 import { SqliteStore } from './store/sqlite-store.js';
+import { privateDatabase, privateDatabaseCompanions, privateDir } from './store/private-files.js';
 import { SqliteChatStore } from './store/sqlite-chat-store.js';
 import type { ChatStore } from './store/chat-store.js';
 import { type Analyst, createAnalyst, type ChatModel, OpenAiChatModel } from '@eql/llm';
@@ -96,13 +98,21 @@ export const REDACTED_PATHS = [
  */
 export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   const config = defaultConfig(options.config);
-  const store = options.store ?? new SqliteStore(join(config.dataDir, 'eql.sqlite'));
-  // The prices the host observes, as minutes: the past of its own feed after a restart (in memory beside a given store).
-  const prices = new SqlitePriceHistory(options.store ? ':memory:' : join(config.dataDir, 'prices.sqlite'));
+  // The data directory is its owner's only (0700), its files 0600 (store/private-files.ts).
+  if (!options.store || !options.market || !(options.box || config.secretKey)) privateDir(config.dataDir);
   const box = options.box ?? (config.secretKey ? SecretBox.fromKey(config.secretKey) : SecretBox.fromFile(join(config.dataDir, 'secret.key')));
+  const store = options.store ?? new SqliteStore(join(config.dataDir, 'eql.sqlite'), { box });
+  // The prices the host observes, as minutes: the past of its own feed after a restart (in memory beside a given store).
+  const pricesPath = options.store ? ':memory:' : join(config.dataDir, 'prices.sqlite');
+  privateDatabase(pricesPath);
+  const prices = new SqlitePriceHistory(pricesPath);
+  privateDatabaseCompanions(pricesPath);
   const hub = new SseHub(store, { maxStreamsPerKey: config.sseMaxStreamsPerKey, ...options.sse });
   const now = options.now ?? (() => Date.now());
-  const ownMarket = options.market === undefined ? new SqliteMarketData(join(config.dataDir, 'market.sqlite')) : undefined;
+  const marketPath = join(config.dataDir, 'market.sqlite');
+  if (options.market === undefined) privateDatabase(marketPath);
+  const ownMarket = options.market === undefined ? new SqliteMarketData(marketPath) : undefined;
+  if (ownMarket) privateDatabaseCompanions(marketPath);
   if (ownMarket && config.marketSeed !== false) seedMarketData(ownMarket, config.marketSeed, now());
   const market: MarketData = ownMarket ?? (options.market as MarketData);
   const model = options.model ?? (config.llm ? new OpenAiChatModel(config.llm) : undefined);
@@ -212,6 +222,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   queryRoutes(app, context);
   draftRoutes(app, context);
   exchangeRoutes(app, context);
+  webhookSecretRoutes(app, context);
   streamRoutes(app, context);
   marketRoutes(app, context);
   chatRoutes(app, context);

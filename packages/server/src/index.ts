@@ -8,11 +8,12 @@
 export { buildServer, REDACTED_PATHS, type BuildOptions, type Host } from './build-server.js';
 export { startServer, type Started } from './start.js';
 export { configFromEnv, defaultConfig, PLANS, type HostConfig, type Plan } from './config.js';
-export { createApiKey, ensureKey, type CreatedKey, type KeyOptions } from './auth/api-keys.js';
+export { createApiKey, ensureKey, rotateWebhookSecret, type CreatedKey, type KeyOptions, type RotatedWebhookSecret } from './auth/api-keys.js';
 export { SecretBox, hashKey } from './secrets.js';
-export { SqliteStore } from './store/sqlite-store.js';
+export { SqliteStore, type SqliteStoreOptions } from './store/sqlite-store.js';
+export { SECRET_MASK, sealRequestSecrets, openRequestSecrets, maskRequestSecrets } from './store/request-secrets.js';
 export { SqlitePriceHistory, type SqlitePriceHistoryOptions } from './store/sqlite-price-history.js';
-export type { HostStore } from './store/store.js';
+export type { HostStore, KeyPatch } from './store/store.js';
 export * from './store/records.js';
 export { HostEngine, ccxtConnector, type ExchangeConnector, type HostEngineOptions } from './host/host-engine.js';
 export { SseHub, type SseHubOptions } from './sse/hub.js';

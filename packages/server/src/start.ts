@@ -25,16 +25,19 @@ export async function startServer(config: HostConfig, print: (line: string) => v
   if (config.seedApiKey) {
     const seeded = await ensureKey(store, box, { key: config.seedApiKey, plan: config.seedPlan, name: 'EQL_API_KEY', scopes: ['ingest'], ...(config.seedHmacSecret ? { hmacSecret: config.seedHmacSecret } : {}) });
     print(`api key from EQL_API_KEY ready (plan ${seeded.record.plan})${seeded.hmacSecret ? `; its HMAC secret: ${seeded.hmacSecret}` : ''}`);
+    if (seeded.webhookSecret) print(`its webhook signing secret (shown once): ${seeded.webhookSecret}`);
   } else {
     const demoFile = join(config.dataDir, 'demo-key.json');
     if (!existsSync(demoFile)) {
       const demo = await createApiKey(store, box, { name: 'demo', plan: config.seedPlan, scopes: ['ingest'] });
       mkdirSync(config.dataDir, { recursive: true });
-      writeFileSync(demoFile, JSON.stringify({ apiKey: demo.key, hmacSecret: demo.hmacSecret }, null, 2), { mode: 0o600 });
+      writeFileSync(demoFile, JSON.stringify({ apiKey: demo.key, hmacSecret: demo.hmacSecret, webhookSecret: demo.webhookSecret }, null, 2), { mode: 0o600 });
     }
-    const demo = JSON.parse(readFileSync(demoFile, 'utf8')) as { apiKey: string; hmacSecret: string };
+    const demo = JSON.parse(readFileSync(demoFile, 'utf8')) as { apiKey: string; hmacSecret: string; webhookSecret?: string };
     print(`demo api key: ${demo.apiKey}`);
     print(`demo hmac secret: ${demo.hmacSecret}`);
+    // A demo key made before webhook secrets existed signs webhooks with its HMAC secret until rotated.
+    print(`demo webhook signing secret: ${demo.webhookSecret ?? `${demo.hmacSecret} (its HMAC secret, until rotated: POST /v2/auto/webhook-secret/rotate)`}`);
     print(`(kept in ${demoFile}; set EQL_API_KEY to use your own)`);
   }
   if (demoPayments) {

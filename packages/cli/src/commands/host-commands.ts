@@ -2,7 +2,7 @@ import { type Command, Option } from 'commander';
 import type { CliIo } from '../io.js';
 
 /**
- * `eql serve`, `eql keys create` and `eql ingest`: the commands of the HTTP host. Each loads the host
+ * `eql serve`, `eql keys create`, `eql keys rotate-webhook-secret` and `eql ingest`: the commands of the HTTP host. Each loads the host
  * (Fastify, SQLite, ...) when it runs, so the language commands (`validate`, `fmt`, ...) start without it.
  */
 export function registerHostCommands(eql: Command, io: CliIo, exit: { code: number }): void {
@@ -31,7 +31,7 @@ export function registerHostCommands(eql: Command, io: CliIo, exit: { code: numb
   const keys = eql.command('keys').description('manage API keys of the host');
   keys
     .command('create')
-    .description('create an API key and print it with its HMAC secret, once')
+    .description('create an API key and print it with its HMAC secret and webhook signing secret, once')
     .requiredOption('--name <name>', 'a name to recognise the key by')
     .addOption(new Option('--plan <plan>', 'plan of the key').choices(['free', 'pro']).default('free'))
     .addOption(new Option('--scope <scope...>', 'extra permissions: ingest (write market data through POST /v2/ingest)').choices(['ingest']))
@@ -40,5 +40,16 @@ export function registerHostCommands(eql: Command, io: CliIo, exit: { code: numb
     .action(async (flags: { name: string; plan: 'free' | 'pro'; json: boolean; dataDir?: string; scope?: Array<'ingest'> }) => {
       const { keysCreateCommand } = await import('./keys.js');
       exit.code = await keysCreateCommand(flags, io);
+    });
+  keys
+    .command('rotate-webhook-secret')
+    .description('give a key a new webhook signing secret and print it, once; the previous one signs too for a grace period')
+    .requiredOption('--id <id>', 'the number of the key (eql keys create prints it)')
+    .option('--grace <seconds>', 'how long the previous secret signs too, 0 to 604800 (default 86400)')
+    .option('--data-dir <dir>', 'directory of the database and secret key (default EQL_DATA_DIR)')
+    .option('--json', 'print the new secret as JSON', false)
+    .action(async (flags: { id: string; grace?: string; json: boolean; dataDir?: string }) => {
+      const { keysRotateWebhookSecretCommand } = await import('./keys.js');
+      exit.code = await keysRotateWebhookSecretCommand(flags, io);
     });
 }

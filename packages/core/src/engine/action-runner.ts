@@ -1,6 +1,7 @@
 import { catchError, concatMap, defer, EMPTY, from, map, type Observable, of, switchMap, take, throwError, toArray } from 'rxjs';
 import type { Action, CallbackAction } from '../generated/eql-types.js';
 import { isRecord } from '../util/json-pointer.js';
+import { querySecretValues, secretRedactor } from '../util/redact.js';
 import { ActionError, type ActionContext, type ActionExecutor, type ActionOutcome, type ExecutionRecord, type LlmAnalysis, type StateStore, type TriggerContext } from './interfaces.js';
 import type { EngineEvent } from './events.js';
 import { isoTime, settle } from './maybe.js';
@@ -112,10 +113,12 @@ function runStep(deps: ActionRunnerDeps, query: QueryRuntime, trigger: TriggerCo
         return finish(patch, 'execution-succeeded').pipe(map(() => outcome));
       }),
       catchError((error: unknown) => {
+        // No error text repeats a secret of the query (a bot token in a URL, a webhook's Authorization).
+        const redact = secretRedactor(querySecretValues(query.query));
         const failure =
           error instanceof ActionError
-            ? { code: error.code, message: error.message }
-            : { code: 'ACTION_FAILED', message: error instanceof Error ? error.message : String(error) };
+            ? { code: error.code, message: redact(error.message) }
+            : { code: 'ACTION_FAILED', message: redact(error instanceof Error ? error.message : String(error)) };
         return finish({ status: 'failed', error: failure }, 'execution-failed').pipe(switchMap(() => throwError(() => error)));
       }),
     );

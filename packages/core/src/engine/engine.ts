@@ -33,6 +33,7 @@ import { ExpiryQueue } from './expiry-queue.js';
 import type { PriceHistory } from './history.js';
 import { scheduleLong } from './long-timer.js';
 import { InvalidQueryError } from './invalid-query.js';
+import { querySecretValues, redactSecrets } from '../util/redact.js';
 import { describeTopic, type Observation, type Topic, topicKey } from './observations.js';
 import { QueryRuntime, type QueryServices } from './query-runtime.js';
 import type { SeriesDescription, SeriesValue } from './series-value.js';
@@ -64,8 +65,8 @@ export interface EngineOptions {
   exchanges?: ExchangeDirectory;
   /** The built-in paper venue (one is created when absent). */
   paper?: PaperExchange;
-  /** Signing secret of webhooks, per owner. */
-  webhookSecret?: (ownerId: string | undefined) => MaybePromise<string | undefined>;
+  /** Signing secret of webhooks, per owner; several sign together (a rotated secret during its grace period). */
+  webhookSecret?: (ownerId: string | undefined) => MaybePromise<string | readonly string[] | undefined>;
   /** Deliver webhooks to private and loopback hosts (tests, self-hosted setups). */
   allowPrivateWebhooks?: boolean;
   /** Bot API base URL of messenger_bot (default https://api.telegram.org). */
@@ -393,6 +394,11 @@ export class Engine {
 
   private emit(event: EngineEvent): void {
     if (!this.subject.observed) return;
+    // A problem about a query never repeats one of its secrets (bot tokens, webhook headers).
+    if (event.type === 'problem' && event.queryId !== '') {
+      const query = this.queries.get(event.queryId);
+      if (query) event.message = redactSecrets(event.message, querySecretValues(query.query));
+    }
     const clock = this.scheduler.now();
     if (event.at !== clock && event.receivedAt === undefined) event.receivedAt = clock;
     this.subject.next(event);

@@ -15,7 +15,7 @@ export { MemoryStateStore } from './memory-store.js';
 export { preview, EpochVirtualScheduler, type PreviewOptions, type PreviewResult, type PreviewTrigger, type TimelineChange, type TimelineEntry } from './preview.js';
 export { PaperExchange } from './actions/paper-exchange.js';
 export { NotifyExecutor } from './actions/notify.js';
-export { WebhookExecutor, webhookBody, type WebhookOptions } from './actions/webhook.js';
+export { WebhookExecutor, webhookBody, webhookSigningKey, type WebhookOptions } from './actions/webhook.js';
 export { MessengerBotExecutor, messageText, type MessengerBotOptions } from './actions/messenger-bot.js';
 export { LlmActionExecutor, type LlmActionOptions } from './actions/llm-analysis.js';
 export { OrderExecutor } from './actions/orders.js';

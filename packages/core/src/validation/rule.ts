@@ -21,6 +21,8 @@ export interface RuleContext {
   now: number;
   /** What the host or recording serves, when the caller knows it (see ServedData). */
   served: ServedData | undefined;
+  /** Webhooks may target loopback and private hosts (the host allows them, see ValidateOptions). */
+  allowPrivateWebhooks?: boolean;
   /** Lifetime of the query in milliseconds: `expiresIn`, or the default when absent or unreadable. */
   lifetimeMs: number;
   /** Condition groups in document order (the top-level group first). */

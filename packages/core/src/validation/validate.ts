@@ -22,6 +22,11 @@ export interface ValidateOptions {
    * serves are errors, and so are look-backs longer than the query lives when there is no history.
    */
   served?: ServedData;
+  /**
+   * The host delivers webhooks to loopback and private hosts too (a self-hosted or test host that
+   * allows them): such URLs are then not `webhook-private-host` errors. Default false.
+   */
+  allowPrivateWebhooks?: boolean;
 }
 
 /** Spec 2.4, plus `diagnostics` for tools. */
@@ -48,7 +53,7 @@ export function validate(request: unknown, options: ValidateOptions = {}): Valid
   const sink = new DiagnosticSink();
   let walked: Walked | undefined;
   try {
-    walked = check(request, mode, now, sink, options.served);
+    walked = check(request, mode, now, sink, options.served, options.allowPrivateWebhooks ?? false);
   } catch (cause) {
     sink.error('internal-error', '', `the validator failed unexpectedly: ${cause instanceof Error ? cause.message : String(cause)}`);
   }
@@ -61,7 +66,7 @@ interface Walked {
   lifetimeMs: number;
 }
 
-function check(request: unknown, mode: ValidationMode, now: number, sink: DiagnosticSink, served: ServedData | undefined): Walked | undefined {
+function check(request: unknown, mode: ValidationMode, now: number, sink: DiagnosticSink, served: ServedData | undefined, allowPrivateWebhooks: boolean): Walked | undefined {
   if (!isRecord(request)) {
     sink.error('not-an-object', '', 'the request must be a JSON object such as {"query": {"conditions": …, "actions": […]}}');
     return undefined;
@@ -77,7 +82,7 @@ function check(request: unknown, mode: ValidationMode, now: number, sink: Diagno
 
   const actions = allActions(query);
   const lifetimeMs = lifetimeOf(query);
-  const context: RuleContext = { request, query, mode, now, served, lifetimeMs, groups, leaves, actions, sink };
+  const context: RuleContext = { request, query, mode, now, served, allowPrivateWebhooks, lifetimeMs, groups, leaves, actions, sink };
   runRules(RULES, context);
   return { leaves, actions, lifetimeMs };
 }

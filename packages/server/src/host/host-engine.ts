@@ -81,7 +81,8 @@ export class HostEngine {
   readonly recording: Recording;
   private readonly owners = new Map<string, number>();
   private readonly exchangeCache = new Map<string, Promise<Exchange>>();
-  private readonly secretCache = new Map<number, string>();
+  /** Webhook secrets per key, opened, with the instant the list changes (the previous secret's grace ends). */
+  private readonly secretCache = new Map<number, { secrets: string[]; until: number }>();
   private readonly listeners = new Set<(notification: StoredNotification) => void>();
   private readonly stateListeners = new Set<(change: ConditionStatesChange) => void>();
   /** The last readiness signature told per query (status and reason of each condition). */
@@ -263,20 +264,29 @@ export class HostEngine {
     return [replay];
   }
 
-  /** An owner's webhook signing secret: the key's HMAC secret (opened once, then cached). */
-  private async secretOf(ownerId: string | undefined): Promise<string | undefined> {
+  /**
+   * An owner's webhook signing secrets: the key's webhook secret, and during the grace period of a
+   * rotation the previous one too (opened once, then cached). Never the key's HMAC secret: signing
+   * requests and signing webhooks are two jobs with two secrets.
+   */
+  private async secretOf(ownerId: string | undefined): Promise<string[] | undefined> {
     const keyId = Number(ownerId);
     if (!Number.isInteger(keyId)) return undefined;
+    const now = Date.now();
     const cached = this.secretCache.get(keyId);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined && now < cached.until) return cached.secrets;
     const key = await this.options.store.keyById(keyId);
     if (!key) return undefined;
-    const secret = this.options.box.open(key.hmacSecretSealed);
-    this.secretCache.set(keyId, secret);
-    return secret;
+    const secrets: string[] = [];
+    if (key.webhookSecretSealed) secrets.push(this.options.box.open(key.webhookSecretSealed));
+    const until = key.previousWebhookSecretUntil ? Date.parse(key.previousWebhookSecretUntil) : Number.NaN;
+    const graceOn = key.previousWebhookSecretSealed && now < until;
+    if (graceOn && key.previousWebhookSecretSealed) secrets.push(this.options.box.open(key.previousWebhookSecretSealed));
+    this.secretCache.set(keyId, { secrets, until: graceOn ? until : Number.POSITIVE_INFINITY });
+    return secrets;
   }
 
-  /** Forgets a cached secret (after a key's secret changed). */
+  /** Forgets a cached secret (after a key's webhook secret changed). */
   forgetSecret(keyId: number): void {
     this.secretCache.delete(keyId);
   }

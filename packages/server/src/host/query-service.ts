@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { canonicalJson, type ConditionState, type ServedData, estimateCost, isRecord, isTradeFlavouredQuery, lifetimeOf, type QueryRequest, validate, type ValidationResult } from '@eql/core';
+import { canonicalJson, type ConditionState, estimateCost, isRecord, isTradeFlavouredQuery, lifetimeOf, type QueryRequest, validate, type ValidateOptions, type ValidationResult } from '@eql/core';
 import type { HostContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
 import type { ApiKeyRecord, QueryRecord, StoredExecution } from '../store/records.js';
@@ -45,6 +45,14 @@ export function invalidQuery(result: ValidationResult, status = 400, code = 'inv
   });
 }
 
+/** What validation knows of this host: the data its feeds serve, and whether webhooks may target private hosts (EQL_ALLOW_PRIVATE_WEBHOOKS). */
+export type HostValidation = Pick<ValidateOptions, 'served' | 'allowPrivateWebhooks'>;
+
+/** The host's part of every validation of a query (validate, create, drafts, the payment model): {@link HostValidation}. */
+export function hostValidation(context: HostContext): HostValidation {
+  return { served: context.host.served(), allowPrivateWebhooks: context.config.allowPrivateWebhooks };
+}
+
 /**
  * Validates a body for create in a payment model's mode, with the cost estimate: 400 `invalid_query`
  * with the findings; on the payment model, a query whose only problems are trade actions is a 422
@@ -54,9 +62,9 @@ export function checkForCreate(
   body: unknown,
   mode: 'api-key' | 'payment',
   now: number,
-  served?: ServedData,
+  host: HostValidation = {},
 ): ValidationResult & Required<Pick<ValidationResult, 'estimatedCost' | 'simulationLlmCallsEstimate'>> {
-  const result = validate(body, served ? { mode, now, served } : { mode, now });
+  const result = validate(body, { mode, now, ...host });
   if (!result.valid) {
     const codes = new Set(result.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').map((diagnostic) => diagnostic.code));
     if (mode === 'payment' && codes.size === 1 && codes.has('trade-in-payment-mode')) throw invalidQuery(result, 422, 'action_not_allowed');
@@ -107,7 +115,7 @@ export async function createQuery(context: HostContext, key: ApiKeyRecord, body:
     }
   }
   const mode = options.mode ?? 'api-key';
-  const result = checkForCreate(body, mode, context.now(), context.host.served());
+  const result = checkForCreate(body, mode, context.now(), hostValidation(context));
   const request = body as unknown as QueryRequest;
   const since = new Date(context.now() - CALL_ORDER_WINDOW_MS).toISOString();
   if (options.requireValidation && !(await store.validatedSince(key.id, bodyHash(body), since))) {
@@ -156,7 +164,7 @@ async function checkExchanges(context: HostContext, key: ApiKeyRecord, request: 
 }
 
 function createdOf(record: QueryRecord, estimate?: CreatedQuery['simulationLlmCallsEstimate']): CreatedQuery {
-  const simulationLlmCallsEstimate = estimate ?? validate(record.request, { mode: 'api-key', now: Date.parse(record.createdAt) }).simulationLlmCallsEstimate;
+  const simulationLlmCallsEstimate = estimate ?? validate(record.request, { mode: 'api-key', now: Date.parse(record.createdAt), allowPrivateWebhooks: true }).simulationLlmCallsEstimate;
   return {
     queryId: record.id,
     status: 'active',

@@ -4,7 +4,8 @@ import { isRecord, isTradeFlavouredQuery, preview, type QueryRequest, validate }
 import { callerKey } from '../auth/authenticate.js';
 import type { HostContext } from '../context.js';
 import { ApiError, notFound } from '../http/errors.js';
-import { createQuery, invalidQuery, requestBody } from '../host/query-service.js';
+import { createQuery, hostValidation, invalidQuery, requestBody } from '../host/query-service.js';
+import { maskRequestSecrets, restoreMaskedSecrets } from '../store/request-secrets.js';
 import type { DraftRecord } from '../store/records.js';
 import { S } from './schemas.js';
 
@@ -23,11 +24,13 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
   };
 
   const upsert = async (request: FastifyRequest, draftId: string | undefined) => {
-    const body = requestBody(request.body);
+    const given = requestBody(request.body);
     const key = callerKey(request);
     const now = new Date(context.now()).toISOString();
     const existing = draftId === undefined ? undefined : await ownDraft(key.id, draftId);
     if (existing?.convertedQueryId) throw new ApiError(409, 'draft_converted', `draft ${existing.id} was converted into query ${existing.convertedQueryId}`);
+    // A draft read back shows its secrets masked: an update that sends the mask keeps the stored secret.
+    const body = existing ? restoreMaskedSecrets(given, existing.request) : given;
     const query = isRecord(body.query) ? body.query : {};
     const draft: DraftRecord = {
       id: existing?.id ?? randomUUID(),
@@ -39,7 +42,7 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
       convertedQueryId: null,
     };
     await store.upsertDraft(draft);
-    return { draftId: draft.id, created: existing === undefined, createdAt: draft.createdAt, updatedAt: draft.updatedAt, validation: validate(body, { now: context.now(), served: context.host.served() }) };
+    return { draftId: draft.id, created: existing === undefined, createdAt: draft.createdAt, updatedAt: draft.updatedAt, validation: validate(body, { now: context.now(), ...hostValidation(context) }) };
   };
 
   // Without `draftId` a new draft; `?draftId=` updates one, on unsigned requests (a signature does not cover the query string).
@@ -71,7 +74,8 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
 
   app.get('/v2/auto/queries/drafts/:draftId', { schema: S.draft }, async (request) => {
     const draft = await ownDraft(callerKey(request).id, (request.params as { draftId: string }).draftId);
-    return { draftId: draft.id, request: draft.request, createdAt: draft.createdAt, updatedAt: draft.updatedAt, convertedQueryId: draft.convertedQueryId };
+    // Bot tokens and webhook header values are secrets: never echoed (docs/http-api.md).
+    return { draftId: draft.id, request: maskRequestSecrets(draft.request), createdAt: draft.createdAt, updatedAt: draft.updatedAt, convertedQueryId: draft.convertedQueryId };
   });
 
   app.delete('/v2/auto/queries/drafts/:draftId', { schema: S.deleteDraft }, async (request) => {
@@ -82,14 +86,14 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
 
   app.post('/v2/auto/queries/drafts/:draftId/validate', { schema: S.validateDraft }, async (request) => {
     const draft = await ownDraft(callerKey(request).id, (request.params as { draftId: string }).draftId);
-    return validate(draft.request, { mode: 'api-key', now: context.now(), served: context.host.served() });
+    return validate(draft.request, { mode: 'api-key', now: context.now(), ...hostValidation(context) });
   });
 
   app.post('/v2/auto/queries/drafts/:draftId/convert', { schema: S.convertDraft }, async (request, reply) => {
     const key = callerKey(request);
     const draft = await ownDraft(key.id, (request.params as { draftId: string }).draftId);
     if (draft.convertedQueryId) throw new ApiError(409, 'draft_converted', `draft ${draft.id} was already converted into query ${draft.convertedQueryId}`);
-    const result = validate(draft.request, { mode: 'api-key', now: context.now(), served: context.host.served() });
+    const result = validate(draft.request, { mode: 'api-key', now: context.now(), ...hostValidation(context) });
     if (!result.valid) throw invalidQuery(result, 409, 'draft_invalid');
     // Converting is the explicit step that activates a validated draft: no separate validate call is needed.
     const { created } = await createQuery(context, key, draft.request as unknown as Record<string, unknown>, { requireValidation: false, fromDraft: draft.id });
@@ -100,7 +104,7 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
 
   app.post('/v2/auto/queries/drafts/:draftId/preview', { schema: S.previewDraft }, async (request) => {
     const draft = await ownDraft(callerKey(request).id, (request.params as { draftId: string }).draftId);
-    const result = validate(draft.request, { now: context.now() });
+    const result = validate(draft.request, { now: context.now(), allowPrivateWebhooks: context.config.allowPrivateWebhooks });
     if (!result.valid) throw invalidQuery(result, 409, 'draft_invalid');
     return preview(draft.request, context.host.recording, { queryId: draft.id });
   });
@@ -108,7 +112,7 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
   app.post('/v2/auto/queries/preview', { schema: S.preview }, (request) => {
     const body = requestBody(request.body);
     const { from, to } = request.query as { from?: string; to?: string };
-    const result = validate({ query: body.query }, { now: context.now() });
+    const result = validate({ query: body.query }, { now: context.now(), allowPrivateWebhooks: context.config.allowPrivateWebhooks });
     if (!result.valid) throw invalidQuery(result);
     const options: { from?: number; to?: number } = {};
     for (const [name, value] of [['from', from], ['to', to]] as const) {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { checkPerpetualSymbol, type Exchange, isRecord } from '@eql/core';
+import { checkPerpetualSymbol, type Exchange, isRecord, redactSecrets } from '@eql/core';
 import { callerKey } from '../auth/authenticate.js';
 import type { HostContext } from '../context.js';
 import { ApiError, notFound } from '../http/errors.js';
@@ -51,9 +51,9 @@ export function exchangeRoutes(app: FastifyInstance, context: HostContext): void
     try {
       await context.connectExchange(exchange, credentialType, fields);
     } catch (error) {
-      // Never echo a credential: the venue's message is redacted here too, whatever the adapter did.
-      let reason = error instanceof Error ? error.message : 'verification failed';
-      for (const value of Object.values(fields)) reason = reason.split(value).join('[redacted]');
+      // Never echo a credential: the venue's message is redacted here too, whatever the adapter did
+      // (whole values only: a short submitted value does not garble the words it occurs in).
+      const reason = redactSecrets(error instanceof Error ? error.message : 'verification failed', Object.values(fields));
       throw new ApiError(422, 'exchange_credentials_rejected', `${exchange} refused these credentials: ${reason}`);
     }
     await store.upsertExchange({ keyId: key.id, exchange, credentialType, credentialsSealed: context.box.seal(JSON.stringify(fields)), connectedAt });

@@ -4,7 +4,7 @@ import { callerKey } from '../auth/authenticate.js';
 import type { HostContext } from '../context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { cancelQuery, deleteQuery, sessionOfQuery, sessionsOfQuery } from '../host/query-actions.js';
-import { bodyHash, createQuery, executionView, pollView, requestBody } from '../host/query-service.js';
+import { bodyHash, createQuery, executionView, hostValidation, pollView, requestBody } from '../host/query-service.js';
 import type { QueryStatus } from '../store/records.js';
 import { S } from './schemas.js';
 
@@ -28,7 +28,7 @@ export function queryRoutes(app: FastifyInstance, context: HostContext): void {
   app.post('/v2/auto/queries/validate', { schema: S.validate }, async (request) => {
     const body = requestBody(request.body);
     const key = callerKey(request);
-    const result = validate(body, { mode: 'api-key', now: context.now(), served: context.host.served() });
+    const result = validate(body, { mode: 'api-key', now: context.now(), ...hostValidation(context) });
     if (result.valid) await rememberValidation(key.id, request.rawBody, body);
     return result;
   });

@@ -1,10 +1,26 @@
 import type Database from 'better-sqlite3';
+import type { SecretBox } from '../secrets.js';
+import { hasUnsealedSecrets, sealRequestSecrets } from './request-secrets.js';
+
+/** What a migration may need beyond the database: the host's secret box (migration 6 seals with it). */
+export interface MigrationContext {
+  box?: SecretBox;
+}
+
+/** One migration: its SQL, and optionally a step in code run after it, in the same transaction. */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+  run?: (db: Database.Database, context: MigrationContext) => void;
+}
+
 
 /**
  * Schema migrations, applied in order, each once, in a transaction. Never edit a released
  * migration: add a new one.
  */
-export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: string }> = [
+export const MIGRATIONS: ReadonlyArray<Migration> = [
   {
     version: 1,
     name: 'initial',
@@ -190,10 +206,46 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; name: string; sql: str
       CREATE INDEX used_signatures_expiry ON used_signatures (expires_at);
     `,
   },
+  {
+    version: 6,
+    name: 'webhook secrets; secrets of stored requests sealed',
+    // Each key gets its own webhook signing secret (rotatable, with the previous one signing too during
+    // a grace period). Existing keys start with a copy of their HMAC secret, so receivers that verify
+    // with it keep working until the key's webhook secret is rotated.
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN webhook_secret_sealed TEXT;
+      ALTER TABLE api_keys ADD COLUMN previous_webhook_secret_sealed TEXT;
+      ALTER TABLE api_keys ADD COLUMN previous_webhook_secret_until TEXT;
+      UPDATE api_keys SET webhook_secret_sealed = hmac_secret_sealed;
+    `,
+    run: sealStoredRequests,
+  },
 ];
 
+/**
+ * Migration 6: bot tokens, webhook headers and webhook URLs of stored queries and drafts are sealed
+ * (request-secrets.ts). Needs the secret box when there is anything to seal.
+ */
+function sealStoredRequests(db: Database.Database, { box }: MigrationContext): void {
+  for (const table of ['queries', 'drafts'] as const) {
+    const rows = db.prepare(`SELECT id, request FROM ${table}`).all() as Array<{ id: string; request: string }>;
+    const update = db.prepare(`UPDATE ${table} SET request = ? WHERE id = ?`);
+    for (const row of rows) {
+      let request: unknown;
+      try {
+        request = JSON.parse(row.request);
+      } catch {
+        continue;
+      }
+      if (!hasUnsealedSecrets(request)) continue;
+      if (!box) throw new Error('migration 6 seals the secrets of stored queries: open the store with the secret box of its host');
+      update.run(JSON.stringify(sealRequestSecrets(request as Parameters<typeof sealRequestSecrets>[0], box)), row.id);
+    }
+  }
+}
+
 /** Brings the database to the latest schema version; returns the versions applied. */
-export function migrate(db: Database.Database): number[] {
+export function migrate(db: Database.Database, context: MigrationContext = {}): number[] {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
   const applied = new Set((db.prepare('SELECT version FROM schema_migrations').all() as Array<{ version: number }>).map((row) => row.version));
   const done: number[] = [];
@@ -201,6 +253,7 @@ export function migrate(db: Database.Database): number[] {
     if (applied.has(migration.version)) continue;
     db.transaction(() => {
       db.exec(migration.sql);
+      migration.run?.(db, context);
       db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(migration.version, migration.name, new Date().toISOString());
     })();
     done.push(migration.version);

@@ -20,6 +20,15 @@ export interface ApiKeyRecord {
   expiresAt: string | null;
   /** Extra permissions: `ingest` (write market data). */
   scopes: KeyScope[];
+  /**
+   * The secret that signs the webhooks of this key's queries (`whsec_…`), sealed; a key without one
+   * sends its webhooks unsigned (the key rows of payment-model agents).
+   */
+  webhookSecretSealed?: string | null;
+  /** The webhook secret before the last rotation, sealed: it still signs too until `previousWebhookSecretUntil`. */
+  previousWebhookSecretSealed?: string | null;
+  /** ISO 8601: when the grace period of the previous webhook secret ends. */
+  previousWebhookSecretUntil?: string | null;
 }
 
 /** A permission a key may have beyond the Auto routes: `ingest` lets it write market data. */

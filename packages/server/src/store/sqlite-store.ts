@@ -1,9 +1,11 @@
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { ExecutionRecord, LlmSession, NotificationDraft, QueryRequest, RuntimeState } from '@eql/core';
 import type { Plan } from '../config.js';
 import { migrate } from './migrations.js';
+import { privateDatabase, privateDatabaseCompanions, privateDir } from './private-files.js';
+import { openRequestSecrets, sealRequestSecrets } from './request-secrets.js';
+import type { SecretBox } from '../secrets.js';
 import type {
   ApiKeyRecord,
   DraftRecord,
@@ -17,7 +19,7 @@ import type {
   StoredNotification,
   StoredSession,
 } from './records.js';
-import type { HostStore } from './store.js';
+import type { HostStore, KeyPatch } from './store.js';
 
 type Row = Record<string, unknown>;
 
@@ -40,11 +42,23 @@ function decodeCursor(cursor: string | undefined): { time: string; id: string } 
 /** Keeps the notifications (`n`) of queries that are not deleted. */
 const NOT_DELETED = 'AND NOT EXISTS (SELECT 1 FROM queries q WHERE q.id = n.query_id AND q.deleted_at IS NOT NULL)';
 
+/** Options of a {@link SqliteStore}. */
+export interface SqliteStoreOptions {
+  /**
+   * The host's secret box: secrets inside query and draft requests (bot tokens, webhook headers and
+   * URLs) are stored sealed with it and opened when read (see request-secrets.ts). Without it they are
+   * stored as given: for in-memory stores of tests only.
+   */
+  box?: SecretBox;
+}
+
 /**
  * The embedded store: SQLite through better-sqlite3, WAL journal, synchronous writes. A write has
  * reached the database file's WAL before the call returns, so it survives the process being killed
  * (kill -9) at any moment after. Key records are reused for a second (every authenticated request
  * looks its key up); a change through `updateKey` applies at once, one by another process within that.
+ * The database file, its `-wal` and `-shm` are created with mode 0600 in a 0700 directory; deleted
+ * content is overwritten (`secure_delete`), so a secret replaced by its sealed form does not linger.
  */
 export class SqliteStore implements HostStore {
   readonly db: Database.Database;
@@ -57,14 +71,42 @@ export class SqliteStore implements HostStore {
   /** Keys by hash, read at most KEY_CACHE_MS ago (every authenticated request looks its key up). */
   private readonly keyCache = new Map<string, { record: ApiKeyRecord; at: number }>();
 
-  constructor(path: string) {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  private readonly box: SecretBox | undefined;
+
+  constructor(path: string, options: SqliteStoreOptions = {}) {
+    this.box = options.box;
+    if (path !== ':memory:') {
+      privateDir(dirname(path));
+      privateDatabase(path);
+    }
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
-    migrate(this.db);
+    this.db.pragma('secure_delete = ON');
+    privateDatabaseCompanions(path);
+    // Migration 6 replaced secrets by their sealed form: the old pages leave the WAL at once.
+    if (migrate(this.db, this.box ? { box: this.box } : {}).includes(6)) this.db.pragma('wal_checkpoint(TRUNCATE)');
+  }
+
+  /** A stored request: its secrets sealed (with a box). */
+  private storedRequest(request: QueryRequest): string {
+    return JSON.stringify(this.box ? sealRequestSecrets(request, this.box) : request);
+  }
+
+  /** A request as read: its sealed secrets opened (with a box). */
+  private readRequest(text: unknown): QueryRequest {
+    const request = JSON.parse(str(text)) as QueryRequest;
+    return this.box ? openRequestSecrets(request, this.box) : request;
+  }
+
+  private queryOf(row: Row): QueryRecord {
+    return queryOf(row, this.readRequest(row.request));
+  }
+
+  private draftOf(row: Row): DraftRecord {
+    return draftOf(row, this.readRequest(row.request));
   }
 
   /** Closes the database; the store cannot be used afterwards. */
@@ -97,8 +139,9 @@ export class SqliteStore implements HostStore {
 
   createKey(key: Omit<ApiKeyRecord, 'id'>): ApiKeyRecord {
     const result = this.run(
-      `INSERT INTO api_keys (key_hash, key_prefix, name, email, project, plan, status, auto_enabled, hmac_secret_sealed, created_at, updated_at, expires_at, scopes)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO api_keys (key_hash, key_prefix, name, email, project, plan, status, auto_enabled, hmac_secret_sealed, created_at, updated_at, expires_at, scopes,
+         webhook_secret_sealed, previous_webhook_secret_sealed, previous_webhook_secret_until)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       key.keyHash,
       key.keyPrefix,
       key.name,
@@ -112,6 +155,9 @@ export class SqliteStore implements HostStore {
       key.updatedAt,
       key.expiresAt,
       key.scopes.join(' '),
+      key.webhookSecretSealed ?? null,
+      key.previousWebhookSecretSealed ?? null,
+      key.previousWebhookSecretUntil ?? null,
     );
     return { ...key, id: Number(result.lastInsertRowid) };
   }
@@ -135,9 +181,12 @@ export class SqliteStore implements HostStore {
     return row ? keyOf(row) : undefined;
   }
 
-  updateKey(id: number, patch: Partial<Pick<ApiKeyRecord, 'hmacSecretSealed' | 'plan' | 'status' | 'autoEnabled' | 'updatedAt' | 'scopes'>>): void {
+  updateKey(id: number, patch: KeyPatch): void {
     const columns: Record<string, unknown> = {};
     if (patch.hmacSecretSealed !== undefined) columns.hmac_secret_sealed = patch.hmacSecretSealed;
+    if (patch.webhookSecretSealed !== undefined) columns.webhook_secret_sealed = patch.webhookSecretSealed;
+    if (patch.previousWebhookSecretSealed !== undefined) columns.previous_webhook_secret_sealed = patch.previousWebhookSecretSealed;
+    if (patch.previousWebhookSecretUntil !== undefined) columns.previous_webhook_secret_until = patch.previousWebhookSecretUntil;
     if (patch.plan !== undefined) columns.plan = patch.plan;
     if (patch.status !== undefined) columns.status = patch.status;
     if (patch.autoEnabled !== undefined) columns.auto_enabled = patch.autoEnabled ? 1 : 0;
@@ -219,7 +268,7 @@ export class SqliteStore implements HostStore {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       query.id,
       query.keyId,
-      JSON.stringify(query.request),
+      this.storedRequest(query.request),
       query.status,
       query.tradeFlavoured ? 1 : 0,
       query.estimatedCredits,
@@ -239,14 +288,14 @@ export class SqliteStore implements HostStore {
     if (cached) return cached;
     const row = this.get('SELECT * FROM queries WHERE id = ?', id);
     if (!row) return undefined;
-    const record = queryOf(row);
+    const record = this.queryOf(row);
     remember(this.queryCache, id, record);
     return record;
   }
 
   queryByIdempotencyKey(keyId: number, idempotencyKey: string): QueryRecord | undefined {
     const row = this.get('SELECT * FROM queries WHERE key_id = ? AND idempotency_key = ?', keyId, idempotencyKey);
-    return row ? queryOf(row) : undefined;
+    return row ? this.queryOf(row) : undefined;
   }
 
   listQueries(keyId: number, filter: { status?: QueryStatus; limit: number; cursor?: string }): Page<QueryRecord> {
@@ -258,11 +307,11 @@ export class SqliteStore implements HostStore {
          ORDER BY created_at DESC, id DESC LIMIT ?`,
       )
       .all(...[keyId, ...(filter.status ? [filter.status] : []), ...(after ? [after.time, after.time, after.id] : []), filter.limit + 1]) as Row[];
-    return pageOf(rows.map(queryOf), filter.limit, (query) => encodeCursor(query.createdAt, query.id));
+    return pageOf(rows.map((row) => this.queryOf(row)), filter.limit, (query) => encodeCursor(query.createdAt, query.id));
   }
 
   activeQueries(): QueryRecord[] {
-    return this.all("SELECT * FROM queries WHERE status = 'active' AND deleted_at IS NULL ORDER BY created_at").map(queryOf);
+    return this.all("SELECT * FROM queries WHERE status = 'active' AND deleted_at IS NULL ORDER BY created_at").map((row) => this.queryOf(row));
   }
 
   countActiveQueries(keyId: number): number {
@@ -294,7 +343,7 @@ export class SqliteStore implements HostStore {
        ON CONFLICT (id) DO UPDATE SET request = excluded.request, trade_flavoured = excluded.trade_flavoured, updated_at = excluded.updated_at`,
       draft.id,
       draft.keyId,
-      JSON.stringify(draft.request),
+      this.storedRequest(draft.request),
       draft.tradeFlavoured ? 1 : 0,
       draft.createdAt,
       draft.updatedAt,
@@ -304,7 +353,7 @@ export class SqliteStore implements HostStore {
 
   draftById(id: string): DraftRecord | undefined {
     const row = this.get('SELECT * FROM drafts WHERE id = ?', id);
-    return row ? draftOf(row) : undefined;
+    return row ? this.draftOf(row) : undefined;
   }
 
   listDrafts(keyId: number, filter: { limit: number; cursor?: string }): Page<DraftRecord> {
@@ -315,7 +364,7 @@ export class SqliteStore implements HostStore {
          ORDER BY created_at DESC, id DESC LIMIT ?`,
       )
       .all(...[keyId, ...(after ? [after.time, after.time, after.id] : []), filter.limit + 1]) as Row[];
-    return pageOf(rows.map(draftOf), filter.limit, (draft) => encodeCursor(draft.createdAt, draft.id));
+    return pageOf(rows.map((row) => this.draftOf(row)), filter.limit, (draft) => encodeCursor(draft.createdAt, draft.id));
   }
 
   deleteDraft(id: string): void {
@@ -498,14 +547,17 @@ function keyOf(row: Row): ApiKeyRecord {
     updatedAt: str(row.updated_at),
     expiresAt: strOrNull(row.expires_at),
     scopes: str(row.scopes ?? '').split(' ').filter((scope): scope is KeyScope => scope === 'ingest'),
+    webhookSecretSealed: strOrNull(row.webhook_secret_sealed),
+    previousWebhookSecretSealed: strOrNull(row.previous_webhook_secret_sealed),
+    previousWebhookSecretUntil: strOrNull(row.previous_webhook_secret_until),
   };
 }
 
-function queryOf(row: Row): QueryRecord {
+function queryOf(row: Row, request: QueryRequest): QueryRecord {
   return {
     id: str(row.id),
     keyId: Number(row.key_id),
-    request: JSON.parse(str(row.request)) as QueryRequest,
+    request,
     status: str(row.status) as QueryStatus,
     tradeFlavoured: Number(row.trade_flavoured) === 1,
     estimatedCredits: Number(row.estimated_credits),
@@ -519,11 +571,11 @@ function queryOf(row: Row): QueryRecord {
   };
 }
 
-function draftOf(row: Row): DraftRecord {
+function draftOf(row: Row, request: QueryRequest): DraftRecord {
   return {
     id: str(row.id),
     keyId: Number(row.key_id),
-    request: JSON.parse(str(row.request)) as QueryRequest,
+    request,
     tradeFlavoured: Number(row.trade_flavoured) === 1,
     createdAt: str(row.created_at),
     updatedAt: str(row.updated_at),

@@ -17,6 +17,8 @@ import type {
  * Everything the host keeps. The SQLite store answers synchronously; a store over a remote database
  * (PostgreSQL) may answer with promises: callers await every call, and the engine keeps synchronous
  * answers synchronous. Every write is durable when the call returns (or its promise resolves).
+ * Secrets inside stored requests (bot tokens, webhook headers and URLs) must not be at rest in clear:
+ * the SQLite store seals them with the host's box (`sealRequestSecrets`) and opens them on read.
  */
 export interface HostStore {
   // keys
@@ -26,8 +28,8 @@ export interface HostStore {
   keyByHash(keyHash: string): MaybePromise<ApiKeyRecord | undefined>;
   /** The key of an id, or undefined. */
   keyById(id: number): MaybePromise<ApiKeyRecord | undefined>;
-  /** Changes a key's HMAC secret, plan, status, automation flag or scopes; `updatedAt` defaults to now. */
-  updateKey(id: number, patch: Partial<Pick<ApiKeyRecord, 'hmacSecretSealed' | 'plan' | 'status' | 'autoEnabled' | 'updatedAt' | 'scopes'>>): MaybePromise<void>;
+  /** Changes a key's HMAC secret, webhook secrets, plan, status, automation flag or scopes; `updatedAt` defaults to now. */
+  updateKey(id: number, patch: KeyPatch): MaybePromise<void>;
 
   // usage and credits
   /** Counts one request; returns the counts of the day and the month after it. */
@@ -133,5 +135,10 @@ export interface HostStore {
   /** Closes the store; the host calls it last, at shutdown. */
   close(): void;
 }
+
+/** What {@link HostStore.updateKey} can change. */
+export type KeyPatch = Partial<
+  Pick<ApiKeyRecord, 'hmacSecretSealed' | 'webhookSecretSealed' | 'previousWebhookSecretSealed' | 'previousWebhookSecretUntil' | 'plan' | 'status' | 'autoEnabled' | 'updatedAt' | 'scopes'>
+>;
 
 export type { Plan };

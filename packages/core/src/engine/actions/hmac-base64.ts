@@ -1,8 +1,8 @@
 const encoder = new TextEncoder();
 
-/** Base64 HMAC-SHA256 of `payload` keyed by `secret` (Web Crypto, so it runs anywhere). */
-export async function hmacSha256Base64(secret: string, payload: string): Promise<string> {
-  const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+/** Base64 HMAC-SHA256 of `payload` keyed by `secret` (a text: its UTF-8 bytes; or the key's bytes) (Web Crypto, so it runs anywhere). */
+export async function hmacSha256Base64(secret: string | Uint8Array<ArrayBuffer>, payload: string): Promise<string> {
+  const key = await crypto.subtle.importKey('raw', typeof secret === 'string' ? encoder.encode(secret) : secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
   const signature = new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(payload)));
   let binary = '';
   for (const byte of signature) binary += String.fromCharCode(byte);

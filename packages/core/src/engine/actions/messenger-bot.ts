@@ -1,6 +1,7 @@
 import { defer, from, type Observable, type SchedulerLike, switchMap, throwError, timer } from 'rxjs';
 import type { Action, CallbackAction } from '../../generated/eql-types.js';
 import { isRecord } from '../../util/json-pointer.js';
+import { secretRedactor } from '../../util/redact.js';
 import { ActionError, type ActionContext, type ActionExecutor, type ActionOutcome, type HttpResponse, type HttpTransport, TransportError } from '../interfaces.js';
 import { isoTime } from '../maybe.js';
 import { type BackoffPolicy, DEFAULT_BACKOFF, retryDelayMs } from './backoff.js';
@@ -38,14 +39,16 @@ export class MessengerBotExecutor implements ActionExecutor {
       const chatId = typeof params.chatId === 'number' || typeof params.chatId === 'string' ? params.chatId : '';
       const body = JSON.stringify({ chat_id: chatId, text: messageText(params, context), disable_web_page_preview: true });
       const url = `${(this.options.baseUrl ?? 'https://api.telegram.org').replace(/\/+$/, '')}/bot${token}/sendMessage`;
-      return this.attempt(url, body, 1);
+      return this.attempt(url, body, 1, secretRedactor([token]));
     });
   }
 
-  private attempt(url: string, body: string, attempt: number): Observable<ActionOutcome> {
+  private attempt(url: string, body: string, attempt: number, redact: (text: string) => string): Observable<ActionOutcome> {
     const request = { url, method: 'POST' as const, headers: { 'content-type': 'application/json' }, body, timeoutMs: this.options.timeoutMs ?? 10_000 };
     return from(
-      this.options.transport.send(request).then(
+      // A transport that throws at once (an unusable URL) fails like one that rejects: its text, which
+      // holds the URL and so the token, is never used.
+      Promise.resolve().then(() => this.options.transport.send(request)).then(
         (response): { response: HttpResponse } | { error: unknown } => ({ response }),
         (error: unknown) => ({ error }),
       ),
@@ -53,7 +56,7 @@ export class MessengerBotExecutor implements ActionExecutor {
       switchMap((outcome) => {
         if ('error' in outcome) {
           const failure = outcome.error instanceof TransportError ? outcome.error.failure : 'network';
-          if (failure !== 'blocked-target' && attempt < this.backoff.maxAttempts) return this.retry(url, body, attempt);
+          if (failure !== 'blocked-target' && attempt < this.backoff.maxAttempts) return this.retry(url, body, attempt, redact);
           return throwError(() => new ActionError('MESSENGER_BOT_ERROR', `the bot API could not be reached (${failure})`));
         }
         const reply = parseReply(outcome.response.body);
@@ -61,17 +64,18 @@ export class MessengerBotExecutor implements ActionExecutor {
           return [{ result: reply.messageId === undefined ? { delivered: true } : { messageId: reply.messageId } }];
         }
         if ((outcome.response.status === 429 || outcome.response.status >= 500) && attempt < this.backoff.maxAttempts) {
-          return this.retry(url, body, attempt, reply.retryAfterSeconds === undefined ? undefined : reply.retryAfterSeconds * 1000);
+          return this.retry(url, body, attempt, redact, reply.retryAfterSeconds === undefined ? undefined : reply.retryAfterSeconds * 1000);
         }
+        // The API's description may quote the request (a proxy echoing the URL): the token is removed.
         return throwError(
-          () => new ActionError('MESSENGER_BOT_ERROR', `the bot API refused the message (${outcome.response.status}${reply.description ? `: ${reply.description}` : ''})`),
+          () => new ActionError('MESSENGER_BOT_ERROR', `the bot API refused the message (${outcome.response.status}${reply.description ? `: ${redact(reply.description)}` : ''})`),
         );
       }),
     );
   }
 
-  private retry(url: string, body: string, attempt: number, retryAfterMs?: number): Observable<ActionOutcome> {
-    return timer(retryDelayMs(this.backoff, attempt, retryAfterMs), this.options.scheduler).pipe(switchMap(() => this.attempt(url, body, attempt + 1)));
+  private retry(url: string, body: string, attempt: number, redact: (text: string) => string, retryAfterMs?: number): Observable<ActionOutcome> {
+    return timer(retryDelayMs(this.backoff, attempt, retryAfterMs), this.options.scheduler).pipe(switchMap(() => this.attempt(url, body, attempt + 1, redact)));
   }
 }
 

@@ -23,8 +23,11 @@ import { hmacSha256Base64 } from './hmac-base64.js';
 export interface WebhookOptions {
   transport: HttpTransport;
   scheduler: SchedulerLike;
-  /** The signing secret of the query's owner (the host keeps one per API key). */
-  secretFor?: (ownerId: string | undefined) => MaybePromise<string | undefined>;
+  /**
+   * The signing secret of the query's owner (the host keeps one per API key), or several: each signs,
+   * and `webhook-signature` lists them all (a rotated secret still verifies during its grace period).
+   */
+  secretFor?: (ownerId: string | undefined) => MaybePromise<string | readonly string[] | undefined>;
   timeoutMs?: number;
   backoff?: Partial<BackoffPolicy>;
   /** Deliver to loopback and private hosts too (tests, self-hosted setups). */
@@ -93,8 +96,12 @@ export class WebhookExecutor implements ActionExecutor {
       'webhook-id': id,
       'webhook-timestamp': timestamp,
     };
-    const secret = await this.options.secretFor?.(context.ownerId);
-    if (secret !== undefined && secret !== '') headers['webhook-signature'] = `v1,${await hmacSha256Base64(secret, `${id}.${timestamp}.${body}`)}`;
+    const given = await this.options.secretFor?.(context.ownerId);
+    const secrets = (typeof given === 'string' ? [given] : (given ?? [])).filter((secret) => secret !== '');
+    if (secrets.length > 0) {
+      const signatures = await Promise.all(secrets.map(async (secret) => `v1,${await hmacSha256Base64(webhookSigningKey(secret), `${id}.${timestamp}.${body}`)}`));
+      headers['webhook-signature'] = signatures.join(' ');
+    }
     return headers;
   }
 
@@ -126,6 +133,16 @@ type Decision =
   | { kind: 'success'; status: number }
   | { kind: 'retry'; code: string; message: string; retryAfterMs?: number }
   | { kind: 'fail'; code: string; message: string };
+
+/**
+ * The HMAC key of a signing secret: a Standard Webhooks secret (`whsec_<base64>`) signs with the bytes
+ * its base64 encodes, as the Standard Webhooks libraries verify; any other secret with its UTF-8 bytes.
+ */
+export function webhookSigningKey(secret: string): string | Uint8Array<ArrayBuffer> {
+  if (!secret.startsWith('whsec_')) return secret;
+  const binary = atob(secret.slice('whsec_'.length));
+  return Uint8Array.from(binary, (char) => char.charCodeAt(0));
+}
 
 function headerOf(headers: Record<string, string>, name: string): string | undefined {
   for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;

@@ -2,9 +2,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { HostContext } from '../../context.js';
 import { ApiError } from '../../http/errors.js';
 import { cancelQuery, pollQuery, sessionOfQuery, sessionsOfQuery } from '../../host/query-actions.js';
-import { checkForCreate, createQuery, requestBody } from '../../host/query-service.js';
+import { checkForCreate, createQuery, hostValidation, requestBody } from '../../host/query-service.js';
 import type { OwnerKeys } from '../../host/owner-keys.js';
-import type { PaymentConfig, PaymentFacilitator, PaymentLedger } from '@eql/x402';
+import type { PaymentConfig, PaymentFacilitator, PaymentLedger, PaymentRateLimits } from '@eql/x402';
 import { x402Payments, type X402RouteConfig } from '@eql/x402/fastify';
 import { CHAT_CREDITS, chatBodySchema, chatResponseSchema, parseChatRequest } from '../chat/chat-request.js';
 import { chatTurn } from '../chat/chat-turn.js';
@@ -21,6 +21,8 @@ export interface X402Options {
   ledger: PaymentLedger;
   owners: OwnerKeys;
   facilitator?: PaymentFacilitator;
+  /** Bounds on refused payment signatures per payer and per client address (default `DEFAULT_PAYMENT_RATE_LIMITS`). */
+  rateLimits?: PaymentRateLimits;
 }
 
 /** Credits of the data routes of the payment model (spec 8: smart stats 1; the others say "payment": 1 too). */
@@ -46,7 +48,13 @@ const agentOnly = { x402: { agent: true } } satisfies { x402: X402RouteConfig };
  */
 export async function x402Routes(app: FastifyInstance, context: HostContext, options: X402Options): Promise<void> {
   const { owners } = options;
-  await app.register(x402Payments, { config: options.payments, ledger: options.ledger, now: context.now, ...(options.facilitator ? { facilitator: options.facilitator } : {}) });
+  await app.register(x402Payments, {
+    config: options.payments,
+    ledger: options.ledger,
+    now: context.now,
+    ...(options.facilitator ? { facilitator: options.facilitator } : {}),
+    ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
+  });
   const payerOf = (request: FastifyRequest) => {
     if (!request.payment) throw new ApiError(402, 'payment_missing', 'this route needs a payment');
     return owners.of(`payer:${request.payment.payer.toLowerCase()}`);
@@ -100,7 +108,7 @@ export async function x402Routes(app: FastifyInstance, context: HostContext, opt
   });
 
   // Agent routes.
-  const create = paid((request) => checkForCreate(requestBody(request.body), 'payment', context.now(), context.host.served()).estimatedCost.credits, 'Create an EQL query', true);
+  const create = paid((request) => checkForCreate(requestBody(request.body), 'payment', context.now(), hostValidation(context)).estimatedCost.credits, 'Create an EQL query', true);
   app.post('/x402/v2/auto/queries', { schema: tagged(X.create, 'paid agent'), config: create }, async (request, reply) => {
     const owner = await agentOf(request);
     const { created } = await createQuery(context, owner, requestBody(request.body), { requireValidation: false, mode: 'payment', beforeCommit: () => request.settlePayment() });
@@ -108,7 +116,7 @@ export async function x402Routes(app: FastifyInstance, context: HostContext, opt
   });
   app.post('/x402/v2/auto/queries/validate', { config: agentOnly, schema: tagged(X.validate, 'agent') }, (request) => {
     try {
-      const result = checkForCreate(requestBody(request.body), 'payment', context.now(), context.host.served());
+      const result = checkForCreate(requestBody(request.body), 'payment', context.now(), hostValidation(context));
       return result;
     } catch (error) {
       // Spec 4.5: validate answers valid/errors/warnings; the findings are the answer, not an error.
