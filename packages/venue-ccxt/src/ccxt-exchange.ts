@@ -138,6 +138,17 @@ export class CcxtExchange implements Exchange {
   }
 
   /**
+   * The order placed under an EQL client order id, if any (the engine asks when a restart left an order
+   * in doubt): {@link findOrder} under the venue's id for it. Throws when the venue could not be asked.
+   */
+  async findOrderByClientId(clientOrderId: string, symbol: string): Promise<OrderResult | undefined> {
+    const market = await this.perpetual(symbol);
+    const venueId = this.venueClientOrderId(clientOrderId);
+    const found = await this.findOrder(venueId, market.symbol);
+    return found === undefined ? undefined : toOrderResult(found, clientOrderId, venueId);
+  }
+
+  /**
    * The order placed under a venue client order id, if any. Throws a retryable error when the venue
    * could not be asked (so that a caller never places blindly after a failed lookup).
    */

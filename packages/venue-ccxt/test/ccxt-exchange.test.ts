@@ -92,6 +92,15 @@ describe('CcxtExchange.placeOrder (fake venue)', () => {
     expect(venue.count('fetchOrder')).toBe(2);
   });
 
+  it('findOrderByClientId: the order placed under an EQL client order id, or undefined (what a restart asks)', async () => {
+    const venue = new FakeVenue();
+    const exchange = new CcxtExchange(venue, { lookupByClientOrderId: true });
+    await expect(exchange.findOrderByClientId(KEY, 'BTC')).resolves.toBeUndefined();
+    const placed = await exchange.placeOrder(order());
+    await expect(exchange.findOrderByClientId(KEY, 'BTC')).resolves.toEqual(placed);
+    expect(venue.count('createOrder')).toBe(1);
+  });
+
   it('finds an earlier order in open and closed orders on venues without lookup by client id', async () => {
     const venue = new FakeVenue();
     const exchange = new CcxtExchange(venue);

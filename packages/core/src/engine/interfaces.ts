@@ -147,6 +147,12 @@ export interface ActionContext {
   now(): number;
   /** For an llm callback: the analysis it acts on. */
   analysis?: LlmAnalysis;
+  /**
+   * Set when this run settles a send that a restart left in doubt: its outbox entry was written (so it
+   * may have gone out) but no outcome was recorded. `executionId` is the execution that was cut off (this
+   * run continues it) and `since` when it started.
+   */
+  inDoubt?: { executionId: string; since: string };
 }
 
 /** What an action executor gives back when the action succeeded; a failed action errors instead. */
@@ -176,6 +182,14 @@ export interface ActionExecutor {
    * retries, such as the webhook's, does so itself and reports `attempts` in its result.
    */
   execute(action: Action | CallbackAction, context: ActionContext): ObservableInput<ActionOutcome>;
+  /**
+   * Settles a run that a restart left in doubt (`context.inDoubt` is set): the outbox says it started, nothing
+   * says how it ended. Without this method the engine runs `execute` again with the same idempotency key,
+   * which is right when the target drops duplicates by that key (a webhook's `webhook-id`, an order's client
+   * order id, a notification's step). An executor whose target cannot tell (a bot API) fails here instead of
+   * sending twice.
+   */
+  resume?(action: Action | CallbackAction, context: ActionContext): ObservableInput<ActionOutcome>;
 }
 
 // ---------------------------------------------------------------- exchanges
@@ -217,6 +231,34 @@ export interface Exchange {
   availableBalanceUsd(): MaybePromise<number>;
   /** Places an order, or returns the one already placed under the same clientOrderId. */
   placeOrder(order: OrderRequest): MaybePromise<OrderResult>;
+  /**
+   * The order placed under a clientOrderId, or undefined when the venue has none. The engine asks it first
+   * when a restart left an order in doubt, so an order already placed is found without being sized or sent
+   * again. A venue that cannot be asked throws (nothing is placed then).
+   */
+  findOrderByClientId?(clientOrderId: string, symbol: string): MaybePromise<OrderResult | undefined>;
+}
+
+/**
+ * An order of the paper venue as it is kept across restarts: what was asked, what the venue answered, and
+ * the order in which orders were placed and filled (positions are rebuilt by replaying the fills).
+ */
+export interface PaperOrderRecord {
+  request: OrderRequest;
+  result: OrderResult;
+  /** 1 for the venue's first order, 2 for the next, ... (its `orderId` is `paper-<seq>`). */
+  seq: number;
+  /** When filled: 1 for the first fill, 2 for the next, ... */
+  fillSeq?: number;
+}
+
+/**
+ * Where the paper venue keeps its orders: saved when placed and when they fill, before the venue answers,
+ * so that a restarted venue knows every client order id it took (the host keeps them in its store).
+ */
+export interface PaperOrderLog {
+  /** Saves an order, replacing the one with its clientOrderId; durable when it returns (or its promise resolves). */
+  save(record: PaperOrderRecord): MaybePromise<void>;
 }
 
 /** Finds the exchange an owner has connected, by id. */
@@ -302,6 +344,33 @@ export interface RuntimeState {
   cronPulses: Record<string, number>;
 }
 
+/**
+ * One entry of the outbox: a step's side effect, written before the step runs and completed with its
+ * outcome (Temporal records a side effect once in the same way; Alertmanager keeps a notification log).
+ * An entry still `pending` after a restart is a send in doubt: it may or may not have happened.
+ */
+export interface OutboxEntry {
+  /** The step's idempotency key, `<queryId>:<triggerIndex>:<stepId>` (unique). */
+  key: string;
+  queryId: string;
+  triggerIndex: number;
+  stepId: string;
+  /** The action type (an llm callback's own type). */
+  type: string;
+  /** The execution record of the run; a run settled after a restart continues this one. */
+  executionId: string;
+  /** `pending` from before the action runs until its outcome is recorded. */
+  status: 'pending' | 'succeeded' | 'failed';
+  /** When the run started (ISO 8601), also the execution's `createdAt`. */
+  createdAt: string;
+  finishedAt?: string;
+  /** The outcome of a succeeded run (an llm step's analysis too, for its callback). */
+  result?: Record<string, unknown>;
+  analysis?: LlmAnalysis;
+  /** The failure of a failed run. */
+  error?: { code: string; message: string };
+}
+
 /** Where the engine writes what must survive a restart. Calls may return promises; order is kept. */
 export interface StateStore {
   /** Saves a query's runtime state, replacing the last one saved. */
@@ -310,8 +379,20 @@ export interface StateStore {
   saveExecution(record: ExecutionRecord): MaybePromise<void>;
   /** Saves the LLM session of an llm action. */
   saveSession(session: LlmSession): MaybePromise<void>;
-  /** Stores a notification and gives it its numeric id. */
+  /**
+   * Stores a notification and gives it its numeric id. A second draft of the same query, trigger and step
+   * (`data.triggerIndex`, `data.stepId`) gets the notification stored first: a notify step run again after a
+   * restart notifies once.
+   */
   addNotification(draft: NotificationDraft): MaybePromise<Notification>;
+  /**
+   * Writes an outbox entry, replacing the one with its key; durable when it returns (the engine writes a
+   * `pending` entry before every action runs). Optional: without an outbox, a step a restart interrupted
+   * runs again as if it had never started.
+   */
+  saveOutbox?(entry: OutboxEntry): MaybePromise<void>;
+  /** The outbox entry of an idempotency key, if any (read when a restart resumes a trigger). */
+  outboxEntry?(key: string): MaybePromise<OutboxEntry | undefined>;
 }
 
 /** A query as the engine receives it. */

@@ -1,4 +1,4 @@
-import type { ExecutionRecord, LlmSession, Notification, NotificationDraft, RuntimeState, StateStore } from './interfaces.js';
+import type { ExecutionRecord, LlmSession, Notification, NotificationDraft, OutboxEntry, RuntimeState, StateStore } from './interfaces.js';
 
 /**
  * The default state store: everything in memory, synchronous. Good for previews, tests and embedders
@@ -9,6 +9,8 @@ export class MemoryStateStore implements StateStore {
   readonly executions = new Map<string, ExecutionRecord>();
   readonly sessions = new Map<string, LlmSession>();
   readonly notifications: Notification[] = [];
+  /** The outbox, by idempotency key. */
+  readonly outbox = new Map<string, OutboxEntry>();
   private nextNotificationId = 1;
 
   // The engine hands over fresh objects and never changes them afterwards, so they are kept as given.
@@ -25,9 +27,22 @@ export class MemoryStateStore implements StateStore {
   }
 
   addNotification(draft: NotificationDraft): Notification {
+    const { queryId, triggerIndex, stepId } = draft.data;
+    if (typeof triggerIndex === 'number' && typeof stepId === 'string') {
+      const earlier = this.notifications.find((stored) => stored.data.queryId === queryId && stored.data.triggerIndex === triggerIndex && stored.data.stepId === stepId);
+      if (earlier) return earlier;
+    }
     const notification: Notification = { ...draft, id: this.nextNotificationId++ };
     this.notifications.push(notification);
     return notification;
+  }
+
+  saveOutbox(entry: OutboxEntry): void {
+    this.outbox.set(entry.key, entry);
+  }
+
+  outboxEntry(key: string): OutboxEntry | undefined {
+    return this.outbox.get(key);
   }
 
   /** Executions of one query, oldest first. */

@@ -11,7 +11,9 @@ import { sha256Hex } from './hmac-base64.js';
  * price, or `positionSizePercent` of the available balance. Each order carries a client order id
  * derived from the idempotency key, so a retry or a restart can never place a second order. As an
  * llm callback, every trade signal of the analysis becomes an order, the callback's params filling
- * what the signal leaves out; no signal, no order.
+ * what the signal leaves out; no signal, no order. When a restart left the step in doubt, the venue is
+ * first asked for the order under its client order id (`findOrderByClientId`): one it has is the result,
+ * and nothing is sized or sent again.
  */
 export class OrderExecutor implements ActionExecutor {
   constructor(private readonly exchanges: ExchangeDirectory) {}
@@ -45,10 +47,16 @@ export class OrderExecutor implements ActionExecutor {
     const exchange = await this.exchanges.get(exchangeId, context.ownerId);
     if (!exchange) throw new ActionError('EXCHANGE_NOT_CONNECTED', `no ${exchangeId} connection for this key; connect it with POST /v2/auto/exchanges`);
     try {
+      const clientOrderId = `eql-${(await sha256Hex(`${context.idempotencyKey}${suffix}`)).slice(0, 32)}`;
+      if (context.inDoubt && exchange.findOrderByClientId) {
+        const placed = await exchange.findOrderByClientId(clientOrderId, symbol);
+        if (placed?.status === 'rejected') throw new ActionError('ORDER_REJECTED', `${exchangeId} rejected the ${type} order (${placed.orderId})`);
+        if (placed) return { exchange: exchangeId, symbol, side, type, ...placed, foundByClientOrderId: true };
+      }
       if (!(await exchange.isPerpetual(symbol))) throw new ActionError('SYMBOL_NOT_PERPETUAL', `${symbol} is not in ${exchangeId}'s perpetual markets`);
       const amount = await sizeOf(exchange, type, symbol, params);
       const request: OrderRequest = {
-        clientOrderId: `eql-${(await sha256Hex(`${context.idempotencyKey}${suffix}`)).slice(0, 32)}`,
+        clientOrderId,
         symbol,
         side,
         type,

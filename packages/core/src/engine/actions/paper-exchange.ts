@@ -1,10 +1,12 @@
 import { checkPerpetualSymbol } from '../../language/symbols.js';
 import { baseAsset } from '../observations.js';
-import type { Exchange, OrderRequest, OrderResult } from '../interfaces.js';
+import type { Exchange, MaybePromise, OrderRequest, OrderResult, PaperOrderLog, PaperOrderRecord } from '../interfaces.js';
 
 interface PaperOrder {
   result: OrderResult;
   request: OrderRequest;
+  seq: number;
+  fillSeq?: number;
 }
 
 /**
@@ -12,6 +14,11 @@ interface PaperOrder {
  * sees. Market orders fill at the last price; limit orders fill at once when marketable, else rest
  * and fill when a later price reaches them. Idempotent by clientOrderId: placing the same id twice
  * returns the first order. Balances and positions are kept per venue instance.
+ *
+ * With a {@link PaperOrderLog}, every order is saved when placed (before `placeOrder` answers) and when it
+ * fills; {@link PaperExchange.restore} gives a new instance the orders saved before, so a venue started again
+ * after a crash recognises a client order id it already took, keeps resting limit orders, and has the
+ * positions and realized profit its fills made.
  */
 export class PaperExchange implements Exchange {
   readonly id = 'paper';
@@ -19,9 +26,31 @@ export class PaperExchange implements Exchange {
   private readonly orders = new Map<string, PaperOrder>();
   private readonly positions = new Map<string, { size: number; entry: number; leverage: number }>();
   private nextOrder = 1;
+  private nextFill = 1;
   private realizedUsd = 0;
 
-  constructor(private readonly depositUsd = 10_000) {}
+  constructor(
+    private readonly depositUsd = 10_000,
+    private readonly log?: PaperOrderLog,
+  ) {}
+
+  /**
+   * Takes back the orders a previous instance saved (any order): client order ids, resting orders, and the
+   * positions and realized profit of their fills, replayed in the order they filled. Call it before any order.
+   */
+  restore(records: readonly PaperOrderRecord[]): void {
+    for (const record of [...records].sort((a, b) => a.seq - b.seq)) {
+      const order: PaperOrder = { request: { ...record.request }, result: { ...record.result }, seq: record.seq };
+      if (record.fillSeq !== undefined) order.fillSeq = record.fillSeq;
+      this.orders.set(record.request.clientOrderId, order);
+      this.nextOrder = Math.max(this.nextOrder, record.seq + 1);
+    }
+    const fills = [...this.orders.values()].filter((order) => order.fillSeq !== undefined).sort((a, b) => (a.fillSeq as number) - (b.fillSeq as number));
+    for (const order of fills) {
+      if (order.result.status === 'filled' && order.result.averagePrice !== undefined) this.applyFill(order.request, order.result.filled, order.result.averagePrice);
+      this.nextFill = Math.max(this.nextFill, (order.fillSeq as number) + 1);
+    }
+  }
 
   /** Feeds a price (the engine calls this for every price it observes). */
   onPrice(symbol: string, price: number): void {
@@ -32,7 +61,12 @@ export class PaperExchange implements Exchange {
       const { request, result } = order;
       if (result.status !== 'open' || baseAsset(request.symbol) !== base || request.price === undefined) continue;
       const marketable = request.side === 'buy' ? price <= request.price : price >= request.price;
-      if (marketable) this.fill(order, request.price);
+      if (marketable) {
+        this.fill(order, request.price);
+        // A fill found by a price is saved as it happens; a failed save shows again at the next one.
+        const saved = this.save(order);
+        if (saved instanceof Promise) saved.catch(() => undefined);
+      }
     }
   }
 
@@ -59,34 +93,61 @@ export class PaperExchange implements Exchange {
     return position ? { ...position } : undefined;
   }
 
-  placeOrder(request: OrderRequest): OrderResult {
+  /** The order placed under a client order id, if this venue (or one it was restored from) took it. */
+  findOrderByClientId(clientOrderId: string): OrderResult | undefined {
+    const order = this.orders.get(clientOrderId);
+    return order ? { ...order.result } : undefined;
+  }
+
+  /** Places the order (saved before this answers), or returns the one placed under its clientOrderId. */
+  placeOrder(request: OrderRequest): MaybePromise<OrderResult> {
     const existing = this.orders.get(request.clientOrderId);
     if (existing) return { ...existing.result };
     if (!checkPerpetualSymbol(request.symbol).ok) throw new Error(`${request.symbol} is not a perpetual market`);
     if (!(request.amount > 0)) throw new Error('order amount must be positive');
     const last = this.lastPrice(request.symbol);
+    const seq = this.nextOrder++;
     const order: PaperOrder = {
       request: { ...request },
-      result: { orderId: `paper-${this.nextOrder++}`, clientOrderId: request.clientOrderId, status: 'open', filled: 0 },
+      result: { orderId: `paper-${seq}`, clientOrderId: request.clientOrderId, status: 'open', filled: 0 },
+      seq,
     };
     this.orders.set(request.clientOrderId, order);
     if (request.type === 'market') this.fill(order, last);
     else if (request.price !== undefined && (request.side === 'buy' ? last <= request.price : last >= request.price)) this.fill(order, request.price);
     else if (request.timeInForce === 'IOC') order.result.status = 'rejected';
-    return { ...order.result };
+    const result = { ...order.result };
+    const saved = this.save(order);
+    return saved instanceof Promise ? saved.then(() => result) : result;
+  }
+
+  private save(order: PaperOrder): MaybePromise<void> {
+    if (!this.log) return;
+    const record: PaperOrderRecord = { request: { ...order.request }, result: { ...order.result }, seq: order.seq };
+    if (order.fillSeq !== undefined) record.fillSeq = order.fillSeq;
+    return this.log.save(record);
   }
 
   private fill(order: PaperOrder, price: number): void {
     const { request } = order;
-    const base = baseAsset(request.symbol);
-    const signed = request.side === 'buy' ? request.amount : -request.amount;
-    const current = this.positions.get(base) ?? { size: 0, entry: price, leverage: 1 };
-    const reducing = current.size !== 0 && Math.sign(signed) !== Math.sign(current.size);
+    const current = this.positions.get(baseAsset(request.symbol));
+    const reducing = current !== undefined && current.size !== 0 && Math.sign(request.side === 'buy' ? 1 : -1) !== Math.sign(current.size);
     if (request.reduceOnly && !reducing) {
       order.result = { ...order.result, status: 'rejected' };
       return;
     }
-    const amount = request.reduceOnly ? Math.min(request.amount, Math.abs(current.size)) : request.amount;
+    const amount = request.reduceOnly ? Math.min(request.amount, Math.abs(current?.size ?? 0)) : request.amount;
+    this.applyFill(request, amount, price);
+    order.fillSeq = this.nextFill++;
+    order.result = { ...order.result, status: 'filled', filled: amount, averagePrice: price };
+  }
+
+  /** Moves the position of the order's asset by a fill of `amount` at `price`. */
+  private applyFill(request: OrderRequest, amount: number, price: number): void {
+    const base = baseAsset(request.symbol);
+    const signed = request.side === 'buy' ? request.amount : -request.amount;
+    const current = this.positions.get(base) ?? { size: 0, entry: price, leverage: 1 };
+    const reducing = current.size !== 0 && Math.sign(signed) !== Math.sign(current.size);
     const change = Math.sign(signed) * amount;
     const closed = reducing ? Math.min(Math.abs(current.size), amount) : 0;
     // Realized profit of the part that closes the open position.
@@ -97,6 +158,5 @@ export class PaperExchange implements Exchange {
     else if (Math.sign(size) !== Math.sign(current.size)) entry = price;
     if (size === 0) this.positions.delete(base);
     else this.positions.set(base, { size, entry, leverage: Math.max(1, request.leverage ?? current.leverage) });
-    order.result = { ...order.result, status: 'filled', filled: amount, averagePrice: price };
   }
 }
