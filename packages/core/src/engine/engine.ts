@@ -207,7 +207,7 @@ export class Engine {
           query.attach();
           this.expiries.add(query);
         }
-        this.runActions(query, trigger, pending.final, pending.completedSteps);
+        this.runActions(query, trigger, pending.final, pending.completedSteps, true);
         return;
       }
       if (this.now() >= query.expiresAt) {
@@ -337,7 +337,8 @@ export class Engine {
     this.runActions(query, trigger, final, query.pendingTrigger.completedSteps);
   }
 
-  private runActions(query: QueryRuntime, trigger: TriggerContext, final: boolean, completedSteps: string[]): void {
+  /** Runs a trigger's actions; `resumed` when a restart interrupted them (the outbox then settles sends in doubt). */
+  private runActions(query: QueryRuntime, trigger: TriggerContext, final: boolean, completedSteps: string[], resumed = false): void {
     query.firing = true;
     const deps = {
       executors: this.executors,
@@ -349,7 +350,7 @@ export class Engine {
     };
     // The trigger is on record before any action runs: a restart resumes it, never fires it again.
     settle(this.store.saveRuntime(query.id, query.runtimeState())).subscribe({
-      next: () => runTrigger(deps, query, trigger, completedSteps).subscribe((outcome) => this.batch(() => this.settleTrigger(query, final, outcome))),
+      next: () => runTrigger(deps, query, trigger, completedSteps, resumed).subscribe((outcome) => this.batch(() => this.settleTrigger(query, final, outcome))),
       error: (error: unknown) => this.problem(query.id, 'STATE_STORE_ERROR', error),
     });
   }

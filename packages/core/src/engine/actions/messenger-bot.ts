@@ -23,6 +23,10 @@ const MAX_TEXT = 4096;
  * is retried after the `retry_after` the API gives (bounded attempts), network failures with backoff;
  * any other refusal fails with the API's description. The token is part of the URL and is never put
  * in a message, an error or a result.
+ *
+ * At most once across restarts: a send that a restart left in doubt (it may have reached the API) is not
+ * sent again, since the Bot API can neither dedupe a message nor say whether one arrived; it fails with
+ * `DELIVERY_UNCERTAIN`.
  */
 export class MessengerBotExecutor implements ActionExecutor {
   private readonly backoff: BackoffPolicy;
@@ -41,6 +45,18 @@ export class MessengerBotExecutor implements ActionExecutor {
       const url = `${(this.options.baseUrl ?? 'https://api.telegram.org').replace(/\/+$/, '')}/bot${token}/sendMessage`;
       return this.attempt(url, body, 1, secretRedactor([token]));
     });
+  }
+
+  /** A message a restart cut off may have been delivered: it is never sent a second time. */
+  resume(_action: Action | CallbackAction, context: ActionContext): Observable<ActionOutcome> {
+    const since = context.inDoubt ? ` at ${context.inDoubt.since}` : '';
+    return throwError(
+      () =>
+        new ActionError(
+          'DELIVERY_UNCERTAIN',
+          `the host stopped while this message was being sent${since}; it may or may not have been delivered, and the bot API cannot tell, so it is not sent again`,
+        ),
+    );
   }
 
   private attempt(url: string, body: string, attempt: number, redact: (text: string) => string): Observable<ActionOutcome> {
