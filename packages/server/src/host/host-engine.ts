@@ -12,6 +12,8 @@ import {
   type LlmProvider,
   type LlmSession,
   type NotificationDraft,
+  type OutboxEntry,
+  PaperExchange,
   parseRecording,
   type PriceHistory,
   RecordedLlmProvider,
@@ -116,13 +118,16 @@ export class HostEngine {
       allowPrivateWebhooks: config.allowPrivateWebhooks,
       webhookSecret: (ownerId) => this.secretOf(ownerId),
       exchanges: { get: (exchangeId, ownerId) => this.exchangeOf(exchangeId, ownerId) },
+      // The paper venue keeps its orders in the store: a restarted host knows every client order id it took.
+      paper: new PaperExchange(undefined, { save: (record) => options.store.savePaperOrder(record) }),
       ...(config.messengerBaseUrl ? { messengerBaseUrl: config.messengerBaseUrl } : {}),
     });
     this.subscription = this.engine.events$.subscribe((event) => this.onEvent(event));
   }
 
-  /** Adds back every active query with its persisted state. */
+  /** Takes back the paper venue's orders, then adds back every active query with its persisted state. */
   async start(): Promise<number> {
+    this.engine.paper.restore(await this.options.store.paperOrders());
     const active = await this.options.store.activeQueries();
     for (const query of active) this.add(query);
     return active.length;
@@ -214,6 +219,8 @@ export class HostEngine {
       saveExecution: (record: ExecutionRecord) => store.saveExecution(this.keyOf(record.queryId), record),
       saveSession: (session: LlmSession) => store.saveSession(this.keyOf(session.queryId), session),
       addNotification: (draft: NotificationDraft) => store.addNotification(this.keyOf(draft.data.queryId), draft),
+      saveOutbox: (entry: OutboxEntry) => store.saveOutbox(this.keyOf(entry.queryId), entry),
+      outboxEntry: (key: string) => store.outboxEntry(key),
     };
   }
 

@@ -220,6 +220,36 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
     `,
     run: sealStoredRequests,
   },
+  {
+    version: 7,
+    name: 'action outbox; paper venue orders',
+    // Side effects once across crashes (docs/semantics.md, "Once across restarts"): each action step's
+    // outbox entry, written before it runs and completed with its outcome, by its idempotency key
+    // (<queryId>:<triggerIndex>:<stepId>); and the paper venue's orders by client order id, so a restarted
+    // venue recognises an order it already took and keeps its positions.
+    sql: `
+      CREATE TABLE action_outbox (
+        idempotency_key TEXT PRIMARY KEY,
+        key_id INTEGER NOT NULL,
+        query_id TEXT NOT NULL,
+        trigger_index INTEGER NOT NULL,
+        step_id TEXT NOT NULL,
+        type TEXT NOT NULL,
+        execution_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        finished_at TEXT,
+        outcome TEXT
+      );
+      CREATE INDEX action_outbox_query ON action_outbox (query_id);
+      CREATE TABLE paper_orders (
+        client_order_id TEXT PRIMARY KEY,
+        seq INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 /**

@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { ExecutionRecord, LlmSession, NotificationDraft, QueryRequest, RuntimeState } from '@eql/core';
+import type { ExecutionRecord, LlmSession, NotificationDraft, OutboxEntry, PaperOrderRecord, QueryRequest, RuntimeState } from '@eql/core';
 import type { Plan } from '../config.js';
 import { migrate } from './migrations.js';
 import { privateDatabase, privateDatabaseCompanions, privateDir } from './private-files.js';
@@ -486,6 +486,51 @@ export class SqliteStore implements HostStore {
     return Number(row?.n ?? 0);
   }
 
+  // ------------------------------------------------------------------ once across restarts
+
+  saveOutbox(keyId: number, entry: OutboxEntry): void {
+    const outcome: Record<string, unknown> = {};
+    if (entry.result !== undefined) outcome.result = entry.result;
+    if (entry.analysis !== undefined) outcome.analysis = entry.analysis;
+    if (entry.error !== undefined) outcome.error = entry.error;
+    this.run(
+      `INSERT INTO action_outbox (idempotency_key, key_id, query_id, trigger_index, step_id, type, execution_id, status, created_at, finished_at, outcome)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (idempotency_key) DO UPDATE SET execution_id = excluded.execution_id, status = excluded.status, finished_at = excluded.finished_at, outcome = excluded.outcome`,
+      entry.key,
+      keyId,
+      entry.queryId,
+      entry.triggerIndex,
+      entry.stepId,
+      entry.type,
+      entry.executionId,
+      entry.status,
+      entry.createdAt,
+      entry.finishedAt ?? null,
+      Object.keys(outcome).length === 0 ? null : JSON.stringify(outcome),
+    );
+  }
+
+  outboxEntry(key: string): OutboxEntry | undefined {
+    const row = this.get('SELECT * FROM action_outbox WHERE idempotency_key = ?', key);
+    return row ? outboxEntryOf(row) : undefined;
+  }
+
+  savePaperOrder(record: PaperOrderRecord): void {
+    this.run(
+      `INSERT INTO paper_orders (client_order_id, seq, body, updated_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (client_order_id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at`,
+      record.request.clientOrderId,
+      record.seq,
+      JSON.stringify(record),
+      new Date().toISOString(),
+    );
+  }
+
+  paperOrders(): PaperOrderRecord[] {
+    return this.all('SELECT body FROM paper_orders ORDER BY seq').map((row) => JSON.parse(str(row.body)) as PaperOrderRecord);
+  }
+
   // ------------------------------------------------------------------ exchanges
 
   upsertExchange(record: ExchangeRecord): void {
@@ -599,6 +644,27 @@ function executionOf(row: Row): StoredExecution {
   if (row.result !== null && row.result !== undefined) execution.result = JSON.parse(str(row.result)) as Record<string, unknown>;
   if (row.error_code !== null && row.error_code !== undefined) execution.error = { code: str(row.error_code), message: str(row.error_message ?? '') };
   return execution;
+}
+
+function outboxEntryOf(row: Row): OutboxEntry {
+  const entry: OutboxEntry = {
+    key: str(row.idempotency_key),
+    queryId: str(row.query_id),
+    triggerIndex: Number(row.trigger_index),
+    stepId: str(row.step_id),
+    type: str(row.type),
+    executionId: str(row.execution_id),
+    status: row.status === 'succeeded' || row.status === 'failed' ? row.status : 'pending',
+    createdAt: str(row.created_at),
+  };
+  if (row.finished_at !== null && row.finished_at !== undefined) entry.finishedAt = str(row.finished_at);
+  if (row.outcome !== null && row.outcome !== undefined) {
+    const outcome = JSON.parse(str(row.outcome)) as Pick<OutboxEntry, 'result' | 'analysis' | 'error'>;
+    if (outcome.result !== undefined) entry.result = outcome.result;
+    if (outcome.analysis !== undefined) entry.analysis = outcome.analysis;
+    if (outcome.error !== undefined) entry.error = outcome.error;
+  }
+  return entry;
 }
 
 function sessionOf(row: Row): StoredSession {

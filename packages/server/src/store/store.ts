@@ -1,4 +1,4 @@
-import type { ExecutionRecord, LlmSession, MaybePromise, NotificationDraft, RuntimeState } from '@eql/core';
+import type { ExecutionRecord, LlmSession, MaybePromise, NotificationDraft, OutboxEntry, PaperOrderRecord, RuntimeState } from '@eql/core';
 import type { Plan } from '../config.js';
 import type {
   ApiKeyRecord,
@@ -99,8 +99,9 @@ export interface HostStore {
   /** Stores an execution of an action step, or updates its status, attempts, result and error when its id exists. */
   saveExecution(keyId: number, record: ExecutionRecord): MaybePromise<void>;
   /**
-   * At boot: executions still `running` were cut off by the previous process (a resumed trigger runs
-   * the step again as a new execution); they become `failed` with code `HOST_RESTARTED`. Returns how many.
+   * At boot: executions still `running` were cut off by the previous process; they become `failed` with
+   * code `HOST_RESTARTED`. A resumed trigger then settles the step (docs/semantics.md, "Once across
+   * restarts"): under the same execution when its outbox entry was written, else as a new one. Returns how many.
    */
   interruptRunningExecutions(at: string): MaybePromise<number>;
   /** An execution by id, or undefined. */
@@ -121,6 +122,16 @@ export interface HostStore {
   notificationsAfter(keyId: number, afterId: number, queryId?: string, limit?: number): MaybePromise<StoredNotification[]>;
   /** How many notifications of a key (optionally one query) have an id above `afterId`, not counting a deleted query's. */
   countNotificationsAfter(keyId: number, afterId: number, queryId?: string): MaybePromise<number>;
+
+  // once across restarts (docs/semantics.md)
+  /** Writes an action step's outbox entry (by its idempotency key), replacing the one with its key; durable when it returns. */
+  saveOutbox(keyId: number, entry: OutboxEntry): MaybePromise<void>;
+  /** The outbox entry of an idempotency key, or undefined. */
+  outboxEntry(key: string): MaybePromise<OutboxEntry | undefined>;
+  /** Saves an order of the paper venue, replacing the one with its client order id; durable when it returns. */
+  savePaperOrder(record: PaperOrderRecord): MaybePromise<void>;
+  /** Every order of the paper venue, in the order they were placed (a restarted venue takes them back). */
+  paperOrders(): MaybePromise<PaperOrderRecord[]>;
 
   // exchanges
   /** Stores a key's connection to an exchange, replacing an earlier one to the same exchange. */

@@ -159,6 +159,8 @@ export class RawStream {
   text = '';
   ended = false;
   private rest = '';
+  /** Re-checked at every chunk and at the end (see `waitFor`). */
+  private readonly waiters = new Set<() => void>();
 
   private constructor(
     readonly status: number,
@@ -172,9 +174,9 @@ export class RawStream {
         const stream = new RawStream(response.statusCode ?? 0, response.headers, () => request.destroy());
         response.setEncoding('utf8');
         response.on('data', (chunk: string) => stream.take(chunk));
-        response.on('end', () => (stream.ended = true));
-        response.on('close', () => (stream.ended = true));
-        response.on('error', () => (stream.ended = true));
+        response.on('end', () => stream.end());
+        response.on('close', () => stream.end());
+        response.on('error', () => stream.end());
         resolve(stream);
       });
       request.on('error', reject);
@@ -195,11 +197,42 @@ export class RawStream {
     this.abort();
   }
 
+  /**
+   * Resolves as soon as `check` holds, judged now and again at every chunk received: an event wait, with
+   * no deadline of its own (the test's timeout bounds it). Rejects if the stream ends before.
+   */
+  waitFor(check: () => boolean, what: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const judge = () => {
+        if (check()) {
+          this.waiters.delete(judge);
+          resolve();
+        } else if (this.ended) {
+          this.waiters.delete(judge);
+          reject(new Error(`the stream ended before ${what}`));
+        }
+      };
+      this.waiters.add(judge);
+      judge();
+    });
+  }
+
+  /** Resolves when the server ends the stream (or it breaks). */
+  whenEnded(): Promise<void> {
+    return this.waitFor(() => this.ended, 'its end').catch(() => undefined);
+  }
+
+  private end(): void {
+    this.ended = true;
+    for (const judge of [...this.waiters]) judge();
+  }
+
   private take(chunk: string): void {
     this.text += chunk;
     const { frames, rest } = parseSse(this.rest + chunk);
     this.rest = rest;
     this.frames.push(...frames);
+    for (const judge of [...this.waiters]) judge();
   }
 }
 
