@@ -4,7 +4,7 @@ import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { authenticate, isAutoRequest } from './auth/authenticate.js';
 import { hmacCheck } from './auth/hmac-check.js';
-import { defaultConfig, fastifyTrustProxy, type HostConfig, PLANS } from './config.js';
+import { defaultConfig, fastifyTrustProxy, type HostConfig, PLANS, x402ConfigProblem } from './config.js';
 import type { HostContext } from './context.js';
 import { publicCcxtExchange } from './host/ccxt-venue.js';
 import { ccxtConnector, HostEngine, type HostEngineOptions } from './host/host-engine.js';
@@ -75,7 +75,7 @@ export interface Host {
   close(): Promise<void>;
 }
 
-/** Requests a minute per client address on the payment-model routes (checking a payment costs CPU). */
+/** Requests a minute per client address on the payment-model routes by default (EQL_X402_REQUESTS_PER_MINUTE). */
 export const X402_REQUESTS_PER_MINUTE = 300;
 
 const isPaymentRequest = (request: FastifyRequest): boolean => (request.routeOptions.url ?? '').startsWith('/x402/');
@@ -98,6 +98,9 @@ export const REDACTED_PATHS = [
  */
 export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   const config = defaultConfig(options.config);
+  // A payment model that must not run (real money and no facilitator, say) stops the host before it opens anything.
+  const x402Problem = config.x402.payTo ? x402ConfigProblem(config.x402, config.x402.facilitatorUrl !== undefined || options.facilitator !== undefined) : undefined;
+  if (x402Problem) throw new Error(x402Problem);
   // The data directory is its owner's only (0700), its files 0600 (store/private-files.ts).
   if (!options.store || !options.market || !(options.box || config.secretKey)) privateDir(config.dataDir);
   const box = options.box ?? (config.secretKey ? SecretBox.fromKey(config.secretKey) : SecretBox.fromFile(join(config.dataDir, 'secret.key')));
@@ -207,11 +210,12 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   await app.register(rateLimit, {
     global: true,
     hook: 'preHandler',
-    max: (request) => (request.apiKey ? PLANS[request.apiKey.plan].requestsPerMinute : isPaymentRequest(request) ? X402_REQUESTS_PER_MINUTE : 60),
+    max: (request) => (request.apiKey ? PLANS[request.apiKey.plan].requestsPerMinute : isPaymentRequest(request) ? (config.x402.requestsPerMinute ?? X402_REQUESTS_PER_MINUTE) : 60),
     timeWindow: 60_000,
     keyGenerator: (request) => (request.apiKey ? `key:${request.apiKey.id}` : `ip:${request.ip}`),
     allowList: (request) => !isAutoRequest(request) && !isPaymentRequest(request),
-    errorResponseBuilder: (_request, limit) => new ApiError(429, 'rate_limited', `more than ${limit.max} requests a minute on Auto routes; retry in ${Math.ceil(limit.ttl / 1000)} s`),
+    errorResponseBuilder: (request, limit) =>
+      new ApiError(429, 'rate_limited', `more than ${limit.max} requests a minute on ${isPaymentRequest(request) ? 'payment-model' : 'Auto'} routes; retry in ${Math.ceil(limit.ttl / 1000)} s`),
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     if (request.apiKey) void reply.header('x-svc-credits-used', String(request.creditsUsed ?? 0));
@@ -227,9 +231,22 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   marketRoutes(app, context);
   chatRoutes(app, context);
   if (config.x402.payTo) {
-    const payments = createPaymentConfig({ payTo: config.x402.payTo, agentSecrets: config.x402.agentSecrets, ...(config.x402.network ? { network: config.x402.network } : {}), ...(config.x402.facilitatorUrl ? { facilitatorUrl: config.x402.facilitatorUrl } : {}) });
+    const payments = createPaymentConfig({
+      payTo: config.x402.payTo,
+      agentSecrets: config.x402.agentSecrets,
+      ...(config.x402.network ? { network: config.x402.network } : {}),
+      ...(config.x402.facilitatorUrl ? { facilitatorUrl: config.x402.facilitatorUrl } : {}),
+      ...(config.x402.offline ? { offline: true } : {}),
+    });
+    if (!payments.facilitatorUrl && !options.facilitator) {
+      app.log.warn({ network: payments.network, payTo: payments.payTo }, 'x402 offline: payments are verified locally and never settled on chain (no facilitator)');
+    }
+    const rateLimits = {
+      ...(config.x402.badSignaturesPerPayer === undefined ? {} : { perPayer: config.x402.badSignaturesPerPayer }),
+      ...(config.x402.badSignaturesPerAddress === undefined ? {} : { perAddress: config.x402.badSignaturesPerAddress }),
+    };
     const ledger = store instanceof SqliteStore ? new SqlitePaymentLedger(store.db) : new MemoryPaymentLedger();
-    await x402Routes(app, context, { payments, ledger, owners: new OwnerKeys(store, box), ...(options.facilitator ? { facilitator: options.facilitator } : {}) });
+    await x402Routes(app, context, { payments, ledger, owners: new OwnerKeys(store, box), rateLimits, ...(options.facilitator ? { facilitator: options.facilitator } : {}) });
   }
   // The generated document with the EQL schema in place (the same as schemas/openapi.json).
   let openapi: Record<string, unknown> | undefined;

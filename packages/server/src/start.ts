@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createApiKey, ensureKey } from './auth/api-keys.js';
 import { buildServer, type Host } from './build-server.js';
 import { describeLlmConfig } from '@eql/llm';
-import type { HostConfig } from './config.js';
+import { type HostConfig, x402ConfigProblem } from './config.js';
 
 /** A running host, as {@link startServer} resolves it: the built host and the URL it listens on. */
 export interface Started {
@@ -18,6 +18,9 @@ export interface Started {
  * 0600, so it can be shown again), listens, and prints `listening on http://HOST:PORT`.
  */
 export async function startServer(config: HostConfig, print: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<Started> {
+  // Checked before a demo payee is made: a facilitator would settle real transfers to it.
+  const x402Problem = x402ConfigProblem(config.x402);
+  if (x402Problem) throw new Error(x402Problem);
   const demoPayments = config.x402.payTo ? undefined : demoPaymentSettings(config.dataDir);
   if (demoPayments) config = { ...config, x402: { ...config.x402, payTo: demoPayments.payTo, agentSecrets: config.x402.agentSecrets.length > 0 ? config.x402.agentSecrets : [demoPayments.agentSecret] } };
   const host = await buildServer({ config });
@@ -43,6 +46,11 @@ export async function startServer(config: HostConfig, print: (line: string) => v
   if (demoPayments) {
     print(`x402 (demo): payments to ${demoPayments.payTo} on ${config.x402.network ?? 'eip155:84532'}, verified locally, never settled (set EQL_X402_PAY_TO and EQL_X402_FACILITATOR_URL for real payments)`);
     if (config.x402.agentSecrets[0] === demoPayments.agentSecret) print(`demo agent secret: ${demoPayments.agentSecret}`);
+  }
+  if (!config.x402.facilitatorUrl) {
+    print(
+      `warning: x402 is offline${config.x402.offline ? ' (EQL_X402_OFFLINE)' : ''}: payments on ${config.x402.network ?? 'eip155:84532'} are verified locally and never settled on chain; set EQL_X402_FACILITATOR_URL to settle them`,
+    );
   }
   print(`analyst: ${describeLlmConfig(config.llm)}`);
   const address = await host.app.listen({ port: config.port, host: config.host });
