@@ -10,7 +10,7 @@ const rotateSchema = {
   tags: ['auto'],
   summary: 'Rotate the webhook signing secret of the calling key',
   description:
-    'Ours. A new `whsec_…` secret signs every webhook of the key from now on; it is shown once. For `graceSeconds` (default 86400, at most 604800; 0 ends it at once) the previous secret signs too: deliveries carry both signatures. Always signed (spec 5.2 signing, path /webhook-secret/rotate, the body as sent).',
+    'Ours. A new `whsec_…` secret signs every webhook of the key from now on; it is shown once. The body may be omitted. For `graceSeconds` (default 86400, at most 604800; 0 ends it at once) the previous secret signs too: deliveries carry both signatures. Always signed (spec 5.2 signing, path /webhook-secret/rotate, the body as sent).',
   body: {
     type: ['object', 'null'],
     properties: { graceSeconds: { type: 'integer', minimum: 0, maximum: MAX_WEBHOOK_SECRET_GRACE_SECONDS, default: DEFAULT_WEBHOOK_SECRET_GRACE_SECONDS } },
