@@ -42,6 +42,8 @@ export const HMAC_ROUTE_TABLE: readonly HmacRouteEntry[] = [
   { method: 'POST', pattern: '/queries/:queryId/cancel', rule: 'stored-query', bodyInSignature: false },
   { method: 'DELETE', pattern: '/queries/:queryId', rule: 'stored-query', bodyInSignature: false },
   { method: 'GET', pattern: '/validate-symbol/:exchange/:symbol', rule: 'optional', bodyInSignature: false },
+  // The host's rotation of a key's webhook signing secret (ours): a secret that signs every webhook.
+  { method: 'POST', pattern: '/webhook-secret/rotate', rule: 'always', bodyInSignature: true },
 ];
 
 /** A request matched against {@link HMAC_ROUTE_TABLE} by {@link matchHmacRoute}. */

@@ -29,8 +29,9 @@ const rotateSchema = {
 /**
  * `POST /v2/auto/webhook-secret/rotate` (ours): each key has a webhook signing secret of its own,
  * separate from the HMAC secret that signs its requests; this rotates it. A secret that signs every
- * webhook is worth a signature: the request must be signed (the signing hook verifies any signature
- * sent on an Auto route; this route refuses a request that sent none).
+ * webhook is worth a signature: the request must be signed (`always` in the core's HMAC_ROUTE_TABLE, so
+ * the signing hook requires and verifies it; the handler refuses an unsigned request too, whatever the
+ * table says).
  */
 export function webhookSecretRoutes(app: FastifyInstance, context: HostContext): void {
   app.post('/v2/auto/webhook-secret/rotate', { schema: rotateSchema }, async (request) => {
