@@ -39,8 +39,9 @@ export interface TestHostOptions extends Omit<BuildOptions, 'store' | 'box' | 'e
 
 export async function testHost(options: TestHostOptions = {}): Promise<TestHost> {
   const push = new PushSource();
-  const store = new SqliteStore(':memory:');
   const box = SecretBox.fromKey(SECRET_KEY_HEX);
+  // Secrets inside stored requests are sealed, as on a real host.
+  const store = new SqliteStore(':memory:', { box });
   const { llm, feed, ...rest } = options;
   const ownMarket = options.market === undefined ? new SqliteMarketData(':memory:') : undefined;
   const market = options.market ?? ownMarket;
