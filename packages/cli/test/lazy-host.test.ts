@@ -2,8 +2,9 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { writeModuleLogger } from '../../../test/support/module-log.js';
 
 // The language commands start without the HTTP host: `eql validate` (or fmt, convert, estimate,
 // preview) loads neither @eql/server nor Fastify nor SQLite; `eql keys create` does. The built bin runs
@@ -13,21 +14,10 @@ const BIN = fileURLToPath(new URL('../bin/eql.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const HOST_MODULES = /\/(packages\/server|node_modules\/@eql\/server|node_modules\/fastify|node_modules\/better-sqlite3)\//;
 
-const HOOKS = `
-import { appendFileSync } from 'node:fs';
-let log;
-export function initialize(data) { log = data.log; }
-export async function resolve(specifier, context, nextResolve) {
-  const resolved = await nextResolve(specifier, context);
-  appendFileSync(log, resolved.url + '\\n');
-  return resolved;
-}
-`;
 
 const dir = mkdtempSync(join(tmpdir(), 'eql-cli-lazy-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-writeFileSync(join(dir, 'hooks.mjs'), HOOKS);
-writeFileSync(join(dir, 'preload.mjs'), `import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url, { data: { log: process.env.EQL_TEST_MODULE_LOG } });\n`);
+const preload = writeModuleLogger(dir);
 
 /** Runs the bin with arguments; answers the exit code and the modules it resolved. */
 function modulesOf(name: string, args: string[]): Promise<{ code: number; modules: string[] }> {
@@ -35,7 +25,7 @@ function modulesOf(name: string, args: string[]): Promise<{ code: number; module
   writeFileSync(log, '');
   const env = { ...Object.fromEntries(Object.entries(process.env).filter(([key]) => key !== 'NODE_OPTIONS' && !key.startsWith('EQL_'))), EQL_TEST_MODULE_LOG: log, EQL_DATA_DIR: join(dir, 'data') };
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', pathToFileURL(join(dir, 'preload.mjs')).href, BIN, ...args], { cwd: ROOT, env, timeout: 60_000 }, (error) => {
+    execFile(process.execPath, ['--import', preload, BIN, ...args], { cwd: ROOT, env, timeout: 60_000 }, (error) => {
       resolve({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, modules: readFileSync(log, 'utf8').split('\n').filter(Boolean) });
     });
   });

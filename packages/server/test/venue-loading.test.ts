@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { writeModuleLogger } from '../../../test/support/module-log.js';
 import { removeDir } from './support/harness.js';
 
 // ccxt (a large library) comes only with @eql/venue-ccxt, which the host imports when its configuration
@@ -16,23 +17,9 @@ const SERVER = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 const CCXT = '/node_modules/ccxt/';
 const VENUE = /\/(packages|node_modules\/@eql)\/venue-ccxt\//;
 
-/** Runs in the hooks thread: appends every resolved URL to the log file, synchronously. */
-const HOOKS = `
-import { appendFileSync } from 'node:fs';
-let log;
-export function initialize(data) { log = data.log; }
-export async function resolve(specifier, context, nextResolve) {
-  const resolved = await nextResolve(specifier, context);
-  appendFileSync(log, resolved.url + '\\n');
-  return resolved;
-}
-`;
-
-/** Loaded with --import: registers the hooks, and makes every lookup of a public name fail (no venue is reachable). */
+/** Appended to the module logger's preload: every lookup of a public name fails (no venue is reachable). */
 const PRELOAD = `
 import dns from 'node:dns';
-import { register } from 'node:module';
-register('./hooks.mjs', import.meta.url, { data: { log: process.env.EQL_TEST_MODULE_LOG } });
 const original = dns.lookup;
 const local = (name) => name === 'localhost' || /^[0-9.]+$/.test(name) || name.includes(':');
 dns.lookup = function lookup(hostname, options, callback) {
@@ -92,7 +79,7 @@ async function hostModules(mode: 'default' | 'ccxt' | 'exchanges', env: Record<s
   if (!existsSync(SERVER)) throw new Error(`${SERVER} is missing: run \`npx tsc -b\` first`);
   const dir = await mkdtemp(join(tmpdir(), 'eql-venue-loading-'));
   dirs.push(dir);
-  await Promise.all([writeFile(join(dir, 'hooks.mjs'), HOOKS), writeFile(join(dir, 'preload.mjs'), PRELOAD), writeFile(join(dir, 'main.mjs'), MAIN), writeFile(join(dir, 'modules.log'), '')]);
+  await Promise.all([writeFile(join(dir, 'main.mjs'), MAIN), writeFile(join(dir, 'modules.log'), '')]);
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('EQL_') && name !== 'NODE_OPTIONS'));
   const childEnv = {
     ...inherited,
@@ -104,7 +91,7 @@ async function hostModules(mode: 'default' | 'ccxt' | 'exchanges', env: Record<s
     ...env,
   };
   await new Promise<void>((resolve, reject) => {
-    execFile(process.execPath, ['--import', pathToFileURL(join(dir, 'preload.mjs')).href, join(dir, 'main.mjs')], { env: childEnv, timeout: 60_000 }, (error, _out, err) =>
+    execFile(process.execPath, ['--import', writeModuleLogger(dir, PRELOAD), join(dir, 'main.mjs')], { env: childEnv, timeout: 60_000 }, (error, _out, err) =>
       error ? reject(new Error(`the host process failed: ${error.message}\n${err}`)) : resolve(),
     );
   });

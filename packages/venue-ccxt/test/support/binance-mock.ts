@@ -1,5 +1,5 @@
 import ccxt from 'ccxt';
-import { startServer, type LocalServer } from './local-server.js';
+import { startServer, type LocalServer } from '../../../adapters/test/support/local-server.js';
 
 /** One candle as the mock serves it (epoch-ms open time). */
 export interface KlineRow {

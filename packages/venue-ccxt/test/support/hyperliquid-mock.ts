@@ -1,4 +1,4 @@
-import { startServer, type LocalServer } from './local-server.js';
+import { startServer, type LocalServer } from '../../../adapters/test/support/local-server.js';
 
 /** A Hyperliquid API double: `POST /info` by `type`, `POST /exchange` by `action.type`. */
 export interface HyperliquidMock {
