@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { ingestSchema } from './generated/ingest-schema.js';
@@ -75,6 +76,32 @@ export function parseIngestItem(value: unknown): ParsedIngestItem {
   }
   if (typeof item.username === 'string') item.username = item.username.replace(/^@/, '');
   return { ok: true, item: item as unknown as IngestItem };
+}
+
+/** The result of {@link parseIngestValues}: the good items, and a problem for each bad one (by index), at most `maxProblems`. */
+export interface ParsedValues {
+  items: IngestItem[];
+  problems: Array<IngestProblem & { index: number }>;
+}
+
+/**
+ * {@link parseIngestItem} on each value (a request's items), `batchSize` at a time (default 500, a few
+ * milliseconds of work) with a turn of the event loop between batches, so a large request does not
+ * hold the loop. Keeps the first `maxProblems` problems (default all).
+ */
+export async function parseIngestValues(values: readonly unknown[], options: { batchSize?: number; maxProblems?: number } = {}): Promise<ParsedValues> {
+  const batchSize = options.batchSize ?? 500;
+  if (!Number.isInteger(batchSize) || batchSize < 1) throw new TypeError(`batchSize must be a positive integer, not ${batchSize}`);
+  const maxProblems = options.maxProblems ?? Infinity;
+  const items: IngestItem[] = [];
+  const problems: ParsedValues['problems'] = [];
+  for (let index = 0; index < values.length; index += 1) {
+    if (index > 0 && index % batchSize === 0) await nextTurn();
+    const parsed = parseIngestItem(values[index]);
+    if (parsed.ok) items.push(parsed.item);
+    else if (problems.length < maxProblems) problems.push({ index, ...parsed.problem });
+  }
+  return { items, problems };
 }
 
 /** The result of {@link parseIngestLines}: the items of the good lines, and a problem for each bad line. */

@@ -184,11 +184,15 @@ export interface IngestReport {
 }
 
 /**
- * Reads and writes of the market data. The SQLite store answers synchronously; callers await, so a
- * remote store may answer with promises.
+ * Reads and writes of the market data. The SQLite store answers reads synchronously and ingests
+ * asynchronously (in batches, letting the event loop turn); callers await, so a remote store may
+ * answer anything with promises.
  */
 export interface MarketData {
-  /** Stores the items, finding tokens and contracts in their text; an item whose id is already stored is updated in place. */
+  /**
+   * Stores the items, all or nothing, finding tokens and contracts in their text; an item whose id is
+   * already stored is updated in place. Readers see none of the items until all are stored.
+   */
   ingest(items: readonly IngestItem[]): MaybePromise<IngestReport>;
   /** How many posts, news items, Telegram messages and accounts are stored, and the instant of the newest post. */
   counts(): MaybePromise<{ posts: number; news: number; telegram: number; accounts: number; newest?: number }>;

@@ -8,6 +8,9 @@ type NewsItem = Extract<IngestItem, { kind: 'news' }>;
 type TelegramItem = Extract<IngestItem, { kind: 'telegram' }>;
 type AccountItem = Extract<IngestItem, { kind: 'account' }>;
 
+/** A report of nothing written yet. */
+export const emptyReport = (): IngestReport => ({ posts: 0, news: 0, telegram: 0, accounts: 0, duplicates: 0 });
+
 /** Where an item came from: ingested by someone, or the seeded demo dataset (which a re-seed replaces). */
 export type Origin = 'ingest' | 'seed';
 
@@ -47,32 +50,39 @@ export class MarketWriter {
     return statement;
   }
 
+  /** Writes the items in one transaction of their own. */
   ingest(items: readonly IngestItem[], origin: Origin = 'ingest'): IngestReport {
-    const report: IngestReport = { posts: 0, news: 0, telegram: 0, accounts: 0, duplicates: 0 };
-    const originFlag = origin === 'seed' ? 1 : 0;
-    this.db.transaction(() => {
-      for (const item of items) {
-        switch (item.kind) {
-          case 'post':
-            if (this.post(item, originFlag)) report.posts += 1;
-            else report.duplicates += 1;
-            break;
-          case 'news':
-            if (this.news(item, originFlag)) report.news += 1;
-            else report.duplicates += 1;
-            break;
-          case 'telegram':
-            if (this.telegram(item, originFlag)) report.telegram += 1;
-            else report.duplicates += 1;
-            break;
-          case 'account':
-            if (this.account(item, originFlag)) report.accounts += 1;
-            else report.duplicates += 1;
-            break;
-        }
-      }
-    })();
+    const report = emptyReport();
+    this.db.transaction(() => this.write(items, origin, report))();
     return report;
+  }
+
+  /**
+   * Writes the items in the transaction the caller has open (the batches of one ingest), adding what it
+   * wrote to `report`. Throws a RangeError when a millisecond would hold more than 1024 items of a table.
+   */
+  write(items: readonly IngestItem[], origin: Origin, report: IngestReport): void {
+    const originFlag = origin === 'seed' ? 1 : 0;
+    for (const item of items) {
+      switch (item.kind) {
+        case 'post':
+          if (this.post(item, originFlag)) report.posts += 1;
+          else report.duplicates += 1;
+          break;
+        case 'news':
+          if (this.news(item, originFlag)) report.news += 1;
+          else report.duplicates += 1;
+          break;
+        case 'telegram':
+          if (this.telegram(item, originFlag)) report.telegram += 1;
+          else report.duplicates += 1;
+          break;
+        case 'account':
+          if (this.account(item, originFlag)) report.accounts += 1;
+          else report.duplicates += 1;
+          break;
+      }
+    }
   }
 
   /** Removes everything a seed wrote (before seeding again with other times). */
@@ -92,6 +102,11 @@ export class MarketWriter {
           SELECT (seq / ${SEQ_PER_MS}) / ${HOUR_MS}, token, count(*) FROM post_tokens GROUP BY 1, 2;
       `);
     })();
+  }
+
+  /** Sets a value of the store's key-value metadata, replacing any earlier one. */
+  setMeta(key: string, value: string): void {
+    this.sql('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
   }
 
   /** The next free seq of a millisecond in a table. */

@@ -45,6 +45,7 @@ function endOf(items: readonly IngestItem[]): number {
  * then find data on a fresh host. Seeded items are marked; when the host starts again more than an hour
  * later, they are replaced by the same dataset shifted to the new start, and items ingested by users
  * stay as they are. Throws when the file has invalid lines (a broken fixture is a bug, not data).
+ * Synchronous, for setup (the host seeds before it serves): it throws while an ingest runs on the store.
  */
 export function seedMarketData(market: SqliteMarketData, path: string, now: number): SeedResult {
   const { items, problems } = parseIngestLines(readFileSync(path, 'utf8'));
@@ -59,7 +60,7 @@ export function seedMarketData(market: SqliteMarketData, path: string, now: numb
     if (seededPath === path && Math.abs(seededShift - shiftMs) < RESEED_AFTER_MS) return { action: 'kept', items: items.length, shiftMs: seededShift };
     market.removeSeeded();
   }
-  market.ingest(items.map((item) => shifted(item, shiftMs)), 'seed');
+  market.ingestNow(items.map((item) => shifted(item, shiftMs)), 'seed');
   market.setMeta('seed', JSON.stringify({ path, shiftMs, at: new Date(now).toISOString() }));
   return { action: 'seeded', items: items.length, shiftMs };
 }

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { ftsMatchExpression } from './fts-query.js';
 import type {
@@ -20,35 +21,95 @@ import type {
   TrendingToken,
 } from './market-data.js';
 import { HOUR_MS, migrateMarket, SEQ_PER_MS } from './market-schema.js';
-import { MarketWriter, type Origin } from './market-writer.js';
+import { emptyReport, MarketWriter, type Origin } from './market-writer.js';
 import { msOfSeq, newsOfRow, postOfRow, type NewsRow, type PostRow } from './post-rows.js';
 
 const seqOf = (ms: number): number => ms * SEQ_PER_MS;
 const POST_COLUMNS = 'p.seq, p.tweet_id, p.link, p.username, p.is_verified, p.text, p.type, p.like_count, p.repost_count, p.view_count, p.quote_count, p.reply_count, p.bookmark_count, p.repost_smart, p.repost_ct, p.tokens, p.contracts';
 
+/** Items {@link SqliteMarketData.ingest} writes between two turns of the event loop unless told: ~10 ms of work. */
+export const INGEST_BATCH_SIZE = 200;
+/** How long an ingest waits for another process's write lock (retrying, without blocking the event loop). */
+const LOCK_WAIT_MS = 5_000;
+const BUSY_TIMEOUT_MS = 5_000;
+/** SQLite's default: a commit that leaves the log this many pages long copies it into the database. */
+const WAL_AUTOCHECKPOINT = 1_000;
+
+/** How {@link SqliteMarketData.ingest} and {@link SqliteMarketData.ingestBatches} write. */
+export interface IngestOptions {
+  /** `seed` marks the items as the demo dataset, which {@link SqliteMarketData.removeSeeded} deletes (default `ingest`). */
+  origin?: Origin;
+  /** Items written between two turns of the event loop (default {@link INGEST_BATCH_SIZE}). */
+  batchSize?: number;
+  /** Called after each batch with how many items are written so far (not committed until the ingest resolves). */
+  onProgress?: (items: number) => void;
+}
+
+const closedError = (): Error => new Error('the market store is closed; nothing more was written');
+const isBusy = (error: unknown): boolean => typeof (error as { code?: unknown }).code === 'string' && (error as { code: string }).code.startsWith('SQLITE_BUSY');
+
+function openDatabase(path: string): Database.Database {
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  return db;
+}
+
 /**
  * Market data in SQLite (better-sqlite3, WAL): full-text search by FTS5 over post texts, tokens and
  * contracts in side tables keyed by time, and hourly token counts so trending windows read a few
  * hundred rows instead of every mention. See market-schema.ts for the `seq` key.
+ *
+ * Writes never hold the event loop for long: {@link SqliteMarketData.ingest} writes in batches and lets
+ * the loop turn between them, in one transaction (all or nothing). A store in a file has two
+ * connections: reads go through {@link SqliteMarketData.db} and see only committed data (WAL), writes go
+ * through a second one, one write at a time (an ingest waits for the one before it). The synchronous
+ * writes ({@link SqliteMarketData.ingestNow}, {@link SqliteMarketData.removeSeeded},
+ * {@link SqliteMarketData.setMeta}, for setup such as the seed at start) throw while an ingest runs.
+ * A `:memory:` store has one connection, so readers would see an open transaction: there an ingest
+ * takes its turn in the same queue but writes all its items at once.
  */
 export class SqliteMarketData implements MarketData {
+  /** The connection reads go through; in a file-backed store it is read-only (`query_only`): writes take another connection. */
   readonly db: Database.Database;
+  private readonly writeDb: Database.Database;
   private readonly writer: MarketWriter;
   private readonly statements = new Map<string, Database.Statement>();
+  private readonly inMemory: boolean;
+  /** The last write queued: the next one starts when it settles. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private writesQueued = 0;
+  private closed = false;
 
   constructor(path: string) {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    this.db = new Database(path);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
-    migrateMarket(this.db);
-    this.writer = new MarketWriter(this.db);
+    this.inMemory = path === ':memory:' || path === '';
+    if (!this.inMemory) mkdirSync(dirname(path), { recursive: true });
+    this.writeDb = openDatabase(path);
+    try {
+      migrateMarket(this.writeDb);
+      if (this.inMemory) this.db = this.writeDb;
+      else {
+        this.db = openDatabase(path);
+        this.db.pragma('query_only = ON');
+      }
+    } catch (error) {
+      this.writeDb.close();
+      throw error;
+    }
+    this.writer = new MarketWriter(this.writeDb);
   }
 
-  /** Closes the database; the instance cannot be used afterwards. */
+  /**
+   * Closes the store; the instance cannot be used afterwards. An ingest still running is rolled back
+   * (nothing of it is written) and rejects, as do those queued behind it.
+   */
   close(): void {
-    this.db.close();
+    if (this.closed) return;
+    this.closed = true;
+    if (this.writeDb.inTransaction) this.writeDb.exec('ROLLBACK');
+    if (this.db !== this.writeDb) this.db.close();
+    this.writeDb.close();
   }
 
   private sql(text: string): Database.Statement {
@@ -58,15 +119,83 @@ export class SqliteMarketData implements MarketData {
   }
 
   /**
-   * Stores the items in one transaction (an item whose id is stored is updated in place); `origin` `seed` marks them
-   * as the demo dataset, which {@link SqliteMarketData.removeSeeded} deletes.
+   * Stores the items, all or nothing, in batches of `batchSize` with a turn of the event loop between
+   * them (an item whose id is stored is updated in place). Readers see none of them until all are
+   * committed. Rejects with a RangeError when a millisecond would hold more than 1024 items of a kind
+   * (nothing written).
    */
-  ingest(items: readonly IngestItem[], origin: Origin = 'ingest'): IngestReport {
+  ingest(items: readonly IngestItem[], options: IngestOptions = {}): Promise<IngestReport> {
+    return this.ingestBatches([items], options);
+  }
+
+  /**
+   * {@link SqliteMarketData.ingest} of items that come in batches (such as the lines of a file read as
+   * they arrive), in one transaction: each batch is written `batchSize` items at a time with a turn of
+   * the event loop between them. When the source throws, nothing is written.
+   */
+  ingestBatches(source: Iterable<readonly IngestItem[]> | AsyncIterable<readonly IngestItem[]>, options: IngestOptions = {}): Promise<IngestReport> {
+    const size = options.batchSize ?? INGEST_BATCH_SIZE;
+    if (!Number.isInteger(size) || size < 1) return Promise.reject(new TypeError(`batchSize must be a positive integer, not ${size}`));
+    const origin = options.origin ?? 'ingest';
+    return this.enqueue(async () => {
+      const report = emptyReport();
+      if (this.inMemory) {
+        const all: IngestItem[] = [];
+        for await (const batch of source) for (const item of batch) all.push(item);
+        if (this.closed) throw closedError();
+        this.writeDb.transaction(() => this.writer.write(all, origin, report))();
+        options.onProgress?.(all.length);
+        return report;
+      }
+      await this.begin();
+      try {
+        let written = 0;
+        for await (const batch of source) {
+          for (let start = 0; start < batch.length; start += size) {
+            if (written > 0) await nextTurn();
+            if (this.closed) throw closedError();
+            const part = batch.slice(start, start + size);
+            this.writer.write(part, origin, report);
+            written += part.length;
+            options.onProgress?.(written);
+          }
+        }
+        // The commit (writing out the pages still in the cache) and the checkpoint (copying the log
+        // into the database file) each take a turn of their own.
+        await nextTurn();
+        if (this.closed) throw closedError();
+        this.writeDb.pragma('wal_autocheckpoint = 0');
+        try {
+          this.writeDb.exec('COMMIT');
+        } finally {
+          this.writeDb.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT}`);
+        }
+      } catch (error) {
+        if (this.writeDb.open && this.writeDb.inTransaction) this.writeDb.exec('ROLLBACK');
+        throw error;
+      }
+      await nextTurn();
+      try {
+        if (!this.closed) this.writeDb.pragma('wal_checkpoint(PASSIVE)');
+      } catch {
+        // The items are committed; a checkpoint that could not run now is done by a later one.
+      }
+      return report;
+    });
+  }
+
+  /**
+   * Stores the items at once, in one transaction, without letting the event loop turn: for setup (the
+   * seed at start, tests). Throws while an {@link SqliteMarketData.ingest} is queued or running.
+   */
+  ingestNow(items: readonly IngestItem[], origin: Origin = 'ingest'): IngestReport {
+    this.assertIdle('ingestNow');
     return this.writer.ingest(items, origin);
   }
 
-  /** Deletes every item ingested with origin `seed` (the demo dataset), keeping what users ingested. */
+  /** Deletes every item ingested with origin `seed` (the demo dataset), keeping what users ingested. Throws while an ingest runs. */
   removeSeeded(): void {
+    this.assertIdle('removeSeeded');
     this.writer.removeSeeded();
   }
 
@@ -75,9 +204,56 @@ export class SqliteMarketData implements MarketData {
     return (this.sql('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
   }
 
-  /** Sets a value of the store's key-value metadata, replacing any earlier one. */
+  /** Sets a value of the store's key-value metadata, replacing any earlier one. Throws while an ingest runs. */
   setMeta(key: string, value: string): void {
-    this.sql('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
+    this.assertIdle('setMeta');
+    this.writer.setMeta(key, value);
+  }
+
+  /** Runs `task` once the writes queued before it have settled: one write at a time, on the write connection. */
+  private enqueue<T>(task: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(closedError());
+    this.writesQueued += 1;
+    const run = this.queue
+      .then(() => {
+        if (this.closed) throw closedError();
+        return task();
+      })
+      .finally(() => {
+        this.writesQueued -= 1;
+      });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** A synchronous write would find the write connection inside an ingest's transaction (or wait on its lock). */
+  private assertIdle(what: string): void {
+    if (this.closed) throw closedError();
+    if (this.writesQueued > 0) throw new Error(`${what}: an ingest is running on this market store; await it first`);
+  }
+
+  /**
+   * BEGIN IMMEDIATE on the write connection. When another process holds the write lock (an `eql ingest`
+   * beside the host), it retries every 25 ms for up to 5 s instead of SQLite's busy wait, which would
+   * hold the event loop.
+   */
+  private async begin(): Promise<void> {
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    this.writeDb.pragma('busy_timeout = 0');
+    try {
+      for (;;) {
+        try {
+          this.writeDb.exec('BEGIN IMMEDIATE');
+          return;
+        } catch (error) {
+          if (!isBusy(error) || Date.now() >= deadline) throw error;
+        }
+        await sleep(25);
+        if (this.closed) throw closedError();
+      }
+    } finally {
+      if (this.writeDb.open) this.writeDb.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
   }
 
   counts(): { posts: number; news: number; telegram: number; accounts: number; newest?: number } {

@@ -37,11 +37,11 @@ describe('extraction', () => {
 });
 
 describe('ingest', () => {
-  it('stores items, counts duplicates and updates their engagement only', () => {
+  it('stores items, counts duplicates and updates their engagement only', async () => {
     const market = new SqliteMarketData(':memory:');
-    const first = market.ingest([post('1', 1_000, '$SOL up', { viewCount: 10 }), post('2', 1_000, '$SOL down')]);
+    const first = await market.ingest([post('1', 1_000, '$SOL up', { viewCount: 10 }), post('2', 1_000, '$SOL down')]);
     expect(first).toEqual({ posts: 2, news: 0, telegram: 0, accounts: 0, duplicates: 0 });
-    const again = market.ingest([post('1', 5_000, 'changed text', { viewCount: 99 })]);
+    const again = market.ingestNow([post('1', 5_000, 'changed text', { viewCount: 99 })]);
     expect(again.duplicates).toBe(1);
     const rows = market.postsInRange({ range: { from: 0, to: 10_000 }, limit: 10 });
     expect(rows.map((row) => [row.tweetId, row.viewCount, row.mentionedAt, row.text])).toEqual([
@@ -71,7 +71,7 @@ describe('queries on the demo dataset against a brute-force reference', () => {
   beforeAll(() => {
     market = new SqliteMarketData(':memory:');
     items = demoItems();
-    market.ingest(items);
+    market.ingestNow(items);
     posts = postsOf(items);
     start = Math.min(...posts.map((p) => p.mentionedAt));
     end = Math.max(...posts.map((p) => p.mentionedAt)) + 1;
@@ -184,7 +184,7 @@ describe('paging never splits a millisecond', () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 0, max: 6 }), { minLength: 1, maxLength: 60 }), fc.integer({ min: 1, max: 7 }), (instants, limit) => {
         const market = new SqliteMarketData(':memory:');
-        market.ingest(instants.map((at, index) => post(String(index), 1_000 + at, `token talk ${index % 3 === 0 ? 'alpha' : 'beta'}`)));
+        market.ingestNow(instants.map((at, index) => post(String(index), 1_000 + at, `token talk ${index % 3 === 0 ? 'alpha' : 'beta'}`)));
         for (const keywords of [undefined, ['alpha']]) {
           const expected = instants.map((at, index) => ({ id: String(index), at })).filter((p) => !keywords || Number(p.id) % 3 === 0);
           const seen: Array<{ id: string; at: number }> = [];
@@ -206,7 +206,7 @@ describe('paging never splits a millisecond', () => {
 });
 
 describe('seeding', () => {
-  it('shifts the demo dataset to end now, keeps it within the hour, replaces it later and keeps ingested items', () => {
+  it('shifts the demo dataset to end now, keeps it within the hour, replaces it later and keeps ingested items', async () => {
     const market = new SqliteMarketData(':memory:');
     const now = Date.parse('2027-03-01T12:00:30Z');
     const first = seedMarketData(market, DEMO_PATH, now);
@@ -214,7 +214,7 @@ describe('seeding', () => {
     const newest = market.counts().newest!;
     expect(now - newest).toBeLessThan(60_000 + 1_000);
     expect(newest).toBeLessThanOrEqual(now);
-    market.ingest([post('mine', now, '$BTC mine')]);
+    await market.ingest([post('mine', now, '$BTC mine')]);
     expect(seedMarketData(market, DEMO_PATH, now + 30 * 60_000).action).toBe('kept');
     const later = seedMarketData(market, DEMO_PATH, now + 2 * DAY);
     expect(later.action).toBe('seeded');

@@ -269,13 +269,22 @@ describe('ingest', () => {
     expect((await get('/v2/data/top-mentions?symbol=ZORB')).body.metadata).toMatchObject({ total: 1 });
     expect((await host.app.inject({ method: 'POST', url: '/v2/ingest', headers: { 'x-svc-api-key': writer.key }, payload: { items: [] } })).statusCode).toBe(400);
   });
+
+  it('writes nothing when the store refuses an item after the first batches (1,025 posts in one millisecond)', async () => {
+    const writer = await host.newKey({ scopes: ['ingest'] });
+    const items = Array.from({ length: 1_500 }, (_, i) => ({ ...item(`crowd-${i}`, 'crowded $QRWD'), mentionedAt: i < 1_025 ? NOW - 2 * HOUR : NOW - HOUR - i }));
+    const crowded = await host.app.inject({ method: 'POST', url: '/v2/ingest', headers: { 'x-svc-api-key': writer.key }, payload: { items: [...items.slice(1_025), ...items.slice(0, 1_025)] } });
+    expect(crowded.statusCode).toBe(400);
+    expect(crowded.json()).toMatchObject({ error: { code: 'invalid_items', message: expect.stringContaining('nothing was ingested') as unknown } });
+    expect((await get('/v2/data/keyword-mentions?keywords=QRWD')).body.metadata).toEqual({ total: 0 });
+  });
 });
 
 describe('the keyword-mentions total is capped at 10,000', () => {
   it('counts up to the cap, and pages on', async () => {
     const market = new SqliteMarketData(':memory:');
     const base = NOW - DAY;
-    market.ingest(Array.from({ length: 10_050 }, (_, i) => ({ kind: 'post' as const, tweetId: `c${i}`, link: `https://x.com/u/status/c${i}`, username: 'u', isVerified: false, text: 'capped keyword', mentionedAt: base + i * 1_000, type: 'post' as const, likeCount: 0, repostCount: 0, viewCount: 0, quoteCount: 0, replyCount: 0, bookmarkCount: 0, repostBreakdown: { smart: 0, ct: 0 } })));
+    await market.ingest(Array.from({ length: 10_050 }, (_, i) => ({ kind: 'post' as const, tweetId: `c${i}`, link: `https://x.com/u/status/c${i}`, username: 'u', isVerified: false, text: 'capped keyword', mentionedAt: base + i * 1_000, type: 'post' as const, likeCount: 0, repostCount: 0, viewCount: 0, quoteCount: 0, replyCount: 0, bookmarkCount: 0, repostBreakdown: { smart: 0, ct: 0 } })));
     const capped = await testHost({ market, now: () => NOW });
     const apiKey = (await capped.newKey()).key;
     const response = await capped.app.inject({ method: 'GET', url: '/v2/data/keyword-mentions?keywords=capped&limit=100', headers: { 'x-svc-api-key': apiKey } });

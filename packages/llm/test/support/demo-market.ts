@@ -22,6 +22,6 @@ export function demoItems(): IngestItem[] {
 /** An in-memory SQLite market holding the demo dataset (its times unshifted: "now" is DEMO_END). */
 export function demoMarket(): SqliteMarketData {
   const market = new SqliteMarketData(':memory:');
-  market.ingest(demoItems());
+  market.ingestNow(demoItems());
   return market;
 }
