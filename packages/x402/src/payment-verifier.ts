@@ -90,10 +90,11 @@ const silent: PaymentLog = { warn: () => undefined };
  * The x402 payment protocol of spec 4.5 and 5.3 without any web framework: `check` reads
  * `PAYMENT-SIGNATURE` (v2) or `X-PAYMENT` (v1), verifies it locally (cheap checks first: shape,
  * amount, recipient, validity window, signature form, a nonce already used, the rate limits; then the
- * EIP-712 signature), claims its nonce in the ledger and asks the facilitator when there is one; `settle` settles it once the request has succeeded (on chain through the facilitator, else
- * recorded as `local`) and `release` frees the nonce when the request failed, so the payer is not
- * charged. Every refusal comes with the 402 to send. The Fastify gate (`@eql/x402/fastify`) is this
- * plus hooks; any other server can call it the same way.
+ * EIP-712 signature), claims its nonce in the ledger and asks the facilitator when there is one;
+ * `settle` settles it once the request has succeeded (on chain through the facilitator, else recorded
+ * as `local`) and `release` frees the nonce when the request failed, so the payer is not charged.
+ * Every refusal comes with the response to send: the 402, or a 429 past a rate limit. The Fastify gate
+ * (`@eql/x402/fastify`) is this plus hooks; any other server can call it the same way.
  */
 export class PaymentVerifier {
   private readonly config: PaymentConfig;
