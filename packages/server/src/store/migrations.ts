@@ -15,7 +15,6 @@ export interface Migration {
   run?: (db: Database.Database, context: MigrationContext) => void;
 }
 
-
 /**
  * Schema migrations, applied in order, each once, in a transaction. Never edit a released
  * migration: add a new one.
