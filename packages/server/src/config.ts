@@ -5,9 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { type LlmConfig, llmConfigFromEnv } from '@eql/llm';
 import { DEFAULT_PAYMENT_NETWORK, parsePaymentNetwork, settlementProblem } from '@eql/x402';
 import { DEFAULT_MAX_STREAMS_PER_KEY } from './sse/hub.js';
+import type { Plan } from './store/records.js';
 
-/** The plan of an API key: it sets its request rate, quotas and overage ({@link PLANS}) and how many active queries it may run. */
-export type Plan = 'free' | 'pro';
+export type { Plan } from './store/records.js';
 
 /** What a host needs to start; `configFromEnv` reads it from the environment (see README). */
 export interface HostConfig {

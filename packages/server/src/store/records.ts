@@ -1,5 +1,7 @@
 import type { ExecutionRecord, LlmSession, Notification, QueryRequest, RuntimeState } from '@eql/core';
-import type { Plan } from '../config.js';
+
+/** The plan of an API key: it sets its request rate, quotas and overage (`PLANS` of the host's config) and how many active queries it may run. */
+export type Plan = 'free' | 'pro';
 
 /** An API key as stored: its hash and prefix (never the key), owner details, plan, status, sealed HMAC secret, dates and scopes. */
 export interface ApiKeyRecord {

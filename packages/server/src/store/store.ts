@@ -1,7 +1,7 @@
 import type { ExecutionRecord, LlmSession, MaybePromise, NotificationDraft, OutboxEntry, PaperOrderRecord, RuntimeState } from '@eql/core';
-import type { Plan } from '../config.js';
 import type {
   ApiKeyRecord,
+  Plan,
   DraftRecord,
   ExchangeRecord,
   ExecutionFilter,
