@@ -156,7 +156,8 @@ describe('OpenAiChatModel over a loopback OpenAI-compatible endpoint', () => {
     expect(error.code).toBe('LLM_TIMEOUT');
     expect(error.message).toContain('300 ms');
     expect(elapsed).toBeGreaterThanOrEqual(250);
-    expect(elapsed).toBeLessThan(2_000);
+    // It gave up at its budget, not when the late reply came (5 s): no tighter clock bound, which a loaded machine would miss.
+    expect(elapsed).toBeLessThan(5_000);
   });
 
   it('an empty reply is LLM_EMPTY_REPLY', async () => {

