@@ -2,7 +2,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call, createQuery, freePort, notifyQuery, RawStream, removeDir, until } from './support/harness.js';
