@@ -27,6 +27,9 @@ import { SseHub, type SseHubOptions } from './sse/hub.js';
 import { SqliteStore } from './store/sqlite-store.js';
 import { privateDatabase, privateDatabaseCompanions, privateDir } from './store/private-files.js';
 import { SqliteChatStore } from './store/sqlite-chat-store.js';
+import { PgChatStore } from './store/pg/pg-chat-store.js';
+import { PgPaymentLedger } from './store/pg/pg-payment-ledger.js';
+import { PgHostStore } from './store/pg/pg-store.js';
 import type { ChatStore } from './store/chat-store.js';
 import { type Analyst, createAnalyst, type ChatModel, OpenAiChatModel } from '@eql/llm';
 import { QueryBuilder } from '@eql/builder';
@@ -42,7 +45,7 @@ import type { HostStore } from './store/store.js';
 export interface BuildOptions {
   /** Overrides of {@link defaultConfig}. */
   config?: Partial<HostConfig>;
-  /** The store (default: SQLite in `config.dataDir`). */
+  /** The store (default: PostgreSQL at `config.databaseUrl` when set, else SQLite in `config.dataDir`). */
   store?: HostStore;
   box?: SecretBox;
   /** Engine wiring for tests and embedders (sources, scheduler, LLM, HTTP transport, ...). */
@@ -63,7 +66,7 @@ export interface BuildOptions {
   model?: ChatModel;
   /** The analyst of chat, summaries and narratives (default: per the LLM configuration). */
   analyst?: Analyst;
-  /** Chat sessions (default: in the SQLite store; required with another store). */
+  /** Chat sessions (default: in the SQLite or PostgreSQL store; required with another store). */
   chats?: ChatStore;
 }
 
@@ -104,8 +107,10 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   // The data directory is its owner's only (0700), its files 0600 (store/private-files.ts).
   if (!options.store || !options.market || !(options.box || config.secretKey)) privateDir(config.dataDir);
   const box = options.box ?? (config.secretKey ? SecretBox.fromKey(config.secretKey) : SecretBox.fromFile(join(config.dataDir, 'secret.key')));
-  const store = options.store ?? new SqliteStore(join(config.dataDir, 'eql.sqlite'), { box });
-  // The prices the host observes, as minutes: the past of its own feed after a restart (in memory beside a given store).
+  // PostgreSQL when EQL_DATABASE_URL is set (migrated at boot under an advisory lock), else the embedded SQLite file.
+  const store = options.store ?? (config.databaseUrl ? await PgHostStore.open(config.databaseUrl, { box }) : new SqliteStore(join(config.dataDir, 'eql.sqlite'), { box }));
+  // The prices the host observes, as minutes: the past of its own feed after a restart (in memory beside a given store;
+  // in the data directory beside a PostgreSQL store too: per process for now, docs/scale-out.md).
   const pricesPath = options.store ? ':memory:' : join(config.dataDir, 'prices.sqlite');
   privateDatabase(pricesPath);
   const prices = new SqlitePriceHistory(pricesPath);
@@ -121,7 +126,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   const model = options.model ?? (config.llm ? new OpenAiChatModel(config.llm) : undefined);
   const analyst = options.analyst ?? createAnalyst({ market, ...(model ? { model } : {}) });
   const builders = { 'api-key': new QueryBuilder({ mode: 'api-key', now, ...(model ? { model } : {}) }), payment: new QueryBuilder({ mode: 'payment', now, ...(model ? { model } : {}) }) };
-  const chats = options.chats ?? (store instanceof SqliteStore ? new SqliteChatStore(store.db) : undefined);
+  const chats = options.chats ?? (store instanceof SqliteStore ? new SqliteChatStore(store.db) : store instanceof PgHostStore ? new PgChatStore(store.pool) : undefined);
   if (!chats) throw new Error('buildServer: pass `chats` (a chat session store) with a store other than SqliteStore');
   const host = new HostEngine({ analyst: analyst.provider, prices, ...options.engine, config, store, box, connectExchange: options.connectExchange ?? options.engine?.connectExchange ?? ccxtConnector });
   const usage = new UsageMeter(store);
@@ -245,7 +250,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
       ...(config.x402.badSignaturesPerPayer === undefined ? {} : { perPayer: config.x402.badSignaturesPerPayer }),
       ...(config.x402.badSignaturesPerAddress === undefined ? {} : { perAddress: config.x402.badSignaturesPerAddress }),
     };
-    const ledger = store instanceof SqliteStore ? new SqlitePaymentLedger(store.db) : new MemoryPaymentLedger();
+    const ledger = store instanceof SqliteStore ? new SqlitePaymentLedger(store.db) : store instanceof PgHostStore ? new PgPaymentLedger(store.pool) : new MemoryPaymentLedger();
     await x402Routes(app, context, { payments, ledger, owners: new OwnerKeys(store, box), rateLimits, ...(options.facilitator ? { facilitator: options.facilitator } : {}) });
   }
   // The generated document with the EQL schema in place (the same as schemas/openapi.json).
@@ -264,7 +269,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
       host.dispose();
       prices.close();
       await usage.close();
-      store.close();
+      await store.close();
       ownMarket?.close();
     },
   };

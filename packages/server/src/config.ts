@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { type LlmConfig, llmConfigFromEnv } from '@eql/llm';
 import { DEFAULT_PAYMENT_NETWORK, parsePaymentNetwork, settlementProblem } from '@eql/x402';
 import { DEFAULT_MAX_STREAMS_PER_KEY } from './sse/hub.js';
+import { checkDatabaseUrl } from './store/pg/database-url.js';
 import type { Plan } from './store/records.js';
 
 export type { Plan } from './store/records.js';
@@ -15,6 +16,11 @@ export interface HostConfig {
   host: string;
   /** Where the SQLite database and the generated secret key live. */
   dataDir: string;
+  /**
+   * The host's store on PostgreSQL instead of SQLite (EQL_DATABASE_URL, `postgres://user:password@host:5432/db`):
+   * see docs/scale-out.md. Never logged with its password (store/pg/database-url.ts `redactDatabaseUrl`).
+   */
+  databaseUrl?: string;
   /** Ensure a key with this value exists at boot (EQL_API_KEY), with this HMAC secret (EQL_HMAC_SECRET). */
   seedApiKey?: string;
   seedHmacSecret?: string;
@@ -161,6 +167,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
   if (env.EQL_PORT) config.port = Number(env.EQL_PORT);
   if (env.EQL_HOST) config.host = env.EQL_HOST;
   if (env.EQL_DATA_DIR) config.dataDir = resolve(env.EQL_DATA_DIR);
+  if (env.EQL_DATABASE_URL?.trim()) config.databaseUrl = checkDatabaseUrl(env.EQL_DATABASE_URL.trim());
   if (env.EQL_API_KEY) config.seedApiKey = env.EQL_API_KEY;
   if (env.EQL_HMAC_SECRET) config.seedHmacSecret = env.EQL_HMAC_SECRET;
   if (env.EQL_API_PLAN === 'free' || env.EQL_API_PLAN === 'pro') config.seedPlan = env.EQL_API_PLAN;

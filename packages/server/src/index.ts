@@ -11,6 +11,11 @@ export { configFromEnv, defaultConfig, PLANS, type HostConfig, type Plan } from 
 export { createApiKey, ensureKey, rotateWebhookSecret, type CreatedKey, type KeyOptions, type RotatedWebhookSecret } from './auth/api-keys.js';
 export { SecretBox, hashKey } from './secrets.js';
 export { SqliteStore, type SqliteStoreOptions } from './store/sqlite-store.js';
+export { PgHostStore, type PgHostStoreOptions } from './store/pg/pg-store.js';
+export { PgChatStore } from './store/pg/pg-chat-store.js';
+export { PgPaymentLedger } from './store/pg/pg-payment-ledger.js';
+export { PG_MIGRATIONS, migratePg, type PgMigration } from './store/pg/pg-migrations.js';
+export { redactDatabaseUrl } from './store/pg/database-url.js';
 export { SECRET_MASK, sealRequestSecrets, openRequestSecrets, maskRequestSecrets } from './store/request-secrets.js';
 export { SqlitePriceHistory, type SqlitePriceHistoryOptions } from './store/sqlite-price-history.js';
 export type { HostStore, KeyPatch } from './store/store.js';

@@ -5,6 +5,7 @@ import { createApiKey, ensureKey } from './auth/api-keys.js';
 import { buildServer, type Host } from './build-server.js';
 import { describeLlmConfig } from '@eql/llm';
 import { type HostConfig, x402ConfigProblem } from './config.js';
+import { redactDatabaseUrl } from './store/pg/database-url.js';
 
 /** A running host, as {@link startServer} resolves it: the built host and the URL it listens on. */
 export interface Started {
@@ -56,6 +57,8 @@ export async function startServer(config: HostConfig, print: (line: string) => v
   const address = await host.app.listen({ port: config.port, host: config.host });
   const url = address.replace('[::1]', 'localhost');
   print(`feed: ${config.feed}${config.feed === 'replay' ? ` (${config.recordingPath}, speed ${config.replaySpeed}x, looping)` : ''}; data in ${config.dataDir}`);
+  // The database URL is shown without its password.
+  print(`store: ${config.databaseUrl ? `PostgreSQL at ${redactDatabaseUrl(config.databaseUrl)}` : `SQLite in ${config.dataDir}`}`);
   print(`listening on ${url}`);
   return { host, url };
 }

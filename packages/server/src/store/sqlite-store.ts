@@ -21,17 +21,18 @@ import type {
 } from './records.js';
 import type { HostStore, KeyPatch } from './store.js';
 
-type Row = Record<string, unknown>;
+/** A row as a driver returns it. The row readers below are shared with the PostgreSQL store (pg/pg-store.ts). */
+export type Row = Record<string, unknown>;
 
-const str = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'bigint' ? String(value) : JSON.stringify(value));
-const strOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : str(value));
+export const str = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'bigint' ? String(value) : JSON.stringify(value));
+export const strOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : str(value));
 
 /** A cursor names the last row of a page: its sort time and id. */
-function encodeCursor(time: string, id: string | number): string {
+export function encodeCursor(time: string, id: string | number): string {
   return Buffer.from(`${time}|${id}`, 'utf8').toString('base64url');
 }
 
-function decodeCursor(cursor: string | undefined): { time: string; id: string } | undefined {
+export function decodeCursor(cursor: string | undefined): { time: string; id: string } | undefined {
   if (cursor === undefined || cursor === '') return undefined;
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   const bar = text.indexOf('|');
@@ -40,7 +41,7 @@ function decodeCursor(cursor: string | undefined): { time: string; id: string } 
 }
 
 /** Keeps the notifications (`n`) of queries that are not deleted. */
-const NOT_DELETED = 'AND NOT EXISTS (SELECT 1 FROM queries q WHERE q.id = n.query_id AND q.deleted_at IS NOT NULL)';
+export const NOT_DELETED = 'AND NOT EXISTS (SELECT 1 FROM queries q WHERE q.id = n.query_id AND q.deleted_at IS NOT NULL)';
 
 /** Options of a {@link SqliteStore}. */
 export interface SqliteStoreOptions {
@@ -560,23 +561,23 @@ export class SqliteStore implements HostStore {
 }
 
 /** How long a key read from the database is reused (a change made by another process shows after this). */
-const KEY_CACHE_MS = 1_000;
+export const KEY_CACHE_MS = 1_000;
 /** Entries kept in a cache of the store (the oldest go first). */
 const CACHE_LIMIT = 10_000;
 
-function remember<V>(cache: Map<string, V>, key: string, value: V): void {
+export function remember<V>(cache: Map<string, V>, key: string, value: V): void {
   cache.delete(key);
   cache.set(key, value);
   if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
 }
 
-function pageOf<T>(rows: T[], limit: number, cursorOf: (last: T) => string): Page<T> {
+export function pageOf<T>(rows: T[], limit: number, cursorOf: (last: T) => string): Page<T> {
   if (rows.length <= limit) return { items: rows };
   const items = rows.slice(0, limit);
   return { items, nextCursor: cursorOf(items[items.length - 1] as T) };
 }
 
-function keyOf(row: Row): ApiKeyRecord {
+export function keyOf(row: Row): ApiKeyRecord {
   return {
     id: Number(row.id),
     keyHash: str(row.key_hash),
@@ -598,7 +599,7 @@ function keyOf(row: Row): ApiKeyRecord {
   };
 }
 
-function queryOf(row: Row, request: QueryRequest): QueryRecord {
+export function queryOf(row: Row, request: QueryRequest): QueryRecord {
   return {
     id: str(row.id),
     keyId: Number(row.key_id),
@@ -616,7 +617,7 @@ function queryOf(row: Row, request: QueryRequest): QueryRecord {
   };
 }
 
-function draftOf(row: Row, request: QueryRequest): DraftRecord {
+export function draftOf(row: Row, request: QueryRequest): DraftRecord {
   return {
     id: str(row.id),
     keyId: Number(row.key_id),
@@ -628,7 +629,7 @@ function draftOf(row: Row, request: QueryRequest): DraftRecord {
   };
 }
 
-function executionOf(row: Row): StoredExecution {
+export function executionOf(row: Row): StoredExecution {
   const execution: StoredExecution = {
     id: str(row.id),
     keyId: Number(row.key_id),
@@ -646,7 +647,7 @@ function executionOf(row: Row): StoredExecution {
   return execution;
 }
 
-function outboxEntryOf(row: Row): OutboxEntry {
+export function outboxEntryOf(row: Row): OutboxEntry {
   const entry: OutboxEntry = {
     key: str(row.idempotency_key),
     queryId: str(row.query_id),
@@ -667,15 +668,15 @@ function outboxEntryOf(row: Row): OutboxEntry {
   return entry;
 }
 
-function sessionOf(row: Row): StoredSession {
+export function sessionOf(row: Row): StoredSession {
   return { ...(JSON.parse(str(row.body)) as LlmSession), keyId: Number(row.key_id) };
 }
 
-function notificationOf(row: Row): StoredNotification {
+export function notificationOf(row: Row): StoredNotification {
   return { ...(JSON.parse(str(row.body)) as NotificationDraft), id: Number(row.id), keyId: Number(row.key_id) };
 }
 
-function exchangeOf(row: Row): ExchangeRecord {
+export function exchangeOf(row: Row): ExchangeRecord {
   return {
     keyId: Number(row.key_id),
     exchange: str(row.exchange),

@@ -143,8 +143,8 @@ export interface HostStore {
   /** Removes a key's connection to an exchange; false when there was none. */
   deleteExchange(keyId: number, exchange: string): MaybePromise<boolean>;
 
-  /** Closes the store; the host calls it last, at shutdown. */
-  close(): void;
+  /** Closes the store (a remote one after the writes under way); the host calls it last, at shutdown. */
+  close(): MaybePromise<void>;
 }
 
 /** What {@link HostStore.updateKey} can change. */

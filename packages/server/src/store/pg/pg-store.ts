@@ -1,0 +1,609 @@
+import pg from 'pg';
+import type { ExecutionRecord, LlmSession, NotificationDraft, OutboxEntry, PaperOrderRecord, QueryRequest, RuntimeState } from '@eql/core';
+import type { SecretBox } from '../../secrets.js';
+import { openRequestSecrets, sealRequestSecrets } from '../request-secrets.js';
+import type { ApiKeyRecord, DraftRecord, ExchangeRecord, ExecutionFilter, Page, QueryRecord, QueryStatus, StoredExecution, StoredNotification, StoredSession } from '../records.js';
+import {
+  decodeCursor,
+  draftOf,
+  encodeCursor,
+  exchangeOf,
+  executionOf,
+  KEY_CACHE_MS,
+  keyOf,
+  NOT_DELETED,
+  notificationOf,
+  outboxEntryOf,
+  pageOf,
+  queryOf,
+  remember,
+  type Row,
+  sessionOf,
+  str,
+} from '../sqlite-store.js';
+import type { HostStore, KeyPatch } from '../store.js';
+import { migratePg } from './pg-migrations.js';
+
+/**
+ * The advisory lock class taken (per schema, for the length of a transaction) to add a notification: ids
+ * are handed out and committed in the same order, so a reader resuming after id N never misses a
+ * notification with a smaller id that committed later (SSE `Last-Event-ID`).
+ */
+export const NOTIFICATION_LOCK_CLASS = 0x45514c02;
+
+/** Options of {@link PgHostStore.open}. */
+export interface PgHostStoreOptions {
+  /** The host's secret box: secrets inside stored requests are sealed with it (as in the SQLite store). */
+  box?: SecretBox;
+  /** Most connections of the pool (default 10). */
+  maxConnections?: number;
+  /** How long to wait for a connection (ms; default 10,000), at boot and under load. */
+  connectionTimeoutMs?: number;
+}
+
+/**
+ * The host's store on PostgreSQL (node-postgres, pooled): the {@link HostStore} contract with the SQLite
+ * store's semantics. Every write is committed (durable: PostgreSQL's `synchronous_commit`) before its
+ * promise resolves. Writes to one record (a query, an execution, an outbox entry, ...) are applied in the
+ * order they were called, even when the caller does not wait for the first (the engine's runtime saves):
+ * each record has a lane its writes queue on. Claims are single statements (`INSERT ... ON CONFLICT DO
+ * NOTHING`), so two hosts sharing the database cannot both win one. Notification ids increase in commit
+ * order (a transaction advisory lock). Keys are reused for a second, like the SQLite store; queries are
+ * read from the database every time (another host may have changed them). The schema is migrated at
+ * {@link PgHostStore.open} (pg-migrations.ts); the schema used is the connection's `search_path`.
+ */
+export class PgHostStore implements HostStore {
+  /** Keys by hash, read at most KEY_CACHE_MS ago. */
+  private readonly keyCache = new Map<string, { record: ApiKeyRecord; at: number }>();
+  /** The tail of the writes queued on each record (see the class comment). */
+  private readonly lanes = new Map<string, Promise<unknown>>();
+  private closed: Promise<void> | undefined;
+
+  private constructor(
+    /** The connection pool (the chat store and the payment ledger of the host share it). */
+    readonly pool: pg.Pool,
+    private readonly box: SecretBox | undefined,
+  ) {}
+
+  /**
+   * Connects to `url` (postgres://user:password@host:port/database, node-postgres parameters allowed:
+   * `?options=-c%20search_path%3Dschema`, `sslmode`, ...), brings the schema to the latest version under
+   * an advisory lock, and returns the store. Fails (and closes the pool) when the database cannot be
+   * reached or migrated.
+   */
+  static async open(url: string, options: PgHostStoreOptions = {}): Promise<PgHostStore> {
+    const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10, connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000 });
+    // An idle connection the server closes (a restart of PostgreSQL) is dropped by the pool; without a
+    // listener its error would end the process. The next query opens a new connection.
+    pool.on('error', () => undefined);
+    try {
+      await migratePg(pool);
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw error;
+    }
+    return new PgHostStore(pool, options.box);
+  }
+
+  /** Finishes the writes under way, then closes the pool; the store cannot be used afterwards. */
+  close(): Promise<void> {
+    this.closed ??= (async () => {
+      while (this.lanes.size > 0) await Promise.all([...this.lanes.values()]);
+      await this.pool.end();
+    })();
+    return this.closed;
+  }
+
+  // ------------------------------------------------------------------ plumbing
+
+  private async rows(sql: string, params: unknown[] = []): Promise<Row[]> {
+    return (await this.pool.query<Row>(sql, params)).rows;
+  }
+
+  private async row(sql: string, params: unknown[] = []): Promise<Row | undefined> {
+    return (await this.rows(sql, params))[0];
+  }
+
+  private async changes(sql: string, params: unknown[] = []): Promise<number> {
+    return (await this.pool.query(sql, params)).rowCount ?? 0;
+  }
+
+  /** Runs `work` after the writes queued on `lane` before it (whether they succeeded or not). */
+  private inLane<T>(lane: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.lanes.get(lane) ?? Promise.resolve();
+    const result = previous.then(work);
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.lanes.set(lane, tail);
+    void tail.then(() => {
+      if (this.lanes.get(lane) === tail) this.lanes.delete(lane);
+    });
+    return result;
+  }
+
+  /** Runs `work` in a transaction on one connection: committed when it resolves, rolled back when it throws. */
+  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let failed = false;
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      failed = true;
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release(failed);
+    }
+  }
+
+  private storedRequest(request: QueryRequest): string {
+    return JSON.stringify(this.box ? sealRequestSecrets(request, this.box) : request);
+  }
+
+  private readRequest(text: unknown): QueryRequest {
+    const request = JSON.parse(str(text)) as QueryRequest;
+    return this.box ? openRequestSecrets(request, this.box) : request;
+  }
+
+  // ------------------------------------------------------------------ keys
+
+  async createKey(key: Omit<ApiKeyRecord, 'id'>): Promise<ApiKeyRecord> {
+    const row = await this.row(
+      `INSERT INTO api_keys (key_hash, key_prefix, name, email, project, plan, status, auto_enabled, hmac_secret_sealed, created_at, updated_at, expires_at, scopes,
+         webhook_secret_sealed, previous_webhook_secret_sealed, previous_webhook_secret_until)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id`,
+      [
+        key.keyHash,
+        key.keyPrefix,
+        key.name,
+        key.email,
+        key.project,
+        key.plan,
+        key.status,
+        key.autoEnabled ? 1 : 0,
+        key.hmacSecretSealed,
+        key.createdAt,
+        key.updatedAt,
+        key.expiresAt,
+        key.scopes.join(' '),
+        key.webhookSecretSealed ?? null,
+        key.previousWebhookSecretSealed ?? null,
+        key.previousWebhookSecretUntil ?? null,
+      ],
+    );
+    return { ...key, id: Number(row?.id) };
+  }
+
+  async keyByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
+    const now = Date.now();
+    const cached = this.keyCache.get(keyHash);
+    if (cached && now - cached.at < KEY_CACHE_MS && now >= cached.at) return { ...cached.record };
+    const row = await this.row('SELECT * FROM api_keys WHERE key_hash = $1', [keyHash]);
+    if (!row) {
+      this.keyCache.delete(keyHash);
+      return undefined;
+    }
+    const record = keyOf(row);
+    remember(this.keyCache, keyHash, { record, at: now });
+    return { ...record };
+  }
+
+  async keyById(id: number): Promise<ApiKeyRecord | undefined> {
+    const row = await this.row('SELECT * FROM api_keys WHERE id = $1', [id]);
+    return row ? keyOf(row) : undefined;
+  }
+
+  updateKey(id: number, patch: KeyPatch): Promise<void> {
+    const columns: Record<string, unknown> = {};
+    if (patch.hmacSecretSealed !== undefined) columns.hmac_secret_sealed = patch.hmacSecretSealed;
+    if (patch.webhookSecretSealed !== undefined) columns.webhook_secret_sealed = patch.webhookSecretSealed;
+    if (patch.previousWebhookSecretSealed !== undefined) columns.previous_webhook_secret_sealed = patch.previousWebhookSecretSealed;
+    if (patch.previousWebhookSecretUntil !== undefined) columns.previous_webhook_secret_until = patch.previousWebhookSecretUntil;
+    if (patch.plan !== undefined) columns.plan = patch.plan;
+    if (patch.status !== undefined) columns.status = patch.status;
+    if (patch.autoEnabled !== undefined) columns.auto_enabled = patch.autoEnabled ? 1 : 0;
+    if (patch.scopes !== undefined) columns.scopes = patch.scopes.join(' ');
+    columns.updated_at = patch.updatedAt ?? new Date().toISOString();
+    const names = Object.keys(columns);
+    return this.inLane(`key:${id}`, async () => {
+      await this.pool.query(`UPDATE api_keys SET ${names.map((name, index) => `${name} = $${index + 1}`).join(', ')} WHERE id = $${names.length + 1}`, [...names.map((name) => columns[name]), id]);
+      this.keyCache.clear();
+    });
+  }
+
+  // ------------------------------------------------------------------ usage and credits
+
+  async countRequest(keyId: number, day: string): Promise<{ daily: number; monthly: number }> {
+    const row = await this.row(
+      'INSERT INTO usage_days (key_id, day, requests) VALUES ($1, $2, 1) ON CONFLICT (key_id, day) DO UPDATE SET requests = usage_days.requests + 1 RETURNING requests',
+      [keyId, day],
+    );
+    return { daily: Number(row?.requests ?? 0), monthly: await this.monthlyRequests(keyId, day) };
+  }
+
+  async addRequests(keyId: number, day: string, requests: number): Promise<void> {
+    await this.pool.query('INSERT INTO usage_days (key_id, day, requests) VALUES ($1, $2, $3) ON CONFLICT (key_id, day) DO UPDATE SET requests = usage_days.requests + excluded.requests', [keyId, day, requests]);
+  }
+
+  async usage(keyId: number, day: string): Promise<{ daily: number; monthly: number }> {
+    const row = await this.row('SELECT requests FROM usage_days WHERE key_id = $1 AND day = $2', [keyId, day]);
+    return { daily: Number(row?.requests ?? 0), monthly: await this.monthlyRequests(keyId, day) };
+  }
+
+  private async monthlyRequests(keyId: number, day: string): Promise<number> {
+    const month = day.slice(0, 7);
+    const row = await this.row('SELECT COALESCE(SUM(requests), 0) AS total FROM usage_days WHERE key_id = $1 AND day >= $2 AND day <= $3', [keyId, `${month}-00`, `${month}-99`]);
+    return Number(row?.total ?? 0);
+  }
+
+  async charge(keyId: number, credits: number, reason: string, ref: string, at: string): Promise<void> {
+    await this.pool.query('INSERT INTO ledger (key_id, credits, reason, ref, created_at) VALUES ($1, $2, $3, $4, $5)', [keyId, credits, reason, ref, at]);
+  }
+
+  async creditsUsed(keyId: number, day: string): Promise<{ daily: number; monthly: number; total: number }> {
+    const row = await this.row(
+      `SELECT COALESCE(SUM(credits) FILTER (WHERE substr(created_at, 1, 10) = $2), 0) AS daily,
+              COALESCE(SUM(credits) FILTER (WHERE substr(created_at, 1, 7) = $3), 0) AS monthly,
+              COALESCE(SUM(credits), 0) AS total
+       FROM ledger WHERE key_id = $1`,
+      [keyId, day, day.slice(0, 7)],
+    );
+    return { daily: Number(row?.daily ?? 0), monthly: Number(row?.monthly ?? 0), total: Number(row?.total ?? 0) };
+  }
+
+  // ------------------------------------------------------------------ call order
+
+  async rememberValidation(keyId: number, bodyHash: string, at: string): Promise<void> {
+    await this.pool.query(
+      'INSERT INTO validations (key_id, body_hash, validated_at) VALUES ($1, $2, $3) ON CONFLICT (key_id, body_hash) DO UPDATE SET validated_at = excluded.validated_at',
+      [keyId, bodyHash, at],
+    );
+  }
+
+  async validatedSince(keyId: number, bodyHash: string, since: string): Promise<boolean> {
+    return (await this.row('SELECT 1 AS ok FROM validations WHERE key_id = $1 AND body_hash = $2 AND validated_at >= $3', [keyId, bodyHash, since])) !== undefined;
+  }
+
+  async rememberExchangeCheck(keyId: number, at: string): Promise<void> {
+    await this.pool.query('INSERT INTO exchange_checks (key_id, checked_at) VALUES ($1, $2) ON CONFLICT (key_id) DO UPDATE SET checked_at = excluded.checked_at', [keyId, at]);
+  }
+
+  async exchangesCheckedSince(keyId: number, since: string): Promise<boolean> {
+    return (await this.row('SELECT 1 AS ok FROM exchange_checks WHERE key_id = $1 AND checked_at >= $2', [keyId, since])) !== undefined;
+  }
+
+  // ------------------------------------------------------------------ used signatures
+
+  async useSignature(keyId: number, digest: string, expiresAt: number): Promise<boolean> {
+    return (await this.changes('INSERT INTO used_signatures (key_id, digest, expires_at) VALUES ($1, $2, $3) ON CONFLICT (key_id, digest) DO NOTHING', [keyId, digest, expiresAt])) === 1;
+  }
+
+  pruneUsedSignatures(before: number): Promise<number> {
+    return this.changes('DELETE FROM used_signatures WHERE expires_at < $1', [before]);
+  }
+
+  // ------------------------------------------------------------------ queries
+
+  insertQuery(query: QueryRecord, idempotencyKey?: string): Promise<void> {
+    return this.inLane(`query:${query.id}`, async () => {
+      await this.pool.query(
+        `INSERT INTO queries (id, key_id, request, status, trade_flavoured, estimated_credits, credits, created_at, expires_at, cancelled_at, deleted_at, runtime, from_draft, idempotency_key)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+        [
+          query.id,
+          query.keyId,
+          this.storedRequest(query.request),
+          query.status,
+          query.tradeFlavoured ? 1 : 0,
+          query.estimatedCredits,
+          query.credits,
+          query.createdAt,
+          query.expiresAt,
+          query.cancelledAt,
+          query.deletedAt,
+          query.runtime === null ? null : JSON.stringify(query.runtime),
+          query.fromDraft,
+          idempotencyKey ?? null,
+        ],
+      );
+    });
+  }
+
+  async queryById(id: string): Promise<QueryRecord | undefined> {
+    const row = await this.row('SELECT * FROM queries WHERE id = $1', [id]);
+    return row ? queryOf(row, this.readRequest(row.request)) : undefined;
+  }
+
+  async queryByIdempotencyKey(keyId: number, idempotencyKey: string): Promise<QueryRecord | undefined> {
+    const row = await this.row('SELECT * FROM queries WHERE key_id = $1 AND idempotency_key = $2', [keyId, idempotencyKey]);
+    return row ? queryOf(row, this.readRequest(row.request)) : undefined;
+  }
+
+  async listQueries(keyId: number, filter: { status?: QueryStatus; limit: number; cursor?: string }): Promise<Page<QueryRecord>> {
+    const after = decodeCursor(filter.cursor);
+    const params: unknown[] = [keyId];
+    const next = (value: unknown) => `$${params.push(value)}`;
+    const status = filter.status ? `AND status = ${next(filter.status)}` : '';
+    const cursor = after ? `AND (created_at < ${next(after.time)} OR (created_at = $${params.length} AND id < ${next(after.id)}))` : '';
+    const rows = await this.rows(`SELECT * FROM queries WHERE key_id = $1 AND deleted_at IS NULL ${status} ${cursor} ORDER BY created_at DESC, id DESC LIMIT ${next(filter.limit + 1)}`, params);
+    return pageOf(
+      rows.map((row) => queryOf(row, this.readRequest(row.request))),
+      filter.limit,
+      (query) => encodeCursor(query.createdAt, query.id),
+    );
+  }
+
+  async activeQueries(): Promise<QueryRecord[]> {
+    const rows = await this.rows("SELECT * FROM queries WHERE status = 'active' AND deleted_at IS NULL ORDER BY created_at, id");
+    return rows.map((row) => queryOf(row, this.readRequest(row.request)));
+  }
+
+  async countActiveQueries(keyId: number): Promise<number> {
+    return Number((await this.row("SELECT COUNT(*) AS n FROM queries WHERE key_id = $1 AND status = 'active' AND deleted_at IS NULL", [keyId]))?.n ?? 0);
+  }
+
+  setQueryStatus(id: string, status: QueryStatus, patch: { cancelledAt?: string } = {}): Promise<void> {
+    return this.inLane(`query:${id}`, async () => {
+      if (patch.cancelledAt !== undefined) await this.pool.query('UPDATE queries SET status = $1, cancelled_at = $2 WHERE id = $3', [status, patch.cancelledAt, id]);
+      else await this.pool.query('UPDATE queries SET status = $1 WHERE id = $2', [status, id]);
+    });
+  }
+
+  softDeleteQuery(id: string, at: string): Promise<void> {
+    return this.inLane(`query:${id}`, async () => {
+      await this.pool.query('UPDATE queries SET deleted_at = $1 WHERE id = $2', [at, id]);
+    });
+  }
+
+  saveRuntime(id: string, state: RuntimeState): Promise<void> {
+    const runtime = JSON.stringify(state);
+    return this.inLane(`query:${id}`, async () => {
+      // The status column follows the engine's, except that a cancel decided by the API stays.
+      await this.pool.query("UPDATE queries SET runtime = $1, status = CASE WHEN status = 'cancelled' THEN status ELSE $2 END WHERE id = $3", [runtime, state.status, id]);
+    });
+  }
+
+  // ------------------------------------------------------------------ drafts
+
+  upsertDraft(draft: DraftRecord): Promise<void> {
+    const request = this.storedRequest(draft.request);
+    return this.inLane(`draft:${draft.id}`, async () => {
+      await this.pool.query(
+        `INSERT INTO drafts (id, key_id, request, trade_flavoured, created_at, updated_at, converted_query_id) VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (id) DO UPDATE SET request = excluded.request, trade_flavoured = excluded.trade_flavoured, updated_at = excluded.updated_at`,
+        [draft.id, draft.keyId, request, draft.tradeFlavoured ? 1 : 0, draft.createdAt, draft.updatedAt, draft.convertedQueryId],
+      );
+    });
+  }
+
+  async draftById(id: string): Promise<DraftRecord | undefined> {
+    const row = await this.row('SELECT * FROM drafts WHERE id = $1', [id]);
+    return row ? draftOf(row, this.readRequest(row.request)) : undefined;
+  }
+
+  async listDrafts(keyId: number, filter: { limit: number; cursor?: string }): Promise<Page<DraftRecord>> {
+    const after = decodeCursor(filter.cursor);
+    const rows = after
+      ? await this.rows('SELECT * FROM drafts WHERE key_id = $1 AND (created_at < $2 OR (created_at = $2 AND id < $3)) ORDER BY created_at DESC, id DESC LIMIT $4', [keyId, after.time, after.id, filter.limit + 1])
+      : await this.rows('SELECT * FROM drafts WHERE key_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2', [keyId, filter.limit + 1]);
+    return pageOf(
+      rows.map((row) => draftOf(row, this.readRequest(row.request))),
+      filter.limit,
+      (draft) => encodeCursor(draft.createdAt, draft.id),
+    );
+  }
+
+  deleteDraft(id: string): Promise<void> {
+    return this.inLane(`draft:${id}`, async () => {
+      await this.pool.query('DELETE FROM drafts WHERE id = $1', [id]);
+    });
+  }
+
+  markDraftConverted(id: string, queryId: string): Promise<void> {
+    return this.inLane(`draft:${id}`, async () => {
+      await this.pool.query('UPDATE drafts SET converted_query_id = $1 WHERE id = $2', [queryId, id]);
+    });
+  }
+
+  // ------------------------------------------------------------------ engine records
+
+  saveExecution(keyId: number, record: ExecutionRecord): Promise<void> {
+    const params = [
+      record.id,
+      keyId,
+      record.queryId,
+      record.stepId,
+      record.type,
+      record.status,
+      record.triggerIndex,
+      record.createdAt,
+      record.finishedAt ?? null,
+      record.attempts,
+      record.result === undefined ? null : JSON.stringify(record.result),
+      record.error?.code ?? null,
+      record.error?.message ?? null,
+    ];
+    return this.inLane(`execution:${record.id}`, async () => {
+      await this.pool.query(
+        `INSERT INTO executions (id, key_id, query_id, step_id, type, status, trigger_index, created_at, finished_at, attempts, result, error_code, error_message)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+         ON CONFLICT (id) DO UPDATE SET status = excluded.status, finished_at = excluded.finished_at, attempts = excluded.attempts,
+           result = excluded.result, error_code = excluded.error_code, error_message = excluded.error_message`,
+        params,
+      );
+    });
+  }
+
+  interruptRunningExecutions(at: string): Promise<number> {
+    return this.changes("UPDATE executions SET status = 'failed', finished_at = $1, error_code = 'HOST_RESTARTED', error_message = $2 WHERE status = 'running'", [
+      at,
+      'the host stopped while this step ran; an interrupted trigger runs its unfinished steps again after the restart',
+    ]);
+  }
+
+  async executionById(id: string): Promise<StoredExecution | undefined> {
+    const row = await this.row('SELECT * FROM executions WHERE id = $1', [id]);
+    return row ? executionOf(row) : undefined;
+  }
+
+  async listExecutions(filter: ExecutionFilter): Promise<Page<StoredExecution>> {
+    const params: unknown[] = [filter.keyId];
+    const next = (value: unknown) => `$${params.push(value)}`;
+    const where: string[] = ['key_id = $1'];
+    if (filter.queryId) where.push(`query_id = ${next(filter.queryId)}`);
+    if (filter.status) where.push(`status = ${next(filter.status)}`);
+    if (filter.type) where.push(`type = ${next(filter.type)}`);
+    if (filter.since) where.push(`created_at >= ${next(filter.since)}`);
+    if (filter.until) where.push(`created_at < ${next(filter.until)}`);
+    const after = decodeCursor(filter.cursor);
+    if (after) where.push(`(created_at < ${next(after.time)} OR (created_at = $${params.length} AND id < ${next(after.id)}))`);
+    const rows = await this.rows(`SELECT * FROM executions WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ${next(filter.limit + 1)}`, params);
+    return pageOf(rows.map(executionOf), filter.limit, (execution) => encodeCursor(execution.createdAt, execution.id));
+  }
+
+  async executionsOfQuery(queryId: string): Promise<StoredExecution[]> {
+    return (await this.rows('SELECT * FROM executions WHERE query_id = $1 ORDER BY created_at, seq', [queryId])).map(executionOf);
+  }
+
+  saveSession(keyId: number, session: LlmSession): Promise<void> {
+    const body = JSON.stringify(session);
+    return this.inLane(`session:${session.sessionId}`, async () => {
+      await this.pool.query(
+        'INSERT INTO sessions (id, key_id, query_id, body, executed_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO UPDATE SET body = excluded.body, executed_at = excluded.executed_at',
+        [session.sessionId, keyId, session.queryId, body, session.executedAt],
+      );
+    });
+  }
+
+  async sessionsOfQuery(queryId: string): Promise<StoredSession[]> {
+    return (await this.rows('SELECT * FROM sessions WHERE query_id = $1 ORDER BY executed_at, seq', [queryId])).map(sessionOf);
+  }
+
+  async sessionById(id: string): Promise<StoredSession | undefined> {
+    const row = await this.row('SELECT * FROM sessions WHERE id = $1', [id]);
+    return row ? sessionOf(row) : undefined;
+  }
+
+  addNotification(keyId: number, draft: NotificationDraft): Promise<StoredNotification> {
+    const { stepId, triggerIndex } = draft.data;
+    const step = typeof stepId === 'string' && typeof triggerIndex === 'number' && Number.isSafeInteger(triggerIndex) ? { stepId, triggerIndex } : undefined;
+    // One lane for every notification of this process: ids follow the order of the calls.
+    return this.inLane('notifications', () =>
+      this.transaction(async (client) => {
+        await client.query("SELECT pg_advisory_xact_lock($1, hashtext(COALESCE(current_schema(), '')))", [NOTIFICATION_LOCK_CLASS]);
+        // A notify step that a restart interrupted after its notification was stored runs again (the
+        // step was not recorded as completed): the notification of that trigger and step is not added twice.
+        if (step) {
+          const earlier = (
+            await client.query<Row>('SELECT * FROM notifications WHERE query_id = $1 AND trigger_index = $2 AND step_id = $3 ORDER BY id LIMIT 1', [draft.data.queryId, step.triggerIndex, step.stepId])
+          ).rows[0];
+          if (earlier) return notificationOf(earlier);
+        }
+        const inserted = await client.query<Row>('INSERT INTO notifications (key_id, query_id, step_id, trigger_index, body, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id', [
+          keyId,
+          draft.data.queryId,
+          step?.stepId ?? null,
+          step?.triggerIndex ?? null,
+          JSON.stringify(draft),
+          draft.createdAt,
+        ]);
+        return { ...draft, id: Number(inserted.rows[0]?.id), keyId };
+      }),
+    );
+  }
+
+  // A deleted query is gone from every stream: its notifications are neither replayed nor counted.
+  async notificationsAfter(keyId: number, afterId: number, queryId?: string, limit = 500): Promise<StoredNotification[]> {
+    const rows = queryId
+      ? await this.rows(`SELECT n.* FROM notifications n WHERE n.key_id = $1 AND n.query_id = $2 AND n.id > $3 ${NOT_DELETED} ORDER BY n.id LIMIT $4`, [keyId, queryId, afterId, limit])
+      : await this.rows(`SELECT n.* FROM notifications n WHERE n.key_id = $1 AND n.id > $2 ${NOT_DELETED} ORDER BY n.id LIMIT $3`, [keyId, afterId, limit]);
+    return rows.map(notificationOf);
+  }
+
+  async countNotificationsAfter(keyId: number, afterId: number, queryId?: string): Promise<number> {
+    const row = queryId
+      ? await this.row(`SELECT COUNT(*) AS n FROM notifications n WHERE n.key_id = $1 AND n.query_id = $2 AND n.id > $3 ${NOT_DELETED}`, [keyId, queryId, afterId])
+      : await this.row(`SELECT COUNT(*) AS n FROM notifications n WHERE n.key_id = $1 AND n.id > $2 ${NOT_DELETED}`, [keyId, afterId]);
+    return Number(row?.n ?? 0);
+  }
+
+  // ------------------------------------------------------------------ once across restarts
+
+  saveOutbox(keyId: number, entry: OutboxEntry): Promise<void> {
+    const outcome: Record<string, unknown> = {};
+    if (entry.result !== undefined) outcome.result = entry.result;
+    if (entry.analysis !== undefined) outcome.analysis = entry.analysis;
+    if (entry.error !== undefined) outcome.error = entry.error;
+    const params = [
+      entry.key,
+      keyId,
+      entry.queryId,
+      entry.triggerIndex,
+      entry.stepId,
+      entry.type,
+      entry.executionId,
+      entry.status,
+      entry.createdAt,
+      entry.finishedAt ?? null,
+      Object.keys(outcome).length === 0 ? null : JSON.stringify(outcome),
+    ];
+    return this.inLane(`outbox:${entry.key}`, async () => {
+      await this.pool.query(
+        `INSERT INTO action_outbox (idempotency_key, key_id, query_id, trigger_index, step_id, type, execution_id, status, created_at, finished_at, outcome)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+         ON CONFLICT (idempotency_key) DO UPDATE SET execution_id = excluded.execution_id, status = excluded.status, finished_at = excluded.finished_at, outcome = excluded.outcome`,
+        params,
+      );
+    });
+  }
+
+  async outboxEntry(key: string): Promise<OutboxEntry | undefined> {
+    const row = await this.row('SELECT * FROM action_outbox WHERE idempotency_key = $1', [key]);
+    return row ? outboxEntryOf(row) : undefined;
+  }
+
+  savePaperOrder(record: PaperOrderRecord): Promise<void> {
+    const params = [record.request.clientOrderId, record.seq, JSON.stringify(record), new Date().toISOString()];
+    return this.inLane(`paper:${record.request.clientOrderId}`, async () => {
+      await this.pool.query(
+        `INSERT INTO paper_orders (client_order_id, seq, body, updated_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (client_order_id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at`,
+        params,
+      );
+    });
+  }
+
+  async paperOrders(): Promise<PaperOrderRecord[]> {
+    return (await this.rows('SELECT body FROM paper_orders ORDER BY seq')).map((row) => JSON.parse(str(row.body)) as PaperOrderRecord);
+  }
+
+  // ------------------------------------------------------------------ exchanges
+
+  upsertExchange(record: ExchangeRecord): Promise<void> {
+    return this.inLane(`exchange:${record.keyId}:${record.exchange}`, async () => {
+      await this.pool.query(
+        `INSERT INTO exchanges (key_id, exchange, credential_type, credentials_sealed, connected_at) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (key_id, exchange) DO UPDATE SET credential_type = excluded.credential_type, credentials_sealed = excluded.credentials_sealed, connected_at = excluded.connected_at`,
+        [record.keyId, record.exchange, record.credentialType, record.credentialsSealed, record.connectedAt],
+      );
+    });
+  }
+
+  async exchangesOf(keyId: number): Promise<ExchangeRecord[]> {
+    return (await this.rows('SELECT * FROM exchanges WHERE key_id = $1 ORDER BY exchange', [keyId])).map(exchangeOf);
+  }
+
+  async exchangeOf(keyId: number, exchange: string): Promise<ExchangeRecord | undefined> {
+    const row = await this.row('SELECT * FROM exchanges WHERE key_id = $1 AND exchange = $2', [keyId, exchange]);
+    return row ? exchangeOf(row) : undefined;
+  }
+
+  deleteExchange(keyId: number, exchange: string): Promise<boolean> {
+    return this.inLane(`exchange:${keyId}:${exchange}`, async () => (await this.changes('DELETE FROM exchanges WHERE key_id = $1 AND exchange = $2', [keyId, exchange])) > 0);
+  }
+}
