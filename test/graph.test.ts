@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
  */
 
 const SOURCES = ['packages/core/src', 'packages/syntax/src', 'packages/adapters/src', 'packages/market-data/src', 'packages/llm/src', 'packages/builder/src', 'packages/venue-ccxt/src', 'packages/x402/src', 'packages/server/src', 'packages/cli/src', 'packages/language-server/src'];
-const IO_PACKAGES = 'node_modules/(fastify|@fastify/|undici|ccxt|better-sqlite3|vscode-languageserver|vscode-languageclient|vscode-jsonrpc|openai|viem|pino)';
+const IO_PACKAGES = 'node_modules/(fastify|@fastify/|undici|ccxt|better-sqlite3|vscode-languageserver|vscode-languageclient|vscode-jsonrpc|openai|viem|pino|pg|@nats-io/)';
 
 /** A package may import only the packages listed (and itself). */
 const only = (from: string, allowed: string[]): IForbiddenRuleType => ({
