@@ -181,6 +181,26 @@ await describeWithPostgres('the host on PostgreSQL', () => {
     const output = first.output() + second.output();
     expect(output).not.toContain('canary-db-password');
   });
+
+  it('one Idempotency-Key sent to two hosts at once: one query, one 201, the other copies replay it (no 500)', { timeout: 60_000 }, async () => {
+    const { url } = await schema('idempotency');
+    const first = await pgHost(url);
+    const second = await pgHost(url);
+    try {
+      const key = (await createApiKey(first.host.context.store, first.host.context.box, { name: 'pg-idem', plan: 'pro' })).key;
+      const body = notifyQuery('BTC', 1_000_000);
+      expect((await call(first.base, 'POST', '/v2/auto/queries/validate', key, body)).status).toBe(200);
+      const headers = { 'idempotency-key': 'retry-at-once' };
+      const copies = await Promise.all(Array.from({ length: 8 }, (_, index) => call(index % 2 === 0 ? first.base : second.base, 'POST', '/v2/auto/queries', key, body, headers)));
+      expect(copies.map((copy) => copy.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
+      expect(new Set(copies.map((copy) => (copy.body as { queryId: string }).queryId)).size).toBe(1);
+      const list = await call(first.base, 'GET', '/v2/auto/queries', key);
+      expect((list.body as { queries: unknown[] }).queries).toHaveLength(1);
+    } finally {
+      await first.host.close();
+      await second.host.close();
+    }
+  });
 });
 
 describe('the host without EQL_DATABASE_URL', () => {

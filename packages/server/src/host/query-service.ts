@@ -143,7 +143,15 @@ export async function createQuery(context: HostContext, key: ApiKeyRecord, body:
     fromDraft: options.fromDraft ?? null,
   };
   await options.beforeCommit?.();
-  await store.insertQuery(record, options.idempotencyKey);
+  try {
+    await store.insertQuery(record, options.idempotencyKey);
+  } catch (error) {
+    // Two requests with one Idempotency-Key at once: the store keeps the first; the second replays it.
+    const first = options.idempotencyKey === undefined ? undefined : await store.queryByIdempotencyKey(key.id, options.idempotencyKey);
+    if (!first) throw error;
+    if (bodyHash(first.request) !== bodyHash(body)) throw new ApiError(409, 'idempotency_key_reused', 'this Idempotency-Key was used with another body');
+    return { created: createdOf(first), replayed: true };
+  }
   await store.charge(key.id, record.credits, mode === 'payment' ? 'create (x402)' : 'create', record.id, record.createdAt);
   context.host.add(record);
   return { created: createdOf(record, result.simulationLlmCallsEstimate), replayed: false };
