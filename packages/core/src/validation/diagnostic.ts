@@ -1,4 +1,5 @@
 import { readablePath } from '../util/json-pointer.js';
+import type { DiagnosticCode } from './codes.js';
 
 /** How serious a diagnostic is: an error makes the request invalid, a warning or info does not. */
 export type Severity = 'error' | 'warning' | 'info';
@@ -16,7 +17,7 @@ export interface DiagnosticFix {
 
 /** One finding of the validator, structured for tools (CLI, language server, HTTP host). */
 export interface Diagnostic {
-  /** Stable machine-readable code such as `llm-period-too-short`; see docs/semantics.md. */
+  /** Stable machine-readable code such as `llm-period-too-short`: one of DIAGNOSTIC_CODES, explained in docs/diagnostics.md. */
   code: string;
   severity: Severity;
   message: string;
@@ -42,12 +43,12 @@ export class DiagnosticSink {
   }
 
   /** Adds an error at `path` (a JSON pointer), with an optional fix. */
-  error(code: string, path: string, message: string, fix?: DiagnosticFix): void {
+  error(code: DiagnosticCode, path: string, message: string, fix?: DiagnosticFix): void {
     this.report(fix ? { code, severity: 'error', message, path, fix } : { code, severity: 'error', message, path });
   }
 
   /** Adds a warning at `path` (a JSON pointer), with an optional fix. */
-  warning(code: string, path: string, message: string, fix?: DiagnosticFix): void {
+  warning(code: DiagnosticCode, path: string, message: string, fix?: DiagnosticFix): void {
     this.report(fix ? { code, severity: 'warning', message, path, fix } : { code, severity: 'warning', message, path });
   }
 

@@ -1,5 +1,6 @@
 import { closest, distance } from 'fastest-levenshtein';
 import { isRecord, joinPointer, valueAtPointer } from '../util/json-pointer.js';
+import type { DiagnosticCode } from './codes.js';
 import type { Diagnostic, DiagnosticFix } from './diagnostic.js';
 import type { ErrorObject } from './schema-check.js';
 
@@ -69,7 +70,7 @@ function enumDiagnostic(error: ErrorObject, document: unknown, allowed: readonly
   const hint = near !== undefined ? ` (did you mean ${JSON.stringify(near)}?)` : '';
   const fix: DiagnosticFix | undefined =
     near !== undefined ? { title: `Change to ${JSON.stringify(near)}`, edits: [{ op: 'replace', path, value: near }] } : undefined;
-  let code = 'invalid-value';
+  let code: DiagnosticCode = 'invalid-value';
   let message = `must be ${allowed.length === 1 ? JSON.stringify(allowed[0]) : `one of ${quoteList(allowed)}`}`;
   if (field === 'source' && isRecord(owner)) {
     code = 'unknown-source';
@@ -99,7 +100,7 @@ function numericStringFix(error: ErrorObject): DiagnosticFix | undefined {
 function genericDiagnostic(error: ErrorObject, document: unknown): Diagnostic | undefined {
   const path = error.instancePath;
   const params = error.params as Record<string, unknown>;
-  const error_ = (code: string, message: string, at = path): Diagnostic => ({ code, severity: 'error', message, path: at });
+  const error_ = (code: DiagnosticCode, message: string, at = path): Diagnostic => ({ code, severity: 'error', message, path: at });
   switch (error.keyword) {
     case 'required':
       return error_('missing-property', `missing required property ${JSON.stringify(params.missingProperty)}`);
