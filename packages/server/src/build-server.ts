@@ -10,9 +10,13 @@ import { publicCcxtExchange } from './host/ccxt-venue.js';
 import { ccxtConnector, HostEngine, type HostEngineOptions } from './host/host-engine.js';
 import { isoStates } from './host/query-service.js';
 import { SqlitePriceHistory } from './store/sqlite-price-history.js';
-import { ApiError, errorBody, handleError } from './http/errors.js';
+import { ApiError, handleError } from './http/errors.js';
 import { registerRawJson } from './http/raw-json.js';
 import { registerTextFormBody } from './http/text-form-body.js';
+import { refuseMistypedBody } from './http/strict-body.js';
+import { notFoundOrMethodNotAllowed } from './http/method-not-allowed.js';
+import { closeQueryStrings } from './http/strict-query.js';
+import { stabilityHeader } from './http/stability.js';
 import { refuseApiKeyInUrl, requestSerializer } from './http/url-secrets.js';
 import { openApiDocument } from './openapi.js';
 import { draftRoutes } from './routes/drafts.js';
@@ -187,7 +191,12 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   registerRawJson(app);
   registerTextFormBody(app);
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler((request, reply) => reply.status(404).send(errorBody('route_not_found', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`)));
+  // 404 route_not_found, or 405 method_not_allowed with Allow when the path exists for other methods.
+  app.setNotFoundHandler(notFoundOrMethodNotAllowed(app));
+  // A query parameter no route declares is a 400 unknown_parameter, on every route.
+  closeQueryStrings(app);
+  // Beta (Auto) and experimental (spec 4.2) routes say so in x-eql-stability (spec 9).
+  app.addHook('onRequest', stabilityHeader);
 
   // An API key in the URL is refused (400 api_key_in_url) before anything else reads the request.
   app.addHook('onRequest', (request, _reply, done) => {
@@ -212,6 +221,8 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
     }
   });
   app.addHook('preValidation', hmacCheck(context));
+  // JSON bodies keep their types: the schema's coercion is for query strings and path parameters only.
+  app.addHook('preValidation', refuseMistypedBody);
   await app.register(rateLimit, {
     global: true,
     hook: 'preHandler',

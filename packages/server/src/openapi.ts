@@ -1,4 +1,5 @@
 import { eqlSchema } from '@eql/core';
+import { STABILITY_HEADER, stabilityOf } from './http/stability.js';
 
 /** A JSON object of the document. */
 type Node = Record<string, unknown>;
@@ -61,8 +62,23 @@ export function openApiDocument(generated: object): Node {
   describeStreams(paths);
   const ping = operation(paths, '/v2/ping', 'get');
   if (ping) ping.security = [];
+  markStability(paths);
   doc.tags = TAGS;
   return ordered(doc);
+}
+
+/** Spec 9: Auto operations carry `x-beta: true`, the experimental data routes `x-experimental: true` (as their answers carry x-eql-stability). */
+function markStability(paths: Record<string, Node>): void {
+  for (const [path, item] of Object.entries(paths)) {
+    const stability = stabilityOf(path);
+    if (!stability) continue;
+    for (const op of Object.values(item)) {
+      if (!isNode(op)) continue;
+      op[stability === 'beta' ? 'x-beta' : 'x-experimental'] = true;
+      const note = `${stability === 'beta' ? 'Beta' : 'Experimental: may change without notice'} (spec 9; answers carry ${STABILITY_HEADER}: ${stability}).`;
+      op.description = typeof op.description === 'string' ? `${op.description}\n\n${note}` : note;
+    }
+  }
 }
 
 function operation(paths: Record<string, Node>, path: string, method: string): Node | undefined {
@@ -169,7 +185,8 @@ function describeStreams(paths: Record<string, Node>): void {
       '}), then every notification after Last-Event-ID, each new one as `notification:new` (spec 2.10) followed by ' +
       '`notification:count` ({unread}), and a `: keep-alive` comment every 20 s.' +
       (single ? ' When the query is done: `event: end` ({queryId, status}), then the stream closes.' : '');
-    const parameters = Array.isArray(op.parameters) ? (op.parameters as unknown[]) : [];
+    // The route schema declares lastEventId (query strings are closed); it is described once, here.
+    const parameters = (Array.isArray(op.parameters) ? (op.parameters as unknown[]) : []).filter((parameter) => !(isNode(parameter) && parameter.in === 'query' && parameter.name === 'lastEventId'));
     for (const parameter of parameters) {
       if (isNode(parameter) && parameter.name === 'last-event-id') parameter.description = 'The id of the last notification received; the stream resumes after it';
     }

@@ -213,7 +213,8 @@ describe('draft validate, convert, preview', () => {
     const listed = json(await call(host.app, { url: '/v2/auto/queries', key })).queries as Array<Record<string, unknown>>;
     expect(listed).toEqual([expect.objectContaining({ queryId, fromDraft: draftId })]);
     expect(json(await call(host.app, { url: `/v2/auto/queries/drafts/${draftId}`, key })).convertedQueryId).toBe(queryId);
-    expect(json(await call(host.app, { url: `/v2/auto/queries/${draftId}`, key })).convertedQueryId).toBe(queryId);
+    // Polled by its draft id, a converted draft answers as the query it became.
+    expect(json(await call(host.app, { url: `/v2/auto/queries/${draftId}`, key }))).toMatchObject({ queryId, draftId, status: 'active' });
 
     const again = await call(host.app, { method: 'POST', url: `/v2/auto/queries/drafts/${draftId}/convert`, key });
     expect(again.statusCode).toBe(409);

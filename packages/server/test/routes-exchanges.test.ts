@@ -33,6 +33,8 @@ beforeAll(async () => {
     config: { exchanges: ['binance', 'okx'] },
     connectExchange: (exchange, credentialType, credentials) => {
       connections.push({ exchange, credentialType, credentials });
+      // What the ccxt connector throws when the venue cannot be reached (ExchangeAdapterError EXCHANGE_UNAVAILABLE).
+      if (credentials.apiKey?.startsWith('unreachable')) return Promise.reject(Object.assign(new Error(`connect ETIMEDOUT verifying ${credentials.apiKey}`), { code: 'EXCHANGE_UNAVAILABLE', retryable: true }));
       if (!credentials.apiKey?.startsWith('good')) return Promise.reject(new Error(`invalid api key ${credentials.apiKey ?? ''} with secret ${credentials.secret ?? ''}`));
       return Promise.resolve(fakeExchange(exchange, ['BTC/USDT:USDT', 'ONLY-CONNECTED']));
     },
@@ -108,6 +110,16 @@ describe('POST /v2/auto/exchanges (connect)', () => {
     expect(host.store.exchangesOf(key.record.id)).toEqual([]);
   });
 
+  it('a venue that cannot be reached: 502 venue_unreachable (as validate-symbol), not a refusal; nothing stored, no credential echoed', async () => {
+    const key = await host.newKey();
+    const response = await connect(key, { ...binance, credentials: { apiKey: `unreachable-${API_KEY}`, secret: SECRET } });
+    expect(response.statusCode).toBe(502);
+    expect(errorCode(response)).toBe('venue_unreachable');
+    expect(response.body).not.toContain(`unreachable-${API_KEY}`);
+    expect(response.body).not.toContain('refused');
+    expect(host.store.exchangesOf(key.record.id)).toEqual([]);
+  });
+
   it('400 for an exchange this host does not connect, a malformed id, missing or non-string credentials', async () => {
     const key = await host.newKey();
     for (const [body, code] of [
@@ -157,14 +169,22 @@ describe('DELETE /v2/auto/exchanges/{exchange} (disconnect)', () => {
     expect(json(response)).toEqual({ exchange: 'binance', disconnectedAt: expect.stringMatching(ISO) as string });
     expect(host.store.exchangesOf(key.record.id)).toEqual([]);
     expect((json(await send({ url: '/v2/auto/exchanges', key })).exchanges as unknown[]).length).toBe(1);
-    for (const exchange of ['binance', 'okx', 'paper']) {
+    for (const exchange of ['binance', 'okx']) {
       const gone = await disconnect(key, exchange);
       expect(gone.statusCode, exchange).toBe(404);
       expect(errorCode(gone)).toBe('not_found');
     }
   });
 
-  it('another key\'s connection is a 404 and stays', async () => {
+  it('paper, always listed as connected, cannot be disconnected: 409 exchange_built_in, and it stays listed', async () => {
+    const key = await host.newKey();
+    const response = await disconnect(key, 'paper');
+    expect(response.statusCode).toBe(409);
+    expect(errorCode(response)).toBe('exchange_built_in');
+    expect(json(await send({ url: '/v2/auto/exchanges', key })).exchanges).toEqual([expect.objectContaining({ exchange: 'paper', status: 'connected', builtIn: true })]);
+  });
+
+    it('another key\'s connection is a 404 and stays', async () => {
     const [owner, stranger] = [await host.newKey(), await host.newKey()];
     await connect(owner, binance);
     expect((await disconnect(stranger, 'binance')).statusCode).toBe(404);

@@ -301,13 +301,15 @@ describe('GET /v2/auto/queries/{id} (poll, spec 2.6)', () => {
     expect(execution).not.toHaveProperty('error');
   });
 
-  it('a draft id resolves with status "draft"', async () => {
+  it('a draft id not converted yet resolves with kind "draft" and status "draft" (never evaluated: latestEvaluation null)', async () => {
     const key = await host.newKey();
     const draft = json(await call(host.app, { method: 'POST', url: '/v2/auto/queries/drafts', key, body: notifyQuery(5, { title: 'my draft' }) }));
     const response = await poll(key, draft.draftId as string);
     expect(response.statusCode).toBe(200);
     expect(json(response)).toEqual({
       queryId: draft.draftId,
+      kind: 'draft',
+      draftId: draft.draftId,
       status: 'draft',
       credits: 0,
       latestEvaluation: null,
@@ -315,8 +317,19 @@ describe('GET /v2/auto/queries/{id} (poll, spec 2.6)', () => {
       title: 'my draft',
       createdAt: draft.createdAt,
       updatedAt: draft.updatedAt,
-      convertedQueryId: null,
     });
+  });
+
+  it('a converted draft\'s id resolves to the query it became: a status of spec 3, with draftId', async () => {
+    const key = await host.newKey();
+    const draftId = json(await call(host.app, { method: 'POST', url: '/v2/auto/queries/drafts', key, body: notifyQuery(1_000_000) })).draftId as string;
+    const converted = await call(host.app, { method: 'POST', url: `/v2/auto/queries/drafts/${draftId}/convert`, key });
+    expect(converted.statusCode).toBe(201);
+    const queryId = json(converted).queryId as string;
+    const body = json(await poll(key, draftId));
+    expect(body).toMatchObject({ queryId, draftId, status: 'active' });
+    expect(body).not.toHaveProperty('kind');
+    expect(body.latestEvaluation).toEqual(expect.objectContaining({ evaluatedAt: expect.stringMatching(ISO) as string }));
   });
 
   it('404 for an unknown id, another key\'s query or draft, and a deleted query', async () => {
@@ -469,7 +482,7 @@ describe('GET /v2/auto/queries (list)', () => {
       ['/v2/auto/queries?limit=ten', 'invalid_request'],
       ['/v2/auto/queries?status=sleeping', 'invalid_request'],
       ['/v2/auto/queries?cursor=bm9wZQ', 'invalid_cursor'],
-      ['/v2/auto/queries?colour=red', 'invalid_request'],
+      ['/v2/auto/queries?colour=red', 'unknown_parameter'],
     ] as const) {
       const response = await call(host.app, { url, key });
       expect(response.statusCode, url).toBe(400);

@@ -152,7 +152,7 @@ describe('GET /v2/auto/executions', () => {
     expect(typeof firstPage.nextCursor).toBe('string');
   });
 
-  it('400 for a bad status, since, until, limit or cursor', async () => {
+  it('400 for a bad status, since, until, limit or cursor, and an unknown parameter', async () => {
     for (const [query, code] of [
       ['?status=done', 'invalid_request'],
       ['?since=not-a-time', 'invalid_request'],
@@ -161,7 +161,7 @@ describe('GET /v2/auto/executions', () => {
       ['?limit=0', 'invalid_request'],
       ['?limit=101', 'invalid_request'],
       ['?cursor=Zm9v', 'invalid_cursor'],
-      ['?order=asc', 'invalid_request'],
+      ['?order=asc', 'unknown_parameter'],
     ] as const) {
       const response = await call(host.app, { url: `/v2/auto/executions${query}`, key });
       expect(response.statusCode, query).toBe(400);

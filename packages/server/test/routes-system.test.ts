@@ -123,8 +123,9 @@ describe('system routes (spec 4.1)', () => {
       'id', 'key', 'name', 'status', 'dailyRequestLimit', 'monthlyRequestLimit', 'expiresAt', 'createdAt', 'updatedAt', 'requestsPerMinute',
       'email', 'project', 'allowOverage', 'maxOverage', 'tier', 'usage', 'limits', 'isExpired', 'remainingRequests',
     ];
-    for (const field of specFields) expect(data, field).toHaveProperty(field);
-    expect(Object.keys(data).sort()).toEqual([...specFields, 'autoEnabled', 'creditsUsed'].sort());
+    // A key without an expiry omits expiresAt (spec 4.1 types it as a string, so never null).
+    for (const field of specFields.filter((name) => name !== 'expiresAt')) expect(data, field).toHaveProperty(field);
+    expect(Object.keys(data).sort()).toEqual([...specFields.filter((name) => name !== 'expiresAt'), 'autoEnabled', 'creditsUsed'].sort());
     expect(Number.isInteger(data.id)).toBe(true);
     expect(data.id).toBe(key.record.id);
     expect(typeof data.key).toBe('string');
@@ -142,7 +143,6 @@ describe('system routes (spec 4.1)', () => {
       maxOverage: 0,
       tier: 'free',
       isExpired: false,
-      expiresAt: null,
       limits: { monthly: 20_000, daily: 1_000 },
       autoEnabled: true,
     });
@@ -173,8 +173,15 @@ describe('system routes (spec 4.1)', () => {
     expect(data.expiresAt).toMatch(ISO);
   });
 
+  it('key-status never answers null for the string fields of spec 4.1: a key without expiry, email or project omits them', async () => {
+    const key = await host.newKey();
+    const data = json(await call(host.app, { url: '/v2/key-status', key })).data as Record<string, unknown>;
+    for (const field of ['expiresAt', 'email', 'project']) expect(data, field).not.toHaveProperty(field);
+    for (const [field, value] of Object.entries(data)) expect(value, field).not.toBeNull();
+  });
+
   it('an unknown route is a 404 route_not_found JSON error (with or without a key, any method)', async () => {
-    for (const [method, url] of [['GET', '/nope'], ['POST', '/v2/auto/nope'], ['GET', '/v3/ping'], ['PUT', '/v2/auto/queries'], ['PATCH', '/v2/auto/exchanges']] as const) {
+    for (const [method, url] of [['GET', '/nope'], ['POST', '/v2/auto/nope'], ['GET', '/v3/ping'], ['PUT', '/v2/auto/nope/x'], ['PATCH', '/v2/nothing']] as const) {
       const response = await call(host.app, { method, url, key: pro });
       expect(response.statusCode, `${method} ${url}`).toBe(404);
       expect(response.headers['content-type']).toMatch(/application\/json/);

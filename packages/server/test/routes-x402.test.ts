@@ -143,17 +143,23 @@ describe('agent routes', () => {
 
   it('create is paid by the estimate, then poll, sessions and cancel are free and private to the agent', async () => {
     const agent = { 'x-svc-agent-secret': AGENT };
+    // Spec 3: validate, then create (the agent's own validation of the same body).
+    const validateFirst = (body: unknown) => fetch(`${base}/x402/v2/auto/queries/validate`, json(body, agent));
+    await validateFirst(notifyQuery());
     const unpaid = await fetch(`${base}/x402/v2/auto/queries`, json(notifyQuery(), agent));
     expect(unpaid.status).toBe(402);
     expect(decode(unpaid.headers.get('payment-required')).accepts[0]?.amount).toBe('45000');
     const withLlm = notifyQuery();
     withLlm.query.conditions.AND.push({ source: 'llm', args: { query: 'Is crypto market sentiment bullish?', period: '4h', speed: 'fast' } } as never);
+    await validateFirst(withLlm);
     const priced = await fetch(`${base}/x402/v2/auto/queries`, json(withLlm, agent));
     const credits = Number(decode(priced.headers.get('payment-required')).accepts[0]?.amount) / 9000;
     expect(credits).toBeGreaterThan(5);
 
     // Not satisfied at once (the host starts warm: BTC's last price is known), so it stays active for the poll and the cancel.
-    const created = await payingFetch()(`${base}/x402/v2/auto/queries`, json(notifyQuery({ conditions: { AND: [{ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '>', value: 1_000_000_000 }] } }), agent));
+    const later = notifyQuery({ conditions: { AND: [{ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '>', value: 1_000_000_000 }] } });
+    await validateFirst(later);
+    const created = await payingFetch()(`${base}/x402/v2/auto/queries`, json(later, agent));
     expect(created.status).toBe(201);
     const { queryId, status } = (await created.json()) as { queryId: string; status: string };
     expect(status).toBe('active');
@@ -171,6 +177,19 @@ describe('agent routes', () => {
     const cancel = await fetch(`${base}/x402/v2/auto/queries/${queryId}/cancel`, { method: 'POST', headers: agent });
     expect(await cancel.json()).toMatchObject({ id: queryId, status: 'cancelled' });
     expect((await fetch(`${base}/x402/v2/auto/queries/${queryId}/cancel`, { method: 'POST', headers: agent })).status).toBe(409);
+  });
+
+  it('create follows spec 3: an unvalidated body is a 409 validate_first before any payment; another agent\'s validation does not count', async () => {
+    const body = notifyQuery({ expiresIn: '12h' });
+    const other = await fetch(`${base}/x402/v2/auto/queries/validate`, json(body, { 'x-svc-agent-secret': OTHER_AGENT }));
+    expect(await other.json()).toMatchObject({ valid: true });
+    const refused = await fetch(`${base}/x402/v2/auto/queries`, json(body, { 'x-svc-agent-secret': AGENT }));
+    expect(refused.status).toBe(409);
+    expect(await refused.json()).toMatchObject({ error: { code: 'validate_first' } });
+    expect(refused.headers.get('payment-required')).toBeNull();
+    await fetch(`${base}/x402/v2/auto/queries/validate`, json(body, { 'x-svc-agent-secret': AGENT }));
+    const asked = await fetch(`${base}/x402/v2/auto/queries`, json(body, { 'x-svc-agent-secret': AGENT }));
+    expect(asked.status).toBe(402);
   });
 
   it('create refuses trade actions (422) and bad bodies (400) before any payment', async () => {

@@ -34,6 +34,12 @@ export const notFound = (what: string): ApiError => new ApiError(404, 'not_found
 /** Fastify's own errors mapped to statuses and codes people can act on. */
 function classify(error: FastifyError): { status: number; code: string; message: string; details?: unknown } {
   if (error.validation) {
+    // A query parameter the route does not declare (http/strict-query.ts): one code, naming it.
+    const unknown = error.validationContext === 'querystring' ? error.validation.find((issue) => issue.keyword === 'additionalProperties') : undefined;
+    const parameter = unknown?.params.additionalProperty;
+    if (typeof parameter === 'string') {
+      return { status: 400, code: 'unknown_parameter', message: `unknown query parameter "${parameter}": this route does not take it`, details: { parameter } };
+    }
     return {
       status: 400,
       code: 'invalid_request',

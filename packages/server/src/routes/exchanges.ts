@@ -10,6 +10,11 @@ const REQUIRED: Record<string, readonly string[]> = {
   wallet: ['walletAddress', 'privateKey'],
 };
 
+/** Whether a connector's failure says the venue could not be reached (the ccxt adapter's EXCHANGE_UNAVAILABLE), not that it refused. */
+function isUnreachable(error: unknown): boolean {
+  return isRecord(error) && error.code === 'EXCHANGE_UNAVAILABLE';
+}
+
 /**
  * Exchange connections (spec 4.4): list (which also satisfies the trade preflight of spec 3), connect
  * (credentials verified with the venue before anything is stored, then sealed with AES-256-GCM and
@@ -54,6 +59,8 @@ export function exchangeRoutes(app: FastifyInstance, context: HostContext): void
       // Never echo a credential: the venue's message is redacted here too, whatever the adapter did
       // (whole values only: a short submitted value does not garble the words it occurs in).
       const reason = redactSecrets(error instanceof Error ? error.message : 'verification failed', Object.values(fields));
+      // A venue that could not be asked is not a refusal: the same 502 as validate-symbol's (issue 15).
+      if (isUnreachable(error)) throw new ApiError(502, 'venue_unreachable', `${exchange} could not be reached to verify the credentials: ${reason}`);
       throw new ApiError(422, 'exchange_credentials_rejected', `${exchange} refused these credentials: ${reason}`);
     }
     await store.upsertExchange({ keyId: key.id, exchange, credentialType, credentialsSealed: context.box.seal(JSON.stringify(fields)), connectedAt });
@@ -64,6 +71,8 @@ export function exchangeRoutes(app: FastifyInstance, context: HostContext): void
   app.delete('/v2/auto/exchanges/:exchange', { schema: S.disconnectExchange }, async (request) => {
     const key = callerKey(request);
     const { exchange } = request.params as { exchange: string };
+    // paper is listed as connected and cannot be otherwise: a 409 that says so, not a 404 (issue 15).
+    if (exchange === 'paper') throw new ApiError(409, 'exchange_built_in', 'paper is built in and always connected; it cannot be disconnected');
     if (!(await store.deleteExchange(key.id, exchange))) throw notFound(`exchange connection ${exchange}`);
     context.host.forgetExchange(key.id, exchange);
     return { exchange, disconnectedAt: new Date(context.now()).toISOString() };

@@ -74,19 +74,25 @@ export function queryRoutes(app: FastifyInstance, context: HostContext): void {
     const key = callerKey(request);
     const record = await store.queryById(queryId);
     if (record && record.keyId === key.id && record.deletedAt === null) return pollView(context, record, await store.executionsOfQuery(queryId));
-    // Spec 4.4: poll also resolves a draft id.
+    // Spec 4.4: poll also resolves a draft id. A converted draft resolves to the query it became (a status
+    // of spec 3); one not converted yet has none of spec 3's statuses (it was never created) and answers
+    // `draft`, marked kind "draft"; never evaluated, its latestEvaluation is null (docs/http-api.md).
     const draft = await store.draftById(queryId);
     if (draft && draft.keyId === key.id) {
+      const converted = draft.convertedQueryId === null ? undefined : await store.queryById(draft.convertedQueryId);
+      if (converted && converted.deletedAt === null) return { ...pollView(context, converted, await store.executionsOfQuery(converted.id)), draftId: draft.id };
       return {
         queryId: draft.id,
+        kind: 'draft',
+        draftId: draft.id,
         status: 'draft',
         credits: 0,
         latestEvaluation: null,
         executions: [],
-        title: draft.request.title ?? null,
+        ...(typeof draft.request.title === 'string' ? { title: draft.request.title } : {}),
         createdAt: draft.createdAt,
         updatedAt: draft.updatedAt,
-        convertedQueryId: draft.convertedQueryId,
+        ...(draft.convertedQueryId === null ? {} : { convertedQueryId: draft.convertedQueryId }),
       };
     }
     throw notFound(`query ${queryId}`);

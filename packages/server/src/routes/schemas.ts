@@ -29,6 +29,9 @@ const diagnostic = {
   required: ['code', 'severity', 'message', 'path'],
 } as const;
 
+/** The Last-Event-ID of an SSE stream as a query parameter, for clients that cannot set headers. */
+const lastEventIdQuery = { type: 'object', properties: { lastEventId: { type: 'string', description: 'Last-Event-ID for clients that cannot set headers' } }, additionalProperties: false } as const;
+
 /** Spec 2.4. */
 export const validationResult = {
   type: 'object',
@@ -84,7 +87,7 @@ const conditionState = { type: 'object', additionalProperties: true, properties:
 
 const polled = {
   type: 'object',
-  description: 'Spec 2.6 (a draft id resolves to status "draft")',
+  description: 'Spec 2.6. A draft id resolves too: a converted draft as the query it became (with draftId), one not converted yet with kind "draft" and status "draft"',
   additionalProperties: true,
   properties: {
     queryId: { type: 'string' },
@@ -203,13 +206,13 @@ export const S = {
       required: ['exchange', 'credentialType', 'credentials'],
       additionalProperties: true,
     },
-    response: { 200: { type: 'object', additionalProperties: true }, 201: { type: 'object', additionalProperties: true }, ...errors(400, 401, 403, 422) },
+    response: { 200: { type: 'object', additionalProperties: true }, 201: { type: 'object', additionalProperties: true }, ...errors(400, 401, 403, 422, 502) },
   },
   disconnectExchange: {
     ...tags('exchanges'),
     params: { type: 'object', properties: { exchange: { type: 'string', maxLength: 64 } }, required: ['exchange'] },
-    response: { 200: { type: 'object', properties: { exchange: { type: 'string' }, disconnectedAt: { type: 'string' } } }, ...errors(401, 404) },
+    response: { 200: { type: 'object', properties: { exchange: { type: 'string' }, disconnectedAt: { type: 'string' } } }, ...errors(401, 404, 409) },
   },
-  queryStream: { ...tags('streams'), params: queryId, headers: { type: 'object', properties: { 'last-event-id': { type: 'string' } } } },
-  allStream: { ...tags('streams'), headers: { type: 'object', properties: { 'last-event-id': { type: 'string' } } } },
+  queryStream: { ...tags('streams'), params: queryId, headers: { type: 'object', properties: { 'last-event-id': { type: 'string' } } }, querystring: lastEventIdQuery },
+  allStream: { ...tags('streams'), headers: { type: 'object', properties: { 'last-event-id': { type: 'string' } } }, querystring: lastEventIdQuery },
 } as const;

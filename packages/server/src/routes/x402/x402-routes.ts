@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { HostContext } from '../../context.js';
 import { ApiError } from '../../http/errors.js';
 import { cancelQuery, pollQuery, sessionOfQuery, sessionsOfQuery } from '../../host/query-actions.js';
-import { checkForCreate, createQuery, hostValidation, requestBody } from '../../host/query-service.js';
+import { bodyHash, CALL_ORDER_WINDOW_MS, checkForCreate, createQuery, hostValidation, requestBody } from '../../host/query-service.js';
 import type { OwnerKeys } from '../../host/owner-keys.js';
 import type { PaymentConfig, PaymentFacilitator, PaymentLedger, PaymentRateLimits } from '@eql/x402';
 import { x402Payments, type X402RouteConfig } from '@eql/x402/fastify';
@@ -107,16 +107,31 @@ export async function x402Routes(app: FastifyInstance, context: HostContext, opt
     return { success: true, data: answer };
   });
 
-  // Agent routes.
-  const create = paid((request) => checkForCreate(requestBody(request.body), 'payment', context.now(), hostValidation(context)).estimatedCost.credits, 'Create an EQL query', true);
+  // Agent routes. Spec 3's "validate, then create" holds here too: the agent validated this exact body
+  // (POST /x402/v2/auto/queries/validate) within 24 hours, else 409 validate_first, before any payment is asked.
+  const create = paid(
+    async (request) => {
+      const body = requestBody(request.body);
+      const { credits } = checkForCreate(body, 'payment', context.now(), hostValidation(context)).estimatedCost;
+      const owner = await agentOf(request);
+      if (!(await context.store.validatedSince(owner.id, bodyHash(body), new Date(context.now() - CALL_ORDER_WINDOW_MS).toISOString()))) {
+        throw new ApiError(409, 'validate_first', 'validate this exact query with POST /x402/v2/auto/queries/validate before creating it');
+      }
+      return credits;
+    },
+    'Create an EQL query',
+    true,
+  );
   app.post('/x402/v2/auto/queries', { schema: tagged(X.create, 'paid agent'), config: create }, async (request, reply) => {
     const owner = await agentOf(request);
-    const { created } = await createQuery(context, owner, requestBody(request.body), { requireValidation: false, mode: 'payment', beforeCommit: () => request.settlePayment() });
+    const { created } = await createQuery(context, owner, requestBody(request.body), { requireValidation: true, mode: 'payment', beforeCommit: () => request.settlePayment() });
     return reply.status(201).send(created);
   });
-  app.post('/x402/v2/auto/queries/validate', { config: agentOnly, schema: tagged(X.validate, 'agent') }, (request) => {
+  app.post('/x402/v2/auto/queries/validate', { config: agentOnly, schema: tagged(X.validate, 'agent') }, async (request) => {
     try {
-      const result = checkForCreate(requestBody(request.body), 'payment', context.now(), hostValidation(context));
+      const body = requestBody(request.body);
+      const result = checkForCreate(body, 'payment', context.now(), hostValidation(context));
+      await context.store.rememberValidation((await agentOf(request)).id, bodyHash(body), new Date(context.now()).toISOString());
       return result;
     } catch (error) {
       // Spec 4.5: validate answers valid/errors/warnings; the findings are the answer, not an error.

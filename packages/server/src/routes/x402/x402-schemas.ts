@@ -14,7 +14,7 @@ export function paidTwin<T extends { response: Record<string | number, unknown> 
 
 /** Schemas of the agent routes of spec 4.5: the bodies and answers of their API-key twins (spec 4.4). */
 export const X = {
-  create: { summary: 'Create a query, paid up front (agent)', body: S.create.body, response: ok(S.create, 400, 402, 422) },
+  create: { summary: 'Create a query, paid up front (agent); validate it first', body: S.create.body, response: ok(S.create, 400, 402, 409, 422) },
   validate: { summary: 'Validate a query in payment mode (agent, free)', body: S.validate.body, response: ok(S.validate, 400) },
   poll: { summary: 'Poll a query of this agent (free)', params: S.poll.params, response: ok(S.poll, 400, 404) },
   cancel: { summary: 'Cancel a query of this agent (free)', params: S.cancel.params, response: ok(S.cancel, 400, 404, 409) },
