@@ -8,7 +8,7 @@
 export { createEqlServices, type EqlServiceOptions, type EqlServiceOverrides, type EqlServices } from './services.js';
 export { startServer, SERVER_INFO } from './server/start-server.js';
 export { SERVER_CAPABILITIES } from './server/capabilities.js';
-export { DEFAULT_SETTINGS, readSettings, SettingsStore, type EqlSettings } from './settings.js';
+export { DEFAULT_SETTINGS, DIAGNOSTICS_DOCS_URL, readSettings, SettingsStore, type EqlSettings } from './settings.js';
 export { COMMANDS, REQUESTS, type ConvertParams, type ConvertResult, type EstimateParams, type EstimateResult } from './lsp/commands.js';
 export type { CostSummary } from './lsp/cost.js';
 export { DefaultDocumentManager, REAL_TIMERS, type DocumentManager, type Timers } from './workspace/document-manager.js';
@@ -17,7 +17,7 @@ export { DefaultDocumentValidator, type DocumentValidator } from './workspace/do
 export type { DocumentState, ParseOutcome, ParsedDocument, ValidatedDocument } from './workspace/eql-document.js';
 export { convertedUri, formOf, LANGUAGE_IDS, type DocumentForm } from './workspace/document-form.js';
 export { DefaultSchemaModel, type SchemaModel, type PropertyInfo, type ChoiceInfo } from './schema/schema-model.js';
-export { DefaultDiagnosticProvider, DIAGNOSTIC_SOURCE, SYNTAX_CODE, type DiagnosticProvider } from './lsp/diagnostic-provider.js';
+export { codeDescriptionOf, DefaultDiagnosticProvider, DIAGNOSTIC_SOURCE, SYNTAX_CODE, type DiagnosticProvider } from './lsp/diagnostic-provider.js';
 export { DefaultCompletionProvider, type CompletionProvider } from './lsp/completion-provider.js';
 export { DefaultHoverProvider, type HoverProvider } from './lsp/hover-provider.js';
 export { DefaultCodeActionProvider, type CodeActionProvider } from './lsp/code-action-provider.js';

@@ -61,7 +61,7 @@ export function createEqlServices(options: EqlServiceOptions = {}): EqlServices 
   const parser = make('parser', () => new DefaultDocumentParser());
   const validator = make('validator', () => new DefaultDocumentValidator(settings, options.now));
   const documents = make('documents', () => new DefaultDocumentManager(parser, validator, settings, options.timers));
-  const diagnostics = make('diagnostics', () => new DefaultDiagnosticProvider());
+  const diagnostics = make('diagnostics', () => new DefaultDiagnosticProvider(settings));
   const completion = make('completion', () => new DefaultCompletionProvider(schema, settings));
   const hover = make('hover', () => new DefaultHoverProvider(schema));
   const codeActions = make('codeActions', () => new DefaultCodeActionProvider(diagnostics));

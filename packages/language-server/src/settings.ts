@@ -17,17 +17,28 @@ export interface EqlSettings {
      */
     served?: ServedData;
   };
+  diagnostics: {
+    /**
+     * The page each diagnostic's `codeDescription` links to, at the section of its code
+     * (`<docsUrl>#<code>`): docs/diagnostics.md of the EQL repository by default; `''` sends no link.
+     */
+    docsUrl: string;
+  };
 }
+
+/** Where docs/diagnostics.md is published: the default of `diagnostics.docsUrl`. */
+export const DIAGNOSTICS_DOCS_URL = 'https://github.com/eql-dev/eql/blob/main/docs/diagnostics.md';
 
 /** The settings before a client sends any: common symbols for completion, a 150 ms debounce, the `api-key` mode. */
 export const DEFAULT_SETTINGS: EqlSettings = {
   symbols: ['BTC', 'ETH', 'SOL', 'XRP', 'DOGE', 'BNB', 'ADA', 'AVAX', 'LINK', 'SUI', 'BTC-PERP', 'ETH-PERP', 'BTC/USDT'],
   validation: { debounceMs: 150, mode: 'api-key' },
+  diagnostics: { docsUrl: DIAGNOSTICS_DOCS_URL },
 };
 
 /**
  * Reads settings from what a client sent, over `base`: either the section itself
- * (`{symbols, validation: {debounceMs}}`) or an object holding it (`{eql: {...}}`). `debounceMs` is
+ * (`{symbols, validation: {debounceMs, mode, served}, diagnostics: {docsUrl}}`) or an object holding it (`{eql: {...}}`). `debounceMs` is
  * also read at the top level. Anything malformed keeps the value of `base`.
  */
 export function readSettings(raw: unknown, base: EqlSettings = DEFAULT_SETTINGS): EqlSettings {
@@ -42,7 +53,19 @@ export function readSettings(raw: unknown, base: EqlSettings = DEFAULT_SETTINGS)
   const debounceMs = typeof debounce === 'number' && Number.isFinite(debounce) && debounce >= 0 ? debounce : base.validation.debounceMs;
   const mode = validation.mode === 'api-key' || validation.mode === 'payment' ? validation.mode : base.validation.mode;
   const served = validation.served === null ? undefined : validation.served === undefined ? base.validation.served : readServed(validation.served, base.validation.served);
-  return { symbols, validation: served === undefined ? { debounceMs, mode } : { debounceMs, mode, served } };
+  const diagnostics = isRecord(section.diagnostics) ? section.diagnostics : {};
+  const docsUrl = diagnostics.docsUrl === '' || isAbsoluteUrl(diagnostics.docsUrl) ? diagnostics.docsUrl : base.diagnostics.docsUrl;
+  return { symbols, validation: served === undefined ? { debounceMs, mode } : { debounceMs, mode, served }, diagnostics: { docsUrl } };
+}
+
+function isAbsoluteUrl(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  try {
+    new URL(value);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** `{symbols?: string[], timeframes?: string[], history?: boolean}`; anything malformed keeps `base`. */

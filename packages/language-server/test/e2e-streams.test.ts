@@ -87,6 +87,31 @@ describe('the language server over JSON-RPC streams', () => {
     expect(json[0]?.range.start.line).toBe(3);
   });
 
+  it('links every diagnostic code to its section of docs/diagnostics.md (codeDescription), at the page of eql.diagnostics.docsUrl', async () => {
+    const page = 'https://github.com/eql-dev/eql/blob/main/docs/diagnostics.md';
+    const bad = await openAndWait('file:///work/links/bad.eql', 'eql', BAD_TEXT);
+    const syntax = await openAndWait('file:///work/links/syntax.eql', 'eql', SYNTAX_ERROR_TEXT);
+    const json = await openAndWait('file:///work/links/bad.eql.json', 'json', BAD_JSON);
+    for (const diagnostic of [...bad, ...syntax, ...json]) expect(diagnostic.codeDescription).toEqual({ href: `${page}#${String(diagnostic.code)}` });
+    expect(bad.length + syntax.length + json.length).toBe(5);
+
+    const uri = 'file:///work/links/mirror.eql';
+    await client.open(uri, 'eql', BAD_TEXT);
+    await client.diagnostics(uri, (params) => params.version === 1);
+    const before = client.published.length;
+    await client.notify('workspace/didChangeConfiguration', { settings: { eql: { diagnostics: { docsUrl: 'https://docs.example.com/eql/diagnostics.html' } } } });
+    const mirrored = await client.diagnostics(uri, (params) => client.published.indexOf(params) >= before);
+    expect(mirrored.diagnostics.map((diagnostic) => diagnostic.codeDescription?.href).sort()).toEqual([
+      'https://docs.example.com/eql/diagnostics.html#llm-period-too-short',
+      'https://docs.example.com/eql/diagnostics.html#username-at',
+    ]);
+    const count = client.published.length;
+    await client.notify('workspace/didChangeConfiguration', { settings: { eql: { diagnostics: { docsUrl: '' } } } });
+    const plain = await client.diagnostics(uri, (params) => client.published.indexOf(params) >= count);
+    expect(plain.diagnostics.map((diagnostic) => diagnostic.codeDescription)).toEqual([undefined, undefined]);
+    await client.notify('workspace/didChangeConfiguration', { settings: { eql: { diagnostics: { docsUrl: page } } } });
+  });
+
   it('validates again after changes, debounced: only the last of quick edits is published', async () => {
     const uri = 'file:///work/queries/debounce.eql';
     await openAndWait(uri, 'eql', BAD_TEXT);

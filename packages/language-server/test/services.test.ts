@@ -4,7 +4,7 @@ import { KEYWORDS } from '@eql/syntax';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { CodeAction, MarkupContent, TextEdit } from 'vscode-languageserver-types';
 import { describe, expect, it } from 'vitest';
-import { COMMANDS, convertedUri, createEqlServices, DEFAULT_SETTINGS, DefaultSchemaModel, formOf, readSettings, type ValidatedDocument } from '../src/index.js';
+import { codeDescriptionOf, COMMANDS, convertedUri, createEqlServices, DEFAULT_SETTINGS, DefaultSchemaModel, DIAGNOSTICS_DOCS_URL, formOf, readSettings, type ValidatedDocument } from '../src/index.js';
 import { KEYWORD_DOCS } from '../src/schema/docs.js';
 import { BAD_JSON, BAD_TEXT, VALID_TEXT } from './support/documents.js';
 import { rangeOf } from './support/lsp-client.js';
@@ -71,9 +71,26 @@ describe('documentation', () => {
 describe('settings', () => {
   it('reads the section, a wrapped section and partial updates', () => {
     expect(readSettings(undefined)).toEqual(DEFAULT_SETTINGS);
-    expect(readSettings({ eql: { symbols: ['X'], validation: { debounceMs: 5, mode: 'payment' } } })).toEqual({ symbols: ['X'], validation: { debounceMs: 5, mode: 'payment' } });
+    expect(readSettings({ eql: { symbols: ['X'], validation: { debounceMs: 5, mode: 'payment' } } })).toEqual({
+      symbols: ['X'],
+      validation: { debounceMs: 5, mode: 'payment' },
+      diagnostics: { docsUrl: DIAGNOSTICS_DOCS_URL },
+    });
     expect(readSettings({ debounceMs: 7 }).validation.debounceMs).toBe(7);
     expect(readSettings({ symbols: 'BTC', validation: { debounceMs: -1, mode: 'x' } })).toEqual(DEFAULT_SETTINGS);
+  });
+
+  it('reads diagnostics.docsUrl: an absolute URL or empty, anything else keeps the current one', () => {
+    expect(DEFAULT_SETTINGS.diagnostics.docsUrl).toBe('https://github.com/eql-dev/eql/blob/main/docs/diagnostics.md');
+    const mirror = readSettings({ diagnostics: { docsUrl: 'https://docs.example.com/eql/diagnostics.html' } });
+    expect(mirror.diagnostics.docsUrl).toBe('https://docs.example.com/eql/diagnostics.html');
+    expect(readSettings({ diagnostics: { docsUrl: 'not a url' } }, mirror).diagnostics.docsUrl).toBe('https://docs.example.com/eql/diagnostics.html');
+    expect(readSettings({ diagnostics: { docsUrl: 3 } }, mirror).diagnostics.docsUrl).toBe('https://docs.example.com/eql/diagnostics.html');
+    expect(readSettings({ diagnostics: { docsUrl: '' } }, mirror).diagnostics.docsUrl).toBe('');
+    expect(codeDescriptionOf('username-at', DIAGNOSTICS_DOCS_URL)).toEqual({ href: `${DIAGNOSTICS_DOCS_URL}#username-at` });
+    expect(codeDescriptionOf('username-at', 'file:///d/diagnostics.md#old')).toEqual({ href: 'file:///d/diagnostics.md#username-at' });
+    expect(codeDescriptionOf('no-such-code', DIAGNOSTICS_DOCS_URL)).toBeUndefined();
+    expect(codeDescriptionOf('syntax', '')).toBeUndefined();
   });
 
   it('validates in payment mode when asked', () => {
@@ -102,6 +119,7 @@ describe('settings', () => {
     expect(properties['eql.symbols']?.default).toEqual(DEFAULT_SETTINGS.symbols);
     expect(properties['eql.validation.debounceMs']?.default).toBe(DEFAULT_SETTINGS.validation.debounceMs);
     expect(properties['eql.validation.mode']?.default).toBe(DEFAULT_SETTINGS.validation.mode);
+    expect(properties['eql.diagnostics.docsUrl']?.default).toBe(DEFAULT_SETTINGS.diagnostics.docsUrl);
     expect(manifest.contributes.commands.map((command) => command.command)).toEqual(Object.values(COMMANDS));
   });
 });

@@ -7,7 +7,11 @@ let client: LanguageClient | undefined;
 /** The settings the server reads (the `eql` section), as plain JSON for `initializationOptions`. */
 function settings(): unknown {
   const config = workspace.getConfiguration('eql');
-  return { symbols: config.get<string[]>('symbols'), validation: { debounceMs: config.get<number>('validation.debounceMs'), mode: config.get<string>('validation.mode') } };
+  return {
+    symbols: config.get<string[]>('symbols'),
+    validation: { debounceMs: config.get<number>('validation.debounceMs'), mode: config.get<string>('validation.mode'), served: config.get<unknown>('validation.served') },
+    diagnostics: { docsUrl: config.get<string>('diagnostics.docsUrl') },
+  };
 }
 
 /** Commands run from the palette get the active document; from a code lens or code action they carry it. */

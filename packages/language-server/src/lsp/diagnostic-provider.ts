@@ -1,5 +1,6 @@
-import type { Diagnostic as EqlDiagnostic, Severity } from '@eql/core';
-import { type Diagnostic, DiagnosticSeverity, type Range } from 'vscode-languageserver-types';
+import { type Diagnostic as EqlDiagnostic, isDiagnosticCode, type Severity } from '@eql/core';
+import { type CodeDescription, type Diagnostic, DiagnosticSeverity, type Range } from 'vscode-languageserver-types';
+import { DEFAULT_SETTINGS, type SettingsStore } from '../settings.js';
 import type { ParsedDocument, ValidatedDocument } from '../workspace/eql-document.js';
 import { lspRange } from '../workspace/lsp-ranges.js';
 
@@ -30,16 +31,31 @@ const EMPTY_RANGE: Range = { start: { line: 0, character: 0 }, end: { line: 0, c
 /** Codes about a property's name rather than its value: the squiggle goes on the name. */
 const ON_KEY = new Set(['unknown-property', 'invalid-property-name']);
 
-/** The diagnostic provider of the server; computes the diagnostics of each validated version once. */
+/**
+ * The `codeDescription` of a code: `<docsUrl>#<code>`, the code's section of docs/diagnostics.md; none for a
+ * code the page does not list or when `docsUrl` is empty.
+ */
+export function codeDescriptionOf(code: string, docsUrl: string): CodeDescription | undefined {
+  if (docsUrl === '' || !isDiagnosticCode(code)) return undefined;
+  return { href: `${docsUrl.replace(/#.*$/, '')}#${code}` };
+}
+
+/**
+ * The diagnostic provider of the server; computes the diagnostics of each validated version once (again only
+ * when the `diagnostics.docsUrl` setting has changed since).
+ */
 export class DefaultDiagnosticProvider implements DiagnosticProvider {
-  private readonly cache = new WeakMap<ValidatedDocument, Diagnostic[]>();
+  private readonly cache = new WeakMap<ValidatedDocument, { docsUrl: string; diagnostics: Diagnostic[] }>();
+
+  /** `settings` gives the `diagnostics.docsUrl` the diagnostics link to (the default page without it). */
+  constructor(private readonly settings?: SettingsStore) {}
 
   diagnostics(document: ValidatedDocument): Diagnostic[] {
-    let diagnostics = this.cache.get(document);
-    if (diagnostics === undefined) {
-      diagnostics = this.compute(document);
-      this.cache.set(document, diagnostics);
-    }
+    const docsUrl = (this.settings?.current ?? DEFAULT_SETTINGS).diagnostics.docsUrl;
+    const cached = this.cache.get(document);
+    if (cached !== undefined && cached.docsUrl === docsUrl) return cached.diagnostics;
+    const diagnostics = this.compute(document, docsUrl);
+    this.cache.set(document, { docsUrl, diagnostics });
     return diagnostics;
   }
 
@@ -52,26 +68,32 @@ export class DefaultDiagnosticProvider implements DiagnosticProvider {
     return ranges.map((range) => (range === undefined ? EMPTY_RANGE : lspRange(range)));
   }
 
-  private compute(document: ValidatedDocument): Diagnostic[] {
+  private compute(document: ValidatedDocument, docsUrl: string): Diagnostic[] {
     const { errors } = document.parse;
     if (errors.length > 0) {
+      const codeDescription = codeDescriptionOf(SYNTAX_CODE, docsUrl);
       return errors.map((issue) => ({
         range: lspRange(issue.range),
         severity: DiagnosticSeverity.Error,
         code: SYNTAX_CODE,
+        ...(codeDescription && { codeDescription }),
         source: DIAGNOSTIC_SOURCE,
         message: issue.message,
       }));
     }
     const found = document.validation?.diagnostics ?? [];
     const ranges = this.rangesOf(document, found);
-    return found.map((diagnostic, index) => ({
-      range: ranges[index] ?? EMPTY_RANGE,
-      severity: SEVERITIES[diagnostic.severity],
-      code: diagnostic.code,
-      source: DIAGNOSTIC_SOURCE,
-      message: diagnostic.message,
-      data: { path: diagnostic.path },
-    }));
+    return found.map((diagnostic, index) => {
+      const codeDescription = codeDescriptionOf(diagnostic.code, docsUrl);
+      return {
+        range: ranges[index] ?? EMPTY_RANGE,
+        severity: SEVERITIES[diagnostic.severity],
+        code: diagnostic.code,
+        ...(codeDescription && { codeDescription }),
+        source: DIAGNOSTIC_SOURCE,
+        message: diagnostic.message,
+        data: { path: diagnostic.path },
+      };
+    });
   }
 }

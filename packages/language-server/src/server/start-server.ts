@@ -22,9 +22,14 @@ export function startServer(connection: Connection, services: EqlServices = crea
     return { capabilities: SERVER_CAPABILITIES, serverInfo: SERVER_INFO };
   });
   connection.onDidChangeConfiguration((params) => {
-    const before = services.settings.current.validation.mode;
-    services.settings.update(params.settings);
-    if (services.settings.current.validation.mode !== before) documents.revalidateAll();
+    const before = services.settings.current;
+    const after = services.settings.update(params.settings);
+    // What the published diagnostics depend on: the validation mode and served data, and the page they link to.
+    const changed =
+      after.validation.mode !== before.validation.mode ||
+      JSON.stringify(after.validation.served) !== JSON.stringify(before.validation.served) ||
+      after.diagnostics.docsUrl !== before.diagnostics.docsUrl;
+    if (changed) documents.revalidateAll();
   });
 
   documents.onValidated((document) => {

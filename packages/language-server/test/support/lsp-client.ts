@@ -73,6 +73,11 @@ export class TestClient {
     await this.connection.sendNotification('textDocument/didClose', { textDocument: { uri } });
   }
 
+  /** Sends a notification, such as `workspace/didChangeConfiguration`. */
+  async notify(method: string, params: unknown): Promise<void> {
+    await this.connection.sendNotification(method, params);
+  }
+
   request<R>(method: string, params: unknown): Promise<R> {
     return this.connection.sendRequest<R>(method, params);
   }
