@@ -21,7 +21,7 @@ export function lookbackMs(source: unknown, method: unknown, args: Record<string
   return undefined;
 }
 
-/** The relative agreement `convergenceCandles` is about. */
+/** The relative agreement `convergenceCandles` is about (for MACD, relative to the price level: it is a difference of two price EMAs). */
 export const CONVERGENCE_TOLERANCE = 1e-9;
 
 /** Candles for a decay `factor` per candle to bring a difference below the tolerance (a margin of 10×). */
