@@ -1,4 +1,5 @@
-import type { Severity } from './diagnostic.js';
+/** How serious a diagnostic is: an error makes the request invalid, a warning or info does not. */
+export type Severity = 'error' | 'warning' | 'info';
 
 /**
  * Where a diagnostic code comes from: the text form (`syntax`), the request as a whole before any other

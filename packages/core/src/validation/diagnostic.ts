@@ -1,8 +1,7 @@
 import { readablePath } from '../util/json-pointer.js';
-import type { DiagnosticCode } from './codes.js';
+import type { DiagnosticCode, Severity } from './codes.js';
 
-/** How serious a diagnostic is: an error makes the request invalid, a warning or info does not. */
-export type Severity = 'error' | 'warning' | 'info';
+export type { Severity } from './codes.js';
 
 /** An edit of the document, addressed by JSON pointer, that a tool can apply to fix a diagnostic. */
 export type JsonEdit =
