@@ -72,10 +72,10 @@ function program(io: CliIo, exit: { code: number }): Command {
 
   eql
     .command('convert')
-    .description('convert a query between JSON and the text form (the input is JSON when it parses as JSON)')
+    .description('convert a query between JSON and the text form (the input is JSON when it parses as JSON; by default it becomes the other form)')
     .argument('<file>', FILE_HELP)
-    .addOption(new Option('--to <format>', 'the format to write').choices(['json', 'text']).makeOptionMandatory())
-    .action(async (file: string, flags: { to: 'json' | 'text' }) => {
+    .addOption(new Option('--to <format>', 'the format to write (default: the other form than the input)').choices(['json', 'text']))
+    .action(async (file: string, flags: { to?: 'json' | 'text' }) => {
       exit.code = await convertCommand(file, flags, io);
     });
 

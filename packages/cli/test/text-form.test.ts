@@ -166,6 +166,17 @@ describe('eql convert', () => {
     expect(JSON.parse(toJson.stdout)).toEqual(json);
   });
 
+  it('without --to, writes the other form than the input: the input tells the direction', async () => {
+    const toText = await run(['convert', 'q.json'], { 'q.json': JSON.stringify(json) });
+    expect(toText.code).toBe(0);
+    expect(toText.stdout).toBe(query);
+    const toJson = await run(['convert', 'q.eql'], { 'q.eql': query });
+    expect(toJson.code).toBe(0);
+    expect(JSON.parse(toJson.stdout)).toEqual(json);
+    const fromStdin = await run(['convert', '-'], {}, JSON.stringify(json));
+    expect(fromStdin.stdout).toBe(query);
+  });
+
   it('normalizes within a format', async () => {
     expect((await run(['convert', 'q.json', '--to', 'json'], { 'q.json': JSON.stringify(json) })).stdout).toBe(`${JSON.stringify(json, null, 2)}\n`);
     expect((await run(['convert', '-', '--to', 'text'], {}, query.replace(/\n {2}/g, ' '))).stdout).toBe(query);
@@ -182,10 +193,9 @@ describe('eql convert', () => {
     expect(broken.stderr).toBe("q.eql:1:15: expected a name after 'of', found '>'\n");
   });
 
-  it('exits 2 for broken JSON, a missing file or a missing --to', async () => {
+  it('exits 2 for broken JSON, a missing file or an unknown --to', async () => {
     expect((await run(['convert', 'q.json', '--to', 'text'], { 'q.json': '{"query": ' })).code).toBe(2);
     expect((await run(['convert', 'nope.eql', '--to', 'json'])).code).toBe(2);
-    expect((await run(['convert', 'q.eql'], { 'q.eql': query })).code).toBe(2);
     expect((await run(['convert', 'q.eql', '--to', 'yaml'], { 'q.eql': query })).code).toBe(2);
   });
 });

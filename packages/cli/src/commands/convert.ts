@@ -3,18 +3,22 @@ import { syntaxErrorLines } from '../format.js';
 import { readInput, unusableJson } from '../input.js';
 import type { CliIo } from '../io.js';
 
+/** Options of `eql convert`. */
 export interface ConvertFlags {
-  to: 'json' | 'text';
+  /** The format to write; by default the other form than the input's. */
+  to?: 'json' | 'text';
 }
 
 /**
- * `eql convert FILE --to json|text`: JSON (when the file parses as JSON) to the text form or the
- * text form to JSON; the same format is normalized (JSON indented, text formatted). Exit 0, 1 when
- * the input has syntax errors or says something the text form cannot, 2 for unusable input.
+ * `eql convert FILE [--to json|text]`: JSON (when the file parses as JSON) to the text form or the
+ * text form to JSON, the direction told by the input unless `--to` says; the same format is
+ * normalized (JSON indented, text formatted). Exit 0, 1 when the input has syntax errors or says
+ * something the text form cannot, 2 for unusable input.
  */
-export async function convertCommand(file: string, flags: ConvertFlags, io: CliIo): Promise<number> {
+export async function convertCommand(file: string, options: ConvertFlags, io: CliIo): Promise<number> {
   const input = await readInput(file, io);
   const document = loadDocument(input.text);
+  const flags = { to: options.to ?? (document.form === 'json' ? 'text' : 'json') };
   if (document.form === 'json' && document.errors.length > 0) throw unusableJson(input.name, document);
   const json = document.form === 'json' ? { value: document.value } : undefined;
   if (json !== undefined) {
