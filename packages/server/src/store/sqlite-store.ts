@@ -20,6 +20,7 @@ import type {
   StoredSession,
 } from './records.js';
 import type { HostStore, KeyPatch } from './store.js';
+import { API_KEY_COLUMNS, apiKeyValues } from './key-row.js';
 
 /** A row as a driver returns it. The row readers below are shared with the PostgreSQL store (pg/pg-store.ts). */
 export type Row = Record<string, unknown>;
@@ -139,27 +140,8 @@ export class SqliteStore implements HostStore {
   // ------------------------------------------------------------------ keys
 
   createKey(key: Omit<ApiKeyRecord, 'id'>): ApiKeyRecord {
-    const result = this.run(
-      `INSERT INTO api_keys (key_hash, key_prefix, name, email, project, plan, status, auto_enabled, hmac_secret_sealed, created_at, updated_at, expires_at, scopes,
-         webhook_secret_sealed, previous_webhook_secret_sealed, previous_webhook_secret_until)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      key.keyHash,
-      key.keyPrefix,
-      key.name,
-      key.email,
-      key.project,
-      key.plan,
-      key.status,
-      key.autoEnabled ? 1 : 0,
-      key.hmacSecretSealed,
-      key.createdAt,
-      key.updatedAt,
-      key.expiresAt,
-      key.scopes.join(' '),
-      key.webhookSecretSealed ?? null,
-      key.previousWebhookSecretSealed ?? null,
-      key.previousWebhookSecretUntil ?? null,
-    );
+    const values = apiKeyValues(key);
+    const result = this.run(`INSERT INTO api_keys (${API_KEY_COLUMNS}) VALUES (${values.map(() => '?').join(', ')})`, ...values);
     return { ...key, id: Number(result.lastInsertRowid) };
   }
 

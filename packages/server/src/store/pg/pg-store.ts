@@ -21,6 +21,7 @@ import {
   sessionOf,
   str,
 } from '../sqlite-store.js';
+import { API_KEY_COLUMNS, apiKeyValues } from '../key-row.js';
 import type { HostStore, KeyPatch } from '../store.js';
 import { migratePg } from './pg-migrations.js';
 
@@ -153,29 +154,8 @@ export class PgHostStore implements HostStore {
   // ------------------------------------------------------------------ keys
 
   async createKey(key: Omit<ApiKeyRecord, 'id'>): Promise<ApiKeyRecord> {
-    const row = await this.row(
-      `INSERT INTO api_keys (key_hash, key_prefix, name, email, project, plan, status, auto_enabled, hmac_secret_sealed, created_at, updated_at, expires_at, scopes,
-         webhook_secret_sealed, previous_webhook_secret_sealed, previous_webhook_secret_until)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id`,
-      [
-        key.keyHash,
-        key.keyPrefix,
-        key.name,
-        key.email,
-        key.project,
-        key.plan,
-        key.status,
-        key.autoEnabled ? 1 : 0,
-        key.hmacSecretSealed,
-        key.createdAt,
-        key.updatedAt,
-        key.expiresAt,
-        key.scopes.join(' '),
-        key.webhookSecretSealed ?? null,
-        key.previousWebhookSecretSealed ?? null,
-        key.previousWebhookSecretUntil ?? null,
-      ],
-    );
+    const values = apiKeyValues(key);
+    const row = await this.row(`INSERT INTO api_keys (${API_KEY_COLUMNS}) VALUES (${values.map((_, index) => `$${index + 1}`).join(', ')}) RETURNING id`, values);
     return { ...key, id: Number(row?.id) };
   }
 
