@@ -1,6 +1,5 @@
 import { asyncScheduler, type Observable, type SchedulerLike, Subject, type Subscription } from 'rxjs';
 import { transition, type Transition } from '../lifecycle/query-lifecycle.js';
-import { checkRequestSchema } from '../validation/schema-check.js';
 import { runTrigger, type TriggerOutcome } from './action-runner.js';
 import { LlmActionExecutor } from './actions/llm-analysis.js';
 import { MessengerBotExecutor } from './actions/messenger-bot.js';
@@ -32,7 +31,6 @@ import { MemoryStateStore } from './memory-store.js';
 import { ExpiryQueue } from './expiry-queue.js';
 import type { PriceHistory } from './history.js';
 import { scheduleLong } from './long-timer.js';
-import { InvalidQueryError } from './invalid-query.js';
 import { querySecretValues, redactSecrets } from '../util/redact.js';
 import { describeTopic, type Observation, type Topic, topicKey } from './observations.js';
 import { QueryRuntime, type QueryServices } from './query-runtime.js';
@@ -186,14 +184,7 @@ export class Engine {
   add(source: QueryToRun, resume?: RuntimeState): void {
     if (this.disposed) throw new Error('the engine is disposed');
     if (this.queries.has(source.queryId)) throw new Error(`query ${source.queryId} is already in the engine`);
-    const schemaErrors = checkRequestSchema(source.request);
-    if (schemaErrors.length > 0) throw InvalidQueryError.fromSchemaErrors(source.queryId, schemaErrors);
-    let query: QueryRuntime;
-    try {
-      query = new QueryRuntime(this.services, source, resume);
-    } catch (error) {
-      throw new InvalidQueryError(source.queryId, [{ pointer: '', message: error instanceof Error ? error.message : String(error) }]);
-    }
+    const query = QueryRuntime.checked(this.services, source, resume);
     this.queries.set(query.id, query);
     this.emit({ type: 'query-added', queryId: query.id, at: this.now() });
     if (query.status !== 'active') return;

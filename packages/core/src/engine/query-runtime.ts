@@ -4,8 +4,10 @@ import type { ConditionNode as ConditionNodeJson, Query } from '../generated/eql
 import { parseDuration } from '../language/duration.js';
 import { LIMITS } from '../language/limits.js';
 import { isRecord } from '../util/json-pointer.js';
+import { checkRequestSchema } from '../validation/schema-check.js';
 import { ConditionNode, type ConditionTreeHost } from './condition-tree.js';
 import type { ConditionState, QueryToRun, RuntimeState } from './interfaces.js';
+import { InvalidQueryError } from './invalid-query.js';
 import { CronLeaf } from './leaves/cron-leaf.js';
 import type { Comparison, Leaf } from './leaves/leaf.js';
 import { LlmLeaf } from './leaves/llm-leaf.js';
@@ -32,6 +34,20 @@ export type QueryStatus = RuntimeState['status'];
  * the query may fire and keeps its books.
  */
 export class QueryRuntime implements ConditionTreeHost {
+  /**
+   * The runtime of a request that conforms to the EQL schema; `InvalidQueryError` (with the query id and
+   * where) for one that does not, or that cannot be built.
+   */
+  static checked(services: QueryServices, source: QueryToRun, resume?: RuntimeState): QueryRuntime {
+    const schemaErrors = checkRequestSchema(source.request);
+    if (schemaErrors.length > 0) throw InvalidQueryError.fromSchemaErrors(source.queryId, schemaErrors);
+    try {
+      return new QueryRuntime(services, source, resume);
+    } catch (error) {
+      throw new InvalidQueryError(source.queryId, [{ pointer: '', message: error instanceof Error ? error.message : String(error) }]);
+    }
+  }
+
   readonly id: string;
   readonly query: Query;
   readonly title: string | undefined;
