@@ -198,6 +198,23 @@ describe('engine: restarts', () => {
     expect(engine.inspect('q')?.status).toBe('triggered');
   });
 
+  it('a query resumed from a state ahead of its feed never fires again at or before its last trigger (a host taking it over replays what its previous host saw)', () => {
+    const store = new MemoryStateStore();
+    const ahead: RuntimeState = { status: 'active', triggerCount: 1, lastTriggerAt: T0 + 5_000, latched: {}, verdicts: {}, cronPulses: {} };
+    // The new owner's clock starts at the previous owner's last checkpoint, before that trigger.
+    const { engine, tick, advance, of } = setup({ store, start: T0 + 1_000 });
+    engine.add({ queryId: 'q', request: request(priceAbove('BTC', 100), undefined, { repeat: { cooldown: '1s' } }), createdAt: T0 }, ahead);
+    tick('BTC', 101);
+    advance(4_000);
+    tick('BTC', 102);
+    advance(999);
+    tick('BTC', 103);
+    expect(of('trigger')).toHaveLength(0);
+    advance(1);
+    tick('BTC', 104);
+    expect(of('trigger').map((event) => event.type === 'trigger' && event.triggerIndex)).toEqual([2]);
+  });
+
   it('a cooldown survives a restart', () => {
     const store = new MemoryStateStore();
     const query = { queryId: 'q', request: request(priceAbove('BTC', 100), undefined, { repeat: { cooldown: '1h' } }), createdAt: T0 };

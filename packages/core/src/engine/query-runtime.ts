@@ -115,9 +115,15 @@ export class QueryRuntime implements ConditionTreeHost {
     this.services.settleLater(node);
   }
 
-  /** Whether a trigger may start now: active, not already firing, out of any cooldown. */
+  /**
+   * Whether a trigger may start now: active, not already firing, out of any cooldown, and later than
+   * the last trigger. A query fires at most once per instant, so a query resumed from a state saved
+   * ahead of its feed (a host that took it over replays observations its previous host had seen)
+   * never fires again at an instant it already fired at, nor before.
+   */
   canFire(): boolean {
-    return this.status === 'active' && !this.firing && this.services.now() >= this.armedFrom && this.services.now() < this.expiresAt;
+    const now = this.services.now();
+    return this.status === 'active' && !this.firing && now >= this.armedFrom && now < this.expiresAt && (this.lastTriggerAt === undefined || now > this.lastTriggerAt);
   }
 
   /** Starts watching: leaves subscribe, a pending re-arm is scheduled (the engine keeps expiries). */
