@@ -213,6 +213,21 @@ export const PG_MIGRATIONS: ReadonlyArray<PgMigration> = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'price_ticks (the shared exact price history of a cluster, PgPriceHistory)',
+    sql: `
+      CREATE TABLE price_ticks (
+        asset ${T} NOT NULL,
+        at BIGINT NOT NULL,
+        seq BIGINT NOT NULL,
+        price DOUBLE PRECISION NOT NULL,
+        volume DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (asset, seq)
+      );
+      CREATE INDEX price_ticks_time ON price_ticks (asset, at, seq);
+    `,
+  },
 ];
 
 /**
