@@ -447,7 +447,7 @@ await describeWithPostgres('HostStore contract: PostgreSQL', () => {
       const pool = new pg.Pool({ connectionString: schema.url, max: 2 });
       try {
         await migratePg(pool);
-        const next = PG_MIGRATIONS.length + 1;
+        const next = Math.max(...PG_MIGRATIONS.map((migration) => migration.version)) + 1;
         await expect(migratePg(pool, [...PG_MIGRATIONS, { version: next, name: 'broken', sql: 'CREATE TABLE half_done (id INTEGER); SELECT no_such_function();' }])).rejects.toThrow();
         expect(await adminQuery(`SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = 'half_done'`, [schema.name])).toEqual([]);
         expect(await migratePg(pool, [...PG_MIGRATIONS, { version: next, name: 'fine', sql: 'CREATE TABLE later_table (id INTEGER)' }])).toEqual([next]);
