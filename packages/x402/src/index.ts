@@ -41,6 +41,7 @@ export {
 } from './payment-verifier.js';
 export { encodePaymentReceipt, encodePaymentRequired, EXPOSED_PAYMENT_HEADERS, mergeExposedHeaders, PAYMENT_HEADERS, type PaymentReceipt } from './payment-headers.js';
 export { DEFAULT_PAYMENT_RATE_LIMITS, PaymentRateLimiter, type PaymentRateLimits, type SignatureSlot } from './payment-rate-limiter.js';
+export { MemoryWindowCounter, type MemoryWindowCounterOptions, type WindowCount, type WindowCounter } from './window-counter.js';
 export { canonicalKey, MemoryPaymentLedger, type NonceClaim, type NonceKey, type NonceRecord, type PaymentLedger } from './payment-ledger.js';
 export {
   paymentRequiredBody,

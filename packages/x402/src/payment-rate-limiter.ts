@@ -1,3 +1,5 @@
+import { MemoryWindowCounter, type WindowCount, type WindowCounter } from './window-counter.js';
+
 /**
  * Bounds on signature checks, the one expensive step of verifying a payment (an EIP-712 recovery,
  * about 3.5 ms of CPU): per payer (the `from` the payment claims, not yet verified) and per client
@@ -10,12 +12,18 @@ export interface PaymentRateLimits {
   perAddress?: number;
   /** The window in milliseconds; default 60000 (a minute). */
   windowMs?: number;
-  /** Most payers (and, apart, addresses) followed at once; the oldest is forgotten beyond it. Default 10000. */
+  /** Most payers (and, apart, addresses) followed at once by the default counter, in memory; the oldest is forgotten beyond it. Default 10000. */
   maxKeys?: number;
+  /**
+   * Where the windows are counted: default in this process's memory ({@link MemoryWindowCounter}, a
+   * bound per process); a counter shared by the processes of a host (in its database) makes the
+   * bounds hold for all of them together. Its keys start `payer:`, `address:` and `refused:`.
+   */
+  counter?: WindowCounter;
 }
 
 /** The bounds a verifier uses when given none. */
-export const DEFAULT_PAYMENT_RATE_LIMITS: Readonly<Required<PaymentRateLimits>> = { perPayer: 20, perAddress: 60, windowMs: 60_000, maxKeys: 10_000 };
+export const DEFAULT_PAYMENT_RATE_LIMITS: Readonly<Required<Omit<PaymentRateLimits, 'counter'>>> = { perPayer: 20, perAddress: 60, windowMs: 60_000, maxKeys: 10_000 };
 
 /** A slot for one signature check, or why there is none. */
 export type SignatureSlot =
@@ -25,7 +33,7 @@ export type SignatureSlot =
        * Says how the check went: a valid signature gives the slot back (it does not count); a refused
        * one keeps it, and marks the client address as one that sent a bad signature.
        */
-      done(valid: boolean): void;
+      done(valid: boolean): Promise<void>;
     }
   | {
       ok: false;
@@ -36,45 +44,6 @@ export type SignatureSlot =
       /** Seconds until its window ends (at least 1). */
       retryAfterSeconds: number;
     };
-
-interface Window {
-  /** Checks counted: refused ones and those in flight. */
-  count: number;
-  /** Refused checks (an address with some is suspect: the payer bound applies to it). */
-  refused: number;
-  /** Epoch ms when the window ends and the count starts again. */
-  resetAt: number;
-}
-
-/** Fixed windows per key, as `@fastify/rate-limit` counts: the first hit opens a window of `windowMs`. */
-class Windows {
-  private readonly windows = new Map<string, Window>();
-
-  constructor(
-    private readonly windowMs: number,
-    private readonly maxKeys: number,
-  ) {}
-
-  /** The open window of `key`, opened now when there is none (or the last one ended). */
-  of(key: string, now: number): Window {
-    const current = this.windows.get(key);
-    if (current && current.resetAt > now) return current;
-    if (current) this.windows.delete(key);
-    if (this.windows.size >= this.maxKeys) this.evict(now);
-    const opened = { count: 0, refused: 0, resetAt: now + this.windowMs };
-    this.windows.set(key, opened);
-    return opened;
-  }
-
-  /** Drops ended windows; when none has ended, the oldest one (maps keep insertion order). */
-  private evict(now: number): void {
-    for (const [key, window] of this.windows) if (window.resetAt <= now) this.windows.delete(key);
-    if (this.windows.size >= this.maxKeys) {
-      const oldest = this.windows.keys().next();
-      if (!oldest.done) this.windows.delete(oldest.value);
-    }
-  }
-}
 
 /**
  * Counts signature checks per payer and per client address, so that a flood of payments with bad
@@ -88,17 +57,20 @@ class Windows {
  * refused signature in its window (or whose address is unknown). A flood from one address is cut at
  * `perPayer` recoveries for one payer and `perAddress` in all; a payer's own requests from another
  * address still go through.
+ *
+ * The windows are fixed, kept by a {@link WindowCounter} (`limits.counter`; default in memory): a slot
+ * is a hit of the payer's and of the address's window, taken back when the signature is valid or a
+ * bound refused; a refused signature is a hit of the address's `refused` window. A slot given back
+ * after its window ended is taken from the next window (a check straddling the boundary), which lets
+ * at most one more check through there.
  */
 export class PaymentRateLimiter {
   private readonly perPayer: number;
   private readonly perAddress: number;
-  private readonly payers: Windows;
-  private readonly addresses: Windows;
+  private readonly windowMs: number;
+  private readonly counter: WindowCounter;
 
-  constructor(
-    limits: PaymentRateLimits = {},
-    private readonly now: () => number = () => Date.now(),
-  ) {
+  constructor(limits: PaymentRateLimits = {}, now: () => number = () => Date.now()) {
     const { perPayer, perAddress, windowMs, maxKeys } = { ...DEFAULT_PAYMENT_RATE_LIMITS, ...definedOnly(limits) };
     for (const [name, value] of Object.entries({ perPayer, perAddress })) {
       if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`the x402 rate limit ${name} must be a whole number of checks (0 for none), not ${value}`);
@@ -107,42 +79,56 @@ export class PaymentRateLimiter {
     if (!Number.isSafeInteger(maxKeys) || maxKeys <= 0) throw new RangeError(`maxKeys must be a positive whole number, not ${maxKeys}`);
     this.perPayer = perPayer;
     this.perAddress = perAddress;
-    this.payers = new Windows(windowMs, maxKeys);
-    this.addresses = new Windows(windowMs, maxKeys);
+    this.windowMs = windowMs;
+    this.counter = limits.counter ?? new MemoryWindowCounter({ maxKeys, now });
   }
 
   /**
    * Takes a slot for checking a signature of `payer` (compared case-insensitively) sent from
    * `address` (none: the payer's bound always applies); refused when a bound is reached.
    */
-  take(payer: string, address?: string): SignatureSlot {
-    const now = this.now();
+  async take(payer: string, address?: string): Promise<SignatureSlot> {
+    const { counter, windowMs } = this;
     const known = address !== undefined && address !== '';
-    const byAddress = known ? this.addresses.of(address, now) : undefined;
-    if (byAddress && this.perAddress > 0 && byAddress.count >= this.perAddress) return refusal('address', this.perAddress, byAddress, now);
-    const byPayer = this.perPayer > 0 ? this.payers.of(payer.toLowerCase(), now) : undefined;
-    const suspect = byAddress === undefined || byAddress.refused > 0;
-    if (byPayer && suspect && byPayer.count >= this.perPayer) return refusal('payer', this.perPayer, byPayer, now);
-    const held = [byAddress, byPayer].filter((window): window is Window => window !== undefined);
-    for (const window of held) window.count += 1;
+    const addressKey = known && this.perAddress > 0 ? `address:${address}` : undefined;
+    const payerKey = this.perPayer > 0 ? `payer:${payer.toLowerCase()}` : undefined;
+    // Refused signatures of the address: they make it suspect, and the payer bound applies to it.
+    const refusedKey = known && payerKey ? `refused:${address}` : undefined;
+    const [byAddress, byPayer, refused] = await Promise.all([
+      addressKey ? counter.hit(addressKey, windowMs) : undefined,
+      payerKey ? counter.hit(payerKey, windowMs) : undefined,
+      refusedKey ? counter.peek(refusedKey) : undefined,
+    ]);
+    const held = [addressKey, payerKey].filter((key): key is string => key !== undefined);
+    const giveBack = async (): Promise<void> => {
+      await Promise.all(held.map((key) => Promise.resolve(counter.unhit(key))));
+    };
+    if (byAddress && byAddress.count > this.perAddress) {
+      await giveBack();
+      return refusal('address', this.perAddress, byAddress);
+    }
+    const suspect = !known || (refused?.count ?? 0) > 0;
+    if (byPayer && suspect && byPayer.count > this.perPayer) {
+      await giveBack();
+      return refusal('payer', this.perPayer, byPayer);
+    }
     let finished = false;
     return {
       ok: true,
-      done: (valid) => {
+      done: async (valid) => {
         if (finished) return;
         finished = true;
-        // A window that ended meanwhile was replaced: changing the old object changes nothing.
-        if (valid) for (const window of held) window.count = Math.max(0, window.count - 1);
-        else if (byAddress) byAddress.refused += 1;
+        if (valid) await giveBack();
+        else if (refusedKey) await counter.hit(refusedKey, windowMs);
       },
     };
   }
 }
 
-function refusal(limit: 'payer' | 'address', max: number, window: Window, now: number): SignatureSlot {
-  return { ok: false, limit, max, retryAfterSeconds: Math.max(1, Math.ceil((window.resetAt - now) / 1000)) };
+function refusal(limit: 'payer' | 'address', max: number, window: WindowCount): SignatureSlot {
+  return { ok: false, limit, max, retryAfterSeconds: Math.max(1, Math.ceil(window.ttlMs / 1000)) };
 }
 
-function definedOnly(limits: PaymentRateLimits): PaymentRateLimits {
-  return Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined));
+function definedOnly(limits: PaymentRateLimits): Omit<PaymentRateLimits, 'counter'> {
+  return Object.fromEntries(Object.entries(limits).filter(([name, value]) => value !== undefined && name !== 'counter'));
 }

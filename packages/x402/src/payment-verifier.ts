@@ -153,10 +153,10 @@ export class PaymentVerifier {
     const claimed = terms.value;
     const key: NonceKey = { network: config.network, payer: claimed, nonce: payment.authorization.nonce };
     if (await ledger.lookup(key)) return refuse(replayed(key));
-    const slot = this.limiter.take(claimed, request.clientAddress);
+    const slot = await this.limiter.take(claimed, request.clientAddress);
     if (!slot.ok) return { ok: false, failure: { code: 'rate_limited', message: rateLimitMessage(slot, claimed) }, response: tooManyRequests(slot, claimed) };
     const verified = await verifyPaymentSignature(payment, config);
-    slot.done(verified.ok);
+    await slot.done(verified.ok);
     if (!verified.ok) return refuse(verified.failure);
     const payer = verified.value;
     const claim = { ...key, validBefore: payment.authorization.validBefore, route: request.route, amount: payment.authorization.value.toString(), createdAt: new Date(nowMs).toISOString() };

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify';
 import type * as Viem from 'viem';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MemoryPaymentLedger, PaymentRateLimiter } from '../src/index.js';
+import { MemoryPaymentLedger, MemoryWindowCounter, PaymentRateLimiter } from '../src/index.js';
 import { x402Payments } from '../src/fastify/index.js';
 import { handleError } from './support/error-handler.js';
 import { paidApp, testPaymentConfig, type PaidApp } from './support/x402-app.js';
@@ -27,60 +27,80 @@ const PER_PAYER = 5;
 const PER_ADDRESS = 12;
 
 describe('PaymentRateLimiter', () => {
-  it('counts checks per key in fixed windows; a valid signature gives its slot back; the window reopens', () => {
+  it('counts checks per key in fixed windows; a valid signature gives its slot back; the window reopens', async () => {
     let clock = 0;
     const limiter = new PaymentRateLimiter({ perPayer: 2, perAddress: 0, windowMs: 10_000 }, () => clock);
-    const first = limiter.take('0xAB');
-    const second = limiter.take('0xab');
+    const first = await limiter.take('0xAB');
+    const second = await limiter.take('0xab');
     expect([first.ok, second.ok]).toEqual([true, true]);
-    expect(limiter.take('0xab')).toEqual({ ok: false, limit: 'payer', max: 2, retryAfterSeconds: 10 });
-    expect(limiter.take('0xcd').ok).toBe(true);
-    if (first.ok) first.done(true);
-    const third = limiter.take('0xab');
+    expect(await limiter.take('0xab')).toEqual({ ok: false, limit: 'payer', max: 2, retryAfterSeconds: 10 });
+    expect((await limiter.take('0xcd')).ok).toBe(true);
+    if (first.ok) await first.done(true);
+    const third = await limiter.take('0xab');
     expect(third.ok).toBe(true);
-    if (third.ok) third.done(false);
+    if (third.ok) await third.done(false);
     clock = 9_001;
-    expect(limiter.take('0xab')).toMatchObject({ ok: false, retryAfterSeconds: 1 });
+    expect(await limiter.take('0xab')).toMatchObject({ ok: false, retryAfterSeconds: 1 });
     clock = 10_000;
-    expect(limiter.take('0xab').ok).toBe(true);
+    expect((await limiter.take('0xab')).ok).toBe(true);
   });
 
-  it('bounds each client address; the payer bound refuses only addresses that sent a refused signature', () => {
+  it('bounds each client address; the payer bound refuses only addresses that sent a refused signature', async () => {
     const limiter = new PaymentRateLimiter({ perPayer: 1, perAddress: 3 }, () => 0);
     // A forger at 10.0.0.1 spends the payer's bound...
-    const forged = limiter.take('0xvictim', '10.0.0.1');
-    if (forged.ok) forged.done(false);
-    expect(limiter.take('0xvictim', '10.0.0.1')).toMatchObject({ ok: false, limit: 'payer' });
+    const forged = await limiter.take('0xvictim', '10.0.0.1');
+    if (forged.ok) await forged.done(false);
+    expect(await limiter.take('0xvictim', '10.0.0.1')).toMatchObject({ ok: false, limit: 'payer' });
     // ...but the payer, at a clean address, is still checked.
-    const honest = limiter.take('0xvictim', '10.0.0.2');
+    const honest = await limiter.take('0xvictim', '10.0.0.2');
     expect(honest.ok).toBe(true);
     // The address bound holds whatever payers it claims.
     for (const payer of ['0x1', '0x2']) {
-      const slot = limiter.take(payer, '10.0.0.1');
+      const slot = await limiter.take(payer, '10.0.0.1');
       expect(slot.ok).toBe(true);
-      if (slot.ok) slot.done(false);
+      if (slot.ok) await slot.done(false);
     }
-    expect(limiter.take('0x3', '10.0.0.1')).toMatchObject({ ok: false, limit: 'address', max: 3, retryAfterSeconds: 60 });
+    expect(await limiter.take('0x3', '10.0.0.1')).toMatchObject({ ok: false, limit: 'address', max: 3, retryAfterSeconds: 60 });
   });
 
-  it('0 turns a bound off; invalid bounds are refused', () => {
+  it('0 turns a bound off; invalid bounds are refused', async () => {
     const limiter = new PaymentRateLimiter({ perPayer: 0, perAddress: 0 });
     for (let index = 0; index < 100; index += 1) {
-      const slot = limiter.take('0xab', '10.0.0.1');
+      const slot = await limiter.take('0xab', '10.0.0.1');
       expect(slot.ok).toBe(true);
-      if (slot.ok) slot.done(false);
+      if (slot.ok) await slot.done(false);
     }
     expect(() => new PaymentRateLimiter({ perPayer: -1 })).toThrow(RangeError);
     expect(() => new PaymentRateLimiter({ perAddress: 1.5 })).toThrow(RangeError);
     expect(() => new PaymentRateLimiter({ windowMs: 0 })).toThrow(RangeError);
   });
 
-  it('follows at most maxKeys keys, forgetting the oldest', () => {
+  it('follows at most maxKeys keys, forgetting the oldest', async () => {
     const limiter = new PaymentRateLimiter({ perPayer: 1, perAddress: 0, maxKeys: 2 }, () => 0);
-    for (const payer of ['0x1', '0x2', '0x3']) limiter.take(payer);
+    for (const payer of ['0x1', '0x2', '0x3']) await limiter.take(payer);
     // 0x1 was forgotten (its window dropped), 0x3 is still counted.
-    expect(limiter.take('0x1').ok).toBe(true);
-    expect(limiter.take('0x3').ok).toBe(false);
+    expect((await limiter.take('0x1')).ok).toBe(true);
+    expect((await limiter.take('0x3')).ok).toBe(false);
+  });
+
+  it('limiters sharing one counter (the processes of a host on one database) share the bounds', async () => {
+    const counter = new MemoryWindowCounter({ now: () => 0 });
+    const [one, two] = [new PaymentRateLimiter({ perPayer: 2, perAddress: 3, counter }), new PaymentRateLimiter({ perPayer: 2, perAddress: 3, counter })];
+    for (const limiter of [one, two]) {
+      const slot = await limiter.take('0xab', '10.0.0.1');
+      expect(slot.ok).toBe(true);
+      if (slot.ok) await slot.done(false);
+    }
+    // Two refused signatures, one on each: the payer bound is reached on both.
+    expect(await one.take('0xab', '10.0.0.1')).toMatchObject({ ok: false, limit: 'payer', max: 2 });
+    expect(await two.take('0xAB', '10.0.0.1')).toMatchObject({ ok: false, limit: 'payer', max: 2 });
+    // The address bound counts over both as well; a valid signature gives its slot back on the shared counter.
+    const valid = await two.take('0xcd', '10.0.0.1');
+    if (valid.ok) await valid.done(true);
+    const third = await one.take('0xef', '10.0.0.1');
+    expect(third.ok).toBe(true);
+    expect(await two.take('0x12', '10.0.0.1')).toMatchObject({ ok: false, limit: 'address', max: 3 });
+    expect(counter.peek('address:10.0.0.1')).toEqual({ count: 3, ttlMs: 60_000 });
   });
 });
 

@@ -228,6 +228,19 @@ export const PG_MIGRATIONS: ReadonlyArray<PgMigration> = [
       CREATE INDEX price_ticks_time ON price_ticks (asset, at, seq);
     `,
   },
+  {
+    version: 4,
+    name: 'rate_limits (fixed-window rate counters shared by the hosts, PgRateCounter)',
+    // UNLOGGED: counters of a minute need no durability; a crash of PostgreSQL only restarts the windows.
+    sql: `
+      CREATE UNLOGGED TABLE rate_limits (
+        key ${T} PRIMARY KEY,
+        count BIGINT NOT NULL,
+        expires_at TIMESTAMPTZ NOT NULL
+      );
+      CREATE INDEX rate_limits_expiry ON rate_limits (expires_at);
+    `,
+  },
 ];
 
 /**
