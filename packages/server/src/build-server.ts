@@ -27,6 +27,7 @@ import { streamRoutes } from './routes/streams.js';
 import { systemRoutes } from './routes/system.js';
 import { SecretBox } from './secrets.js';
 import { UsageMeter } from './metering/usage-meter.js';
+import { PgRateCounter, pgRateLimitStore } from './metering/pg-rate-limit-store.js';
 import { SseHub, type SseHubOptions } from './sse/hub.js';
 import { SqliteStore } from './store/sqlite-store.js';
 import { privateDatabase, privateDatabaseCompanions, privateDir } from './store/private-files.js';
@@ -153,9 +154,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   host.onConditionStates(({ keyId, queryId, at, conditionStates }) =>
     hub.publishState(keyId, queryId, { at: new Date(at).toISOString(), conditionStates: conditionStates.map(isoStates) }),
   );
-  host.engine.events$.subscribe((event) => {
-    if (event.type === 'status-changed' && event.status !== 'active') hub.end(event.queryId, event.status);
-  });
+  host.onStatusChange(({ queryId, status }) => hub.end(queryId, status));
 
   // URLs are logged with the values of secret-looking query parameters redacted (http/url-secrets.ts).
   const logger = options.logger === false ? false : { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, serializers: { req: requestSerializer }, ...(typeof options.logger === 'object' ? options.logger : {}) };
@@ -171,9 +170,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
     ajv: { customOptions: { coerceTypes: true, removeAdditional: false, allErrors: false } },
   });
   // What keeps a query from being evaluated as written (no feed serves its symbol, a history failed) is logged.
-  host.engine.events$.subscribe((event) => {
-    if (event.type === 'problem') app.log.warn({ code: event.code, ...(event.queryId ? { queryId: event.queryId } : {}) }, `engine: ${event.message}`);
-  });
+  host.onProblem(({ code, queryId, message }) => app.log.warn({ code, ...(queryId ? { queryId } : {}) }, `engine: ${message}`));
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -223,7 +220,11 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   app.addHook('preValidation', hmacCheck(context));
   // JSON bodies keep their types: the schema's coercion is for query strings and path parameters only.
   app.addHook('preValidation', refuseMistypedBody);
+  // On PostgreSQL the counters are in the database, shared by every host on it (a failure of it counts in
+  // memory meanwhile: metering/pg-rate-limit-store.ts); else in this process's memory.
+  const sharedRateLimits = store instanceof PgHostStore ? new PgRateCounter(store.pool, { log: app.log, prefix: 'request:' }) : undefined;
   await app.register(rateLimit, {
+    ...(sharedRateLimits ? { store: pgRateLimitStore(sharedRateLimits) } : {}),
     global: true,
     hook: 'preHandler',
     max: (request) => (request.apiKey ? PLANS[request.apiKey.plan].requestsPerMinute : isPaymentRequest(request) ? (config.x402.requestsPerMinute ?? X402_REQUESTS_PER_MINUTE) : 60),
@@ -260,6 +261,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
     const rateLimits = {
       ...(config.x402.badSignaturesPerPayer === undefined ? {} : { perPayer: config.x402.badSignaturesPerPayer }),
       ...(config.x402.badSignaturesPerAddress === undefined ? {} : { perAddress: config.x402.badSignaturesPerAddress }),
+      ...(sharedRateLimits ? { counter: sharedRateLimits.withPrefix('x402:') } : {}),
     };
     const ledger = store instanceof SqliteStore ? new SqlitePaymentLedger(store.db) : store instanceof PgHostStore ? new PgPaymentLedger(store.pool) : new MemoryPaymentLedger();
     await x402Routes(app, context, { payments, ledger, owners: new OwnerKeys(store, box), rateLimits, ...(options.facilitator ? { facilitator: options.facilitator } : {}) });

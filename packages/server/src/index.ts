@@ -21,6 +21,7 @@ export { SqlitePriceHistory, type SqlitePriceHistoryOptions } from './store/sqli
 export type { HostStore, KeyPatch } from './store/store.js';
 export * from './store/records.js';
 export { HostEngine, ccxtConnector, type ExchangeConnector, type HostEngineOptions } from './host/host-engine.js';
+export type { ConditionStatesChange, HostProblem, QueryHost, StatusChange } from './host/query-host.js';
 export { SseHub, type SseHubOptions } from './sse/hub.js';
 export { ApiError } from './http/errors.js';
 export type { HostContext } from './context.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { filter, firstValueFrom } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseRecording, PushSource } from '@eql/core';
-import { buildServer, configFromEnv, createApiKey, type Host, type HostEngine, PgHostStore } from '../src/index.js';
+import { buildServer, configFromEnv, createApiKey, type Host, PgHostStore, type QueryHost } from '../src/index.js';
 import { killChildren, serveChild } from './support/child-host.js';
 import { call, createQuery, freePort, notifyQuery, pushPrice, RawStream, removeDir } from './support/harness.js';
 import { SECRET_KEY_HEX } from './support/host.js';
@@ -50,9 +50,19 @@ async function pgHost(databaseUrl: string, push = new PushSource()): Promise<{ h
 }
 
 /** Resolves when the engine has the query at `status` (now, or at its status-changed event). */
-function statusReached(host: HostEngine, queryId: string, status: string): Promise<unknown> {
-  if (host.engine.inspect(queryId)?.status === status) return Promise.resolve();
-  return firstValueFrom(host.engine.events$.pipe(filter((event) => event.type === 'status-changed' && event.queryId === queryId && event.status === status)));
+function statusReached(host: QueryHost, queryId: string, status: string): Promise<unknown> {
+  return new Promise<void>((resolve) => {
+    const stop = host.onStatusChange((change) => {
+      if (change.queryId !== queryId || change.status !== status) return;
+      stop();
+      resolve();
+    });
+    void Promise.resolve(host.inspect(queryId)).then((inspection) => {
+      if (inspection?.status !== status) return;
+      stop();
+      resolve();
+    });
+  });
 }
 
 await describeWithPostgres('the host on PostgreSQL', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { filter, firstValueFrom } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type HostEngine, hashKey, SqliteStore } from '../src/index.js';
+import { hashKey, type QueryHost, SqliteStore } from '../src/index.js';
 import { killChildren, serveChild } from './support/child-host.js';
 import { call, createQuery, freePort, notifyQuery, RawStream, removeDir, startHost } from './support/harness.js';
 
@@ -34,9 +34,19 @@ async function btcRecording(path: string, what: string, priceAt: (minute: number
 }
 
 /** Resolves when the engine has the query at `status` (now, or at its status-changed event). */
-function statusReached(host: HostEngine, queryId: string, status: string): Promise<unknown> {
-  if (host.engine.inspect(queryId)?.status === status) return Promise.resolve();
-  return firstValueFrom(host.engine.events$.pipe(filter((event) => event.type === 'status-changed' && event.queryId === queryId && event.status === status)));
+function statusReached(host: QueryHost, queryId: string, status: string): Promise<unknown> {
+  return new Promise<void>((resolve) => {
+    const stop = host.onStatusChange((change) => {
+      if (change.queryId !== queryId || change.status !== status) return;
+      stop();
+      resolve();
+    });
+    void Promise.resolve(host.inspect(queryId)).then((inspection) => {
+      if (inspection?.status !== status) return;
+      stop();
+      resolve();
+    });
+  });
 }
 
 type Kind = 'now' | 'later' | 'never';

@@ -15,6 +15,7 @@ import { SecretBox } from '../src/secrets.js';
 import { MIGRATIONS } from '../src/store/migrations.js';
 import { SECRET_MASK } from '../src/store/request-secrets.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
+import type { HostEngine } from '../src/host/host-engine.js';
 import { at, call, errorCode, json, testHost } from './support/host.js';
 
 // Issue 13. Finding 1: secrets (bot tokens, webhook headers, exchange credentials) are not at rest in
@@ -80,7 +81,7 @@ async function openHost(dataDir: string, config: Partial<HostConfig>, push = new
 /** Resolves with the next `count` finished executions. */
 function finishedExecutions(host: Host, count: number): Promise<EngineEvent[]> {
   return firstValueFrom(
-    host.context.host.engine.events$.pipe(
+    (host.context.host as HostEngine).engine.events$.pipe(
       filter((event) => event.type === 'execution-succeeded' || event.type === 'execution-failed'),
       take(count),
       toArray(),

@@ -14,6 +14,8 @@ import {
   type NotificationDraft,
   type OutboxEntry,
   PaperExchange,
+  type PaperOrderRecord,
+  type QueryInspection,
   parseRecording,
   type PriceHistory,
   RecordedLlmProvider,
@@ -32,15 +34,9 @@ import type { SecretBox } from '../secrets.js';
 import type { QueryRecord, StoredNotification } from '../store/records.js';
 import type { SqlitePriceHistory } from '../store/sqlite-price-history.js';
 import type { HostStore } from '../store/store.js';
+import type { ConditionStatesChange, HostProblem, QueryHost, StatusChange } from './query-host.js';
 
-/** The readiness of a query's conditions changed. */
-export interface ConditionStatesChange {
-  keyId: number;
-  queryId: string;
-  /** The instant of the observation that changed it (epoch ms). */
-  at: number;
-  conditionStates: ConditionState[];
-}
+export type { ConditionStatesChange } from './query-host.js';
 
 /** Connects an exchange with credentials and proves they work (the venue adapter's job). */
 export type ExchangeConnector = (exchangeId: string, credentialType: string, credentials: Record<string, string>) => Promise<Exchange>;
@@ -71,6 +67,13 @@ export interface HostEngineOptions {
   history?: PriceHistory[];
   /** The host's record of the prices its feeds gave (written as they come; read as history with custom sources). */
   prices?: SqlitePriceHistory;
+  /**
+   * Where the replay's timeline starts (epoch ms: the recording's first instant plays then). Default:
+   * the scheduler's time at construction. A cluster fixes it once for every host.
+   */
+  replayOrigin?: number;
+  /** The paper orders to take back at start (default: every paper order of the store). */
+  paperOrders?: (store: HostStore) => Promise<PaperOrderRecord[]>;
 }
 
 /**
@@ -78,7 +81,7 @@ export interface HostEngineOptions {
  * notifications go to the store as they happen; at boot every active query is added back with its
  * persisted state (so nothing fires twice and cooldowns and latches hold). Owners are API key ids.
  */
-export class HostEngine {
+export class HostEngine implements QueryHost {
   readonly engine: Engine;
   readonly recording: Recording;
   private readonly owners = new Map<string, number>();
@@ -87,6 +90,8 @@ export class HostEngine {
   private readonly secretCache = new Map<number, { secrets: string[]; until: number }>();
   private readonly listeners = new Set<(notification: StoredNotification) => void>();
   private readonly stateListeners = new Set<(change: ConditionStatesChange) => void>();
+  private readonly statusListeners = new Set<(change: StatusChange) => void>();
+  private readonly problemListeners = new Set<(problem: HostProblem) => void>();
   /** The last readiness signature told per query (status and reason of each condition). */
   private readonly readiness = new Map<string, string>();
   private readonly subscription: Subscription;
@@ -127,7 +132,7 @@ export class HostEngine {
 
   /** Takes back the paper venue's orders, then adds back every active query with its persisted state. */
   async start(): Promise<number> {
-    this.engine.paper.restore(await this.options.store.paperOrders());
+    this.engine.paper.restore(await (this.options.paperOrders ?? ((store: HostStore) => Promise.resolve(store.paperOrders())))(this.options.store));
     const active = await this.options.store.activeQueries();
     for (const query of active) this.add(query);
     return active.length;
@@ -139,6 +144,35 @@ export class HostEngine {
     this.engine.add({ queryId: query.id, request: query.request, createdAt: Date.parse(query.createdAt), ownerId: String(query.keyId) }, query.runtime ?? undefined);
     const inspection = this.engine.inspect(query.id);
     if (inspection?.status === 'active') this.tellReadiness(query.id, inspection.evaluatedAt, inspection.conditionStates);
+  }
+
+  /** What the engine knows of a query now, or undefined when it does not run it. */
+  inspect(queryId: string): QueryInspection | undefined {
+    return this.engine.inspect(queryId);
+  }
+
+  /** Cancels a running query. */
+  cancel(queryId: string): void {
+    this.engine.cancel(queryId);
+  }
+
+  /** Stops running a query (deleted, or handed to another host). */
+  remove(queryId: string): void {
+    this.engine.remove(queryId);
+    this.owners.delete(queryId);
+    this.readiness.delete(queryId);
+  }
+
+  /** Called when a query leaves the active status. */
+  onStatusChange(listener: (change: StatusChange) => void): () => void {
+    this.statusListeners.add(listener);
+    return () => this.statusListeners.delete(listener);
+  }
+
+  /** Called on what keeps queries from being evaluated as written. */
+  onProblem(listener: (problem: HostProblem) => void): () => void {
+    this.problemListeners.add(listener);
+    return () => this.problemListeners.delete(listener);
   }
 
   /** Called when the readiness of a query's conditions changes (the SSE hub listens). */
@@ -186,7 +220,14 @@ export class HostEngine {
       this.tellReadiness(event.queryId, event.at, event.conditionStates);
       return;
     }
-    if (event.type === 'status-changed' && event.status !== 'active') this.readiness.delete(event.queryId);
+    if (event.type === 'status-changed' && event.status !== 'active') {
+      this.readiness.delete(event.queryId);
+      for (const listener of this.statusListeners) listener({ queryId: event.queryId, status: event.status });
+    }
+    if (event.type === 'problem') {
+      const problem: HostProblem = { code: event.code, message: event.message, ...(event.queryId ? { queryId: event.queryId } : {}) };
+      for (const listener of this.problemListeners) listener(problem);
+    }
 
     if (event.type === 'notification') {
       const keyId = this.owners.get(event.queryId);
@@ -234,7 +275,7 @@ export class HostEngine {
     const played = this.recording.observations.filter((observation) => observation.source !== 'llm');
     const origin = played[0]?.at ?? this.recording.start;
     const span = (played[played.length - 1]?.at ?? origin) - origin + 60_000;
-    const shiftMs = scheduler.now() - this.recording.start;
+    const shiftMs = (this.options.replayOrigin ?? scheduler.now()) - this.recording.start;
     const speed = this.options.config.replaySpeed;
     const toRecordingTime = (at: number): number => origin + ((((at - origin - shiftMs) * speed) % span) + span) % span;
     return composeProvider(recorded, this.options.analyst, { toRecordingTime });
@@ -242,7 +283,7 @@ export class HostEngine {
 
   /** The replay's timeline: the recording from now on, looping, at the configured speed. */
   private replayTimeline(scheduler: SchedulerLike): { shiftMs: number; loop: true; speed: number } {
-    return { shiftMs: scheduler.now() - this.recording.start, loop: true, speed: this.options.config.replaySpeed };
+    return { shiftMs: (this.options.replayOrigin ?? scheduler.now()) - this.recording.start, loop: true, speed: this.options.config.replaySpeed };
   }
 
   /**

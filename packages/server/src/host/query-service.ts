@@ -215,8 +215,8 @@ export function isoStates(state: ConditionState): Record<string, unknown> {
 }
 
 /** Spec 2.6: the polled query. */
-export function pollView(context: HostContext, record: QueryRecord, executions: StoredExecution[]): Record<string, unknown> {
-  const inspection = context.host.engine.inspect(record.id);
+export async function pollView(context: HostContext, record: QueryRecord, executions: StoredExecution[]): Promise<Record<string, unknown>> {
+  const inspection = await context.host.inspect(record.id);
   const runtime = record.runtime;
   const status = inspection && record.status === 'active' ? inspection.status : record.status;
   const evaluatedAt = inspection ? inspection.evaluatedAt : Date.parse(record.createdAt);

@@ -80,7 +80,7 @@ export function queryRoutes(app: FastifyInstance, context: HostContext): void {
     const draft = await store.draftById(queryId);
     if (draft && draft.keyId === key.id) {
       const converted = draft.convertedQueryId === null ? undefined : await store.queryById(draft.convertedQueryId);
-      if (converted && converted.deletedAt === null) return { ...pollView(context, converted, await store.executionsOfQuery(converted.id)), draftId: draft.id };
+      if (converted && converted.deletedAt === null) return { ...(await pollView(context, converted, await store.executionsOfQuery(converted.id))), draftId: draft.id };
       return {
         queryId: draft.id,
         kind: 'draft',

@@ -51,7 +51,7 @@ export function streamRoutes(app: FastifyInstance, context: HostContext): void {
       if (!record || record.keyId !== key.id) throw notFound(`query ${queryId}`);
       if (record.deletedAt !== null) throw new ApiError(410, 'query_deleted', `query ${queryId} was deleted`);
       after = lastEventId(request);
-      status = context.host.engine.inspect(queryId)?.status ?? record.status;
+      status = (await context.host.inspect(queryId))?.status ?? record.status;
       if (TERMINAL.has(status) && (await context.store.countNotificationsAfter(key.id, after, queryId)) === 0) {
         slot.release();
         return reply.status(204).send();

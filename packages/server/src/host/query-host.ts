@@ -1,0 +1,64 @@
+import type { ConditionState, Exchange, MaybePromise, QueryInspection, Recording, ServedData } from '@eql/core';
+import type { QueryRecord, StoredNotification } from '../store/records.js';
+
+/** The readiness of a query's conditions changed. */
+export interface ConditionStatesChange {
+  keyId: number;
+  queryId: string;
+  /** The instant of the observation that changed it (epoch ms). */
+  at: number;
+  conditionStates: ConditionState[];
+}
+
+/** A query left the active status (triggered, expired, cancelled, failed). */
+export interface StatusChange {
+  queryId: string;
+  status: string;
+}
+
+/** Something that keeps a query from being evaluated as written (no feed serves its symbol, a history failed). */
+export interface HostProblem {
+  code: string;
+  message: string;
+  queryId?: string;
+}
+
+/**
+ * What the routes ask of whatever runs the queries: one engine in this process ({@link HostEngine}), or
+ * the partitions of a cluster (`ClusterEngine`). Inspection may be remote (a query another host
+ * runs), hence a promise; commands are fire-and-forget once the store holds the change.
+ */
+export interface QueryHost {
+  /** The recording of the replay feed and of previews. */
+  readonly recording: Recording;
+  /** Starts running the active queries of the store (those this host owns); returns how many. */
+  start(): Promise<number>;
+  /** Starts running a query just stored (on the host that owns it). */
+  add(query: QueryRecord): void;
+  /** What the engine running the query knows of it now, or undefined when none runs it. */
+  inspect(queryId: string): MaybePromise<QueryInspection | undefined>;
+  /** Cancels a running query (its status is already cancelled in the store). */
+  cancel(queryId: string): void;
+  /** Stops running a query that was deleted. */
+  remove(queryId: string): void;
+  /** What the feeds serve, for validation. */
+  served(): ServedData;
+  /** Whether the feed has prices of a symbol's asset (the paper venue trades only those). */
+  hasPrice(symbol: string): boolean;
+  /** The connected exchange of a key. */
+  exchangeFor(exchangeId: string, keyId: number): Promise<Exchange | undefined>;
+  /** Forgets cached connections of a key's exchange (after a disconnect or a reconnect), on every host. */
+  forgetExchange(keyId: number, exchangeId: string): void;
+  /** Forgets a key's cached webhook secrets (after they changed), on every host. */
+  forgetSecret(keyId: number): void;
+  /** Called on every stored notification of every query (the SSE hub listens). */
+  onNotification(listener: (notification: StoredNotification) => void): () => void;
+  /** Called when the readiness of a query's conditions changes. */
+  onConditionStates(listener: (change: ConditionStatesChange) => void): () => void;
+  /** Called when a query leaves the active status. */
+  onStatusChange(listener: (change: StatusChange) => void): () => void;
+  /** Called on what keeps queries from being evaluated as written. */
+  onProblem(listener: (problem: HostProblem) => void): () => void;
+  /** Stops running queries and lets go of connections; resolves once handed over (a cluster) or stopped. */
+  dispose(): MaybePromise<void>;
+}
