@@ -2,7 +2,6 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { filter, firstValueFrom } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseRecording, PushSource } from '@eql/core';
 import { buildServer, configFromEnv, createApiKey, type Host, PgHostStore, type QueryHost } from '../src/index.js';
