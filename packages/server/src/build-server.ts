@@ -45,6 +45,10 @@ import { x402Routes } from './routes/x402/x402-routes.js';
 import { OwnerKeys } from './host/owner-keys.js';
 import { createPaymentConfig, MemoryPaymentLedger, SqlitePaymentLedger, type PaymentFacilitator } from '@eql/x402';
 import type { HostStore } from './store/store.js';
+import type { QueryHost } from './host/query-host.js';
+import { PgLeases } from './cluster/leases.js';
+import { DEFAULT_PARTITIONS } from './cluster/partitions.js';
+import { PartitionedHost } from './cluster/partitioned-host.js';
 
 /** What {@link buildServer} builds the host from: configuration overrides, and parts that replace its defaults (tests, embedders). */
 export interface BuildOptions {
@@ -73,6 +77,17 @@ export interface BuildOptions {
   analyst?: Analyst;
   /** Chat sessions (default: in the SQLite or PostgreSQL store; required with another store). */
   chats?: ChatStore;
+}
+
+/**
+ * The settings every host of a PostgreSQL database must share, fixed by the first to boot: the
+ * partition count (a host configured otherwise refuses to start: it would place queries elsewhere)
+ * and the origin of the replay feed's timeline (every host replays the same instant at the same time).
+ */
+async function clusterSettings(leases: PgLeases, partitions: number | undefined, now: number): Promise<{ partitions: number; replayOrigin: number }> {
+  const fixed = Number(await leases.setting('partitions', String(partitions ?? DEFAULT_PARTITIONS)));
+  if (partitions !== undefined && fixed !== partitions) throw new Error(`EQL_PARTITIONS is ${partitions} but the hosts of this database use ${fixed}: set EQL_PARTITIONS=${fixed} or leave it unset`);
+  return { partitions: fixed, replayOrigin: Number(await leases.setting('replay_origin', String(now))) };
 }
 
 /** A built host: its Fastify app (not listening yet), the context its routes share, and `close`. */
@@ -120,7 +135,8 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   privateDatabase(pricesPath);
   const prices = new SqlitePriceHistory(pricesPath);
   privateDatabaseCompanions(pricesPath);
-  const hub = new SseHub(store, { maxStreamsPerKey: config.sseMaxStreamsPerKey, ...options.sse });
+  // On PostgreSQL other hosts store notifications too: streams read them from the store, in id order.
+  const hub = new SseHub(store, { maxStreamsPerKey: config.sseMaxStreamsPerKey, ...(store instanceof PgHostStore ? { pollStoreMs: 1_000 } : {}), ...options.sse });
   const now = options.now ?? (() => Date.now());
   const marketPath = join(config.dataDir, 'market.sqlite');
   if (options.market === undefined) privateDatabase(marketPath);
@@ -133,7 +149,24 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   const builders = { 'api-key': new QueryBuilder({ mode: 'api-key', now, ...(model ? { model } : {}) }), payment: new QueryBuilder({ mode: 'payment', now, ...(model ? { model } : {}) }) };
   const chats = options.chats ?? (store instanceof SqliteStore ? new SqliteChatStore(store.db) : store instanceof PgHostStore ? new PgChatStore(store.pool) : undefined);
   if (!chats) throw new Error('buildServer: pass `chats` (a chat session store) with a store other than SqliteStore');
-  const host = new HostEngine({ analyst: analyst.provider, prices, ...options.engine, config, store, box, connectExchange: options.connectExchange ?? options.engine?.connectExchange ?? ccxtConnector });
+  // On PostgreSQL the hosts of the database share the queries out by partition, with leases (cluster/).
+  const leases = store instanceof PgHostStore ? new PgLeases(store.pool, config.nodeId, config.leaseTtlMs) : undefined;
+  const cluster = leases ? await clusterSettings(leases, config.partitions, now()) : undefined;
+  const engine = new HostEngine({
+    analyst: analyst.provider,
+    prices,
+    ...(cluster ? { replayOrigin: cluster.replayOrigin } : {}),
+    ...options.engine,
+    config,
+    store,
+    box,
+    connectExchange: options.connectExchange ?? options.engine?.connectExchange ?? ccxtConnector,
+  });
+  let warnCluster: (message: string, error?: unknown) => void = () => undefined;
+  const host: QueryHost =
+    leases && cluster && store instanceof PgHostStore
+      ? new PartitionedHost({ engine, store, pool: store.pool, leases, partitions: cluster.partitions, warn: (message, error) => warnCluster(message, error) })
+      : engine;
   const usage = new UsageMeter(store);
   const context: HostContext = {
     config,
@@ -171,6 +204,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   });
   // What keeps a query from being evaluated as written (no feed serves its symbol, a history failed) is logged.
   host.onProblem(({ code, queryId, message }) => app.log.warn({ code, ...(queryId ? { queryId } : {}) }, `engine: ${message}`));
+  warnCluster = (message, error) => app.log.warn({ nodeId: config.nodeId, ...(error ? { error: error instanceof Error ? error.message : JSON.stringify(error) } : {}) }, message);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -279,7 +313,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
     close: async () => {
       hub.close();
       await app.close();
-      host.dispose();
+      await host.dispose();
       prices.close();
       await usage.close();
       await store.close();

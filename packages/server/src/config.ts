@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +23,18 @@ export interface HostConfig {
    * see docs/scale-out.md. Never logged with its password (store/pg/database-url.ts `redactDatabaseUrl`).
    */
   databaseUrl?: string;
+  /**
+   * This host's id among the hosts of one PostgreSQL database (EQL_NODE_ID; default `<hostname>-<pid>-<random>`),
+   * shown in logs and in `GET /ready`.
+   */
+  nodeId: string;
+  /**
+   * How many partitions the queries of a PostgreSQL database fall into (EQL_PARTITIONS): fixed by the first
+   * host to boot (32 when it sets none); a host set to another count refuses to start.
+   */
+  partitions?: number;
+  /** How long a host's leases on partitions last without renewal (EQL_LEASE_TTL_MS, default 6000): a dead host's queries run elsewhere within about 4/3 of it. */
+  leaseTtlMs: number;
   /** Ensure a key with this value exists at boot (EQL_API_KEY), with this HMAC secret (EQL_HMAC_SECRET). */
   seedApiKey?: string;
   seedHmacSecret?: string;
@@ -142,6 +156,8 @@ export function defaultConfig(overrides: Partial<HostConfig> = {}): HostConfig {
     host: '127.0.0.1',
     dataDir: join(process.cwd(), '.eql-data'),
     seedPlan: 'pro',
+    nodeId: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+    leaseTtlMs: 6_000,
     feed: 'replay',
     recordingPath: demoData('market-3d.jsonl', 'recordings/market-3d.jsonl'),
     replaySpeed: 1,
@@ -168,6 +184,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
   if (env.EQL_HOST) config.host = env.EQL_HOST;
   if (env.EQL_DATA_DIR) config.dataDir = resolve(env.EQL_DATA_DIR);
   if (env.EQL_DATABASE_URL?.trim()) config.databaseUrl = checkDatabaseUrl(env.EQL_DATABASE_URL.trim());
+  if (env.EQL_NODE_ID?.trim()) config.nodeId = nodeIdOf(env.EQL_NODE_ID.trim());
+  if (env.EQL_PARTITIONS) config.partitions = wholeNumber(env, 'EQL_PARTITIONS', 1);
+  if (env.EQL_LEASE_TTL_MS) config.leaseTtlMs = wholeNumber(env, 'EQL_LEASE_TTL_MS', 300);
   if (env.EQL_API_KEY) config.seedApiKey = env.EQL_API_KEY;
   if (env.EQL_HMAC_SECRET) config.seedHmacSecret = env.EQL_HMAC_SECRET;
   if (env.EQL_API_PLAN === 'free' || env.EQL_API_PLAN === 'pro') config.seedPlan = env.EQL_API_PLAN;
@@ -202,6 +221,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
   if (x402) throw new Error(x402);
   if (!Number.isInteger(merged.sseMaxStreamsPerKey) || merged.sseMaxStreamsPerKey < 1) throw new Error(`EQL_SSE_MAX_STREAMS_PER_KEY must be a whole number above 0, not ${String(env.EQL_SSE_MAX_STREAMS_PER_KEY)}`);
   return merged;
+}
+
+/** A host id: letters, digits, `.`, `_`, `-` and `:`, at most 64 (it appears in logs and in the readiness route). */
+function nodeIdOf(text: string): string {
+  if (!/^[A-Za-z0-9._:-]{1,64}$/.test(text)) throw new Error(`EQL_NODE_ID must be 1 to 64 letters, digits, ".", "_", "-" or ":", not "${text}"`);
+  return text;
 }
 
 /** A variable that must be a whole number of at least `min`. */

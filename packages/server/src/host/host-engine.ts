@@ -34,7 +34,7 @@ import type { SecretBox } from '../secrets.js';
 import type { QueryRecord, StoredNotification } from '../store/records.js';
 import type { SqlitePriceHistory } from '../store/sqlite-price-history.js';
 import type { HostStore } from '../store/store.js';
-import type { ConditionStatesChange, HostProblem, QueryHost, StatusChange } from './query-host.js';
+import type { ConditionStatesChange, HostProblem, HostReadiness, QueryHost, StatusChange } from './query-host.js';
 
 export type { ConditionStatesChange } from './query-host.js';
 
@@ -93,7 +93,7 @@ export class HostEngine implements QueryHost {
   private readonly statusListeners = new Set<(change: StatusChange) => void>();
   private readonly problemListeners = new Set<(problem: HostProblem) => void>();
   /** The last readiness signature told per query (status and reason of each condition). */
-  private readonly readiness = new Map<string, string>();
+  private readonly toldReadiness = new Map<string, string>();
   private readonly subscription: Subscription;
   /** The engine's sources (the feeds, recording what they give). */
   private readonly sources: DataSource[];
@@ -130,10 +130,13 @@ export class HostEngine implements QueryHost {
     this.subscription = this.engine.events$.subscribe((event) => this.onEvent(event));
   }
 
-  /** Takes back the paper venue's orders, then adds back every active query with its persisted state. */
-  async start(): Promise<number> {
+  /**
+   * Takes back the paper venue's orders, then adds back every active query with its persisted state
+   * (those `include` accepts: a cluster host runs the queries of its partitions only).
+   */
+  async start(include: (query: QueryRecord) => boolean = () => true): Promise<number> {
     this.engine.paper.restore(await (this.options.paperOrders ?? ((store: HostStore) => Promise.resolve(store.paperOrders())))(this.options.store));
-    const active = await this.options.store.activeQueries();
+    const active = (await this.options.store.activeQueries()).filter(include);
     for (const query of active) this.add(query);
     return active.length;
   }
@@ -144,6 +147,11 @@ export class HostEngine implements QueryHost {
     this.engine.add({ queryId: query.id, request: query.request, createdAt: Date.parse(query.createdAt), ownerId: String(query.keyId) }, query.runtime ?? undefined);
     const inspection = this.engine.inspect(query.id);
     if (inspection?.status === 'active') this.tellReadiness(query.id, inspection.evaluatedAt, inspection.conditionStates);
+  }
+
+  /** What this process runs: its active queries (no cluster). */
+  readiness(): HostReadiness {
+    return { queries: this.engine.size };
   }
 
   /** What the engine knows of a query now, or undefined when it does not run it. */
@@ -158,9 +166,9 @@ export class HostEngine implements QueryHost {
 
   /** Stops running a query (deleted, or handed to another host). */
   remove(queryId: string): void {
+    // The owner stays known: an action still running may yet write its records.
     this.engine.remove(queryId);
-    this.owners.delete(queryId);
-    this.readiness.delete(queryId);
+    this.toldReadiness.delete(queryId);
   }
 
   /** Called when a query leaves the active status. */
@@ -221,7 +229,7 @@ export class HostEngine implements QueryHost {
       return;
     }
     if (event.type === 'status-changed' && event.status !== 'active') {
-      this.readiness.delete(event.queryId);
+      this.toldReadiness.delete(event.queryId);
       for (const listener of this.statusListeners) listener({ queryId: event.queryId, status: event.status });
     }
     if (event.type === 'problem') {
@@ -241,8 +249,8 @@ export class HostEngine implements QueryHost {
     const keyId = this.owners.get(queryId);
     if (keyId === undefined || this.stateListeners.size === 0) return;
     const signature = conditionStates.map((state) => `${state.path}:${state.status ?? ''}:${state.reason ?? ''}`).join('|');
-    if (this.readiness.get(queryId) === signature) return;
-    this.readiness.set(queryId, signature);
+    if (this.toldReadiness.get(queryId) === signature) return;
+    this.toldReadiness.set(queryId, signature);
     for (const listener of this.stateListeners) listener({ keyId, queryId, at, conditionStates });
   }
 

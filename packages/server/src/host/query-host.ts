@@ -23,6 +23,16 @@ export interface HostProblem {
   queryId?: string;
 }
 
+/** What a host runs, for the readiness route: its queries, and in a cluster its id and partitions. */
+export interface HostReadiness {
+  /** Queries in this host's engine (active, and ended ones kept for inspection). */
+  queries: number;
+  /** This host's id in the cluster (EQL_NODE_ID). */
+  nodeId?: string;
+  /** The partitions this host holds, of how many. */
+  partitions?: { owned: number[]; count: number };
+}
+
 /**
  * What the routes ask of whatever runs the queries: one engine in this process ({@link HostEngine}), or
  * the partitions of a cluster (`ClusterEngine`). Inspection may be remote (a query another host
@@ -59,6 +69,8 @@ export interface QueryHost {
   onStatusChange(listener: (change: StatusChange) => void): () => void;
   /** Called on what keeps queries from being evaluated as written. */
   onProblem(listener: (problem: HostProblem) => void): () => void;
+  /** What this host runs now (the readiness route). */
+  readiness(): HostReadiness;
   /** Stops running queries and lets go of connections; resolves once handed over (a cluster) or stopped. */
   dispose(): MaybePromise<void>;
 }

@@ -2,11 +2,49 @@ import type { FastifyInstance } from 'fastify';
 import { PLANS } from '../config.js';
 import { callerKey, dayOf } from '../auth/authenticate.js';
 import type { HostContext } from '../context.js';
+import { PgHostStore } from '../store/pg/pg-store.js';
 import { S } from './schemas.js';
 
-/** Spec 4.1: ping (no auth) and key-status. */
+const READINESS = {
+  type: 'object',
+  required: ['status', 'store', 'queries'],
+  properties: {
+    status: { type: 'string', enum: ['ready', 'unavailable'] },
+    store: { type: 'object', required: ['kind', 'ok'], properties: { kind: { type: 'string', enum: ['sqlite', 'postgresql'] }, ok: { type: 'boolean' } } },
+    queries: { type: 'integer', description: "Queries in this host's engine" },
+    nodeId: { type: 'string', description: "This host's id (EQL_NODE_ID), on PostgreSQL" },
+    partitions: {
+      type: 'object',
+      description: 'The partitions of queries this host holds, on PostgreSQL',
+      properties: { owned: { type: 'array', items: { type: 'integer' } }, count: { type: 'integer' } },
+    },
+  },
+} as const;
+
+/** `GET /ready`: 200 when the host can serve (its store answers), else 503; what it runs either way. */
+const READY_SCHEMA = {
+  summary: 'Readiness of this host',
+  description: 'For load balancers: 200 when the store answers, 503 when it does not. Says what the host runs; on PostgreSQL also its node id and the partitions of queries it holds (docs/scale-out.md).',
+  tags: ['System'],
+  security: [],
+  response: { 200: READINESS, 503: READINESS },
+} as const;
+
+/** Spec 4.1: ping (no auth) and key-status; and the host's readiness (`GET /ready`, no auth). */
 export function systemRoutes(app: FastifyInstance, context: HostContext): void {
   app.get('/v2/ping', { schema: S.ping }, () => ({ success: true, data: { message: 'pong' } }));
+
+  // Readiness for load balancers and orchestrators (no auth): the store answers, and what this host runs.
+  app.get('/ready', { schema: READY_SCHEMA }, async (_request, reply) => {
+    const readiness = context.host.readiness();
+    const store = context.store instanceof PgHostStore ? 'postgresql' : 'sqlite';
+    try {
+      await context.store.keyById(0);
+    } catch {
+      return reply.status(503).send({ status: 'unavailable', store: { kind: store, ok: false }, ...readiness });
+    }
+    return { status: 'ready', store: { kind: store, ok: true }, ...readiness };
+  });
 
   app.get('/v2/key-status', { schema: S.keyStatus }, async (request) => {
     const key = callerKey(request);

@@ -21,6 +21,9 @@ interface Connection {
   ending: string | undefined;
   unread: number;
   closed: boolean;
+  /** A read of the store for this connection is under way (cluster), and whether another was asked meanwhile. */
+  reading: boolean;
+  readAgain: boolean;
   /** The key's stream slot this connection holds, given back when it closes. */
   slot: StreamSlot | undefined;
 }
@@ -41,6 +44,12 @@ export interface SseHubOptions {
   retryMs?: number;
   /** Most streams one key may have open (and opening) at once; {@link SseHub.reserve} refuses more. */
   maxStreamsPerKey?: number;
+  /**
+   * Several hosts on one store (a cluster): notifications are read from the store, never written from
+   * memory, so that a stream gets those other hosts stored, in id order. Every this many ms the live
+   * streams read what is new, and a stream of a query another host ended gets its `end`. Off by default.
+   */
+  pollStoreMs?: number;
 }
 
 /** Default of {@link SseHubOptions.maxStreamsPerKey} (EQL_SSE_MAX_STREAMS_PER_KEY). */
@@ -74,6 +83,8 @@ export class SseHub {
   private readonly slots = new Map<number, number>();
   private lagCheck: NodeJS.Immediate | undefined;
   private closed = false;
+  private readonly poller: NodeJS.Timeout | undefined;
+  private readonly fromStore: boolean;
 
   constructor(
     private readonly store: HostStore,
@@ -85,6 +96,11 @@ export class SseHub {
     this.maxStreamsPerKey = options.maxStreamsPerKey ?? DEFAULT_MAX_STREAMS_PER_KEY;
     this.timer = setInterval(() => this.keepAlive(), this.keepAliveMs);
     this.timer.unref();
+    this.fromStore = options.pollStoreMs !== undefined;
+    if (options.pollStoreMs !== undefined) {
+      this.poller = setInterval(() => this.catchUp(), options.pollStoreMs);
+      this.poller.unref();
+    }
   }
 
   /** How many SSE connections are open. */
@@ -139,7 +155,7 @@ export class SseHub {
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
-    const connection: Connection = { scope, response, lastId: lastEventId, pending: [], overflowed: false, ending: undefined, unread: 0, closed: false, slot };
+    const connection: Connection = { scope, response, lastId: lastEventId, pending: [], overflowed: false, ending: undefined, unread: 0, closed: false, reading: false, readAgain: false, slot };
     this.connections.add(connection);
     const close = () => this.drop(connection);
     response.on('close', close);
@@ -172,8 +188,61 @@ export class SseHub {
     if (connection.ending !== undefined) this.finish(connection, connection.ending);
   }
 
-  /** A new notification: written to every stream of its key (and of its query). */
+  /**
+   * Reads the store for what is new on the live streams of a key (all keys when absent): how a stream
+   * gets what other hosts stored (`pollStoreMs`). Each connection reads after its own last id, one read
+   * at a time; a stream of a query that ended meanwhile gets its `end` once it has read everything.
+   */
+  catchUp(keyId?: number): void {
+    for (const connection of this.connections) {
+      if (connection.pending || connection.closed) continue;
+      if (keyId !== undefined && connection.scope.keyId !== keyId) continue;
+      if (connection.reading) {
+        connection.readAgain = true;
+        continue;
+      }
+      void this.readStore(connection);
+    }
+  }
+
+  private async readStore(connection: Connection): Promise<void> {
+    connection.reading = true;
+    try {
+      do {
+        connection.readAgain = false;
+        const { keyId, queryId } = connection.scope;
+        let sent = 0;
+        for (;;) {
+          const page = await this.store.notificationsAfter(keyId, connection.lastId, queryId, PAGE);
+          for (const notification of page) {
+            this.send(connection, notification, frameOf(notification));
+            sent += 1;
+          }
+          if (connection.closed || page.length < PAGE) break;
+          if (connection.response.writableLength >= this.maxBufferedBytes / 2) await this.flushed(connection);
+        }
+        if (connection.closed) return;
+        if (sent > 0) this.write(connection, countFrame(connection));
+        if (queryId !== undefined) {
+          const record = await this.store.queryById(queryId);
+          if (connection.closed) return;
+          if (record && record.deletedAt !== null) this.finish(connection, 'deleted');
+          else if (record && record.status !== 'active') this.finish(connection, record.status);
+        }
+      } while (connection.readAgain && !connection.closed);
+    } catch {
+      // The store did not answer: the next poll reads again.
+    } finally {
+      connection.reading = false;
+    }
+  }
+
+  /** A new notification: written to every stream of its key (and of its query); on a shared store, read from it (see {@link catchUp}). */
   publish(notification: StoredNotification): void {
+    if (this.fromStore) {
+      this.catchUp(notification.keyId);
+      return;
+    }
     let frame: string | undefined;
     for (const connection of this.connections) {
       if (connection.scope.keyId !== notification.keyId) continue;
@@ -232,6 +301,7 @@ export class SseHub {
   close(): void {
     this.closed = true;
     clearInterval(this.timer);
+    if (this.poller) clearInterval(this.poller);
     if (this.lagCheck) clearImmediate(this.lagCheck);
     this.lagCheck = undefined;
     for (const connection of this.connections) {

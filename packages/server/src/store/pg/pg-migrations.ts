@@ -229,6 +229,27 @@ export const PG_MIGRATIONS: ReadonlyArray<PgMigration> = [
     `,
   },
   {
+    version: 3,
+    name: 'cluster (settings fixed at the first boot, hosts and their heartbeats, leases on partitions of queries)',
+    sql: `
+      CREATE TABLE cluster_settings (
+        name ${T} PRIMARY KEY,
+        value TEXT NOT NULL
+      );
+      CREATE TABLE cluster_nodes (
+        node_id ${T} PRIMARY KEY,
+        started_at TIMESTAMPTZ NOT NULL,
+        heartbeat_at TIMESTAMPTZ NOT NULL
+      );
+      CREATE TABLE partition_leases (
+        partition INTEGER PRIMARY KEY,
+        node_id ${T} NOT NULL,
+        epoch BIGINT NOT NULL,
+        expires_at TIMESTAMPTZ NOT NULL
+      );
+    `,
+  },
+  {
     version: 4,
     name: 'rate_limits (fixed-window rate counters shared by the hosts, PgRateCounter)',
     // UNLOGGED: counters of a minute need no durability; a crash of PostgreSQL only restarts the windows.

@@ -1,0 +1,220 @@
+import type { Exchange, QueryInspection, Recording, ServedData } from '@eql/core';
+import type pg from 'pg';
+import type { HostEngine } from '../host/host-engine.js';
+import type { ConditionStatesChange, HostProblem, HostReadiness, QueryHost, StatusChange } from '../host/query-host.js';
+import type { QueryRecord, StoredNotification } from '../store/records.js';
+import type { HostStore } from '../store/store.js';
+import type { PgLeases } from './leases.js';
+import { partitionOf, partitionsOf } from './partitions.js';
+
+/** What a {@link PartitionedHost} runs on. */
+export interface PartitionedHostOptions {
+  /** This process's engine: it runs the queries of the partitions this host holds. */
+  engine: HostEngine;
+  store: HostStore;
+  /** The PostgreSQL pool of the store (the lists of active and ended queries are read from it). */
+  pool: pg.Pool;
+  leases: PgLeases;
+  /** How many partitions the queries fall into (the same on every host: a cluster setting). */
+  partitions: number;
+  /** Called with what went wrong in a beat (PostgreSQL unreachable, say); the host goes on beating. */
+  warn?: (message: string, error?: unknown) => void;
+}
+
+/**
+ * The queries of a cluster of hosts on one PostgreSQL database, shared out by partition (a hash of the
+ * query id). Every `ttl/3` each host records its heartbeat, renews its leases, hands over the
+ * partitions rendezvous hashing now gives to another live host, takes the free or expired ones it is
+ * given, and reconciles: it starts the active queries of its partitions it does not run yet (created
+ * through another host, or owned by a host that died) from their persisted state, and stops those
+ * cancelled or deleted through another host.
+ *
+ * A host that cannot renew stops its partitions before its leases can expire (at 80 % of the TTL
+ * since its last renewal), so two hosts never run a partition at once while the database's clock
+ * and theirs agree to within a fifth of the TTL.
+ */
+export class PartitionedHost implements QueryHost {
+  readonly recording: Recording;
+  /** Partitions held, with the epoch of their lease. */
+  private readonly owned = new Map<number, number>();
+  /** Ids of the active queries this host started (its engine may also keep ended ones for inspection). */
+  private readonly running = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+  private beating: Promise<void> | undefined;
+  /** Local time (ms) until which the leases are surely this host's. */
+  private validUntil = 0;
+  private stopped = false;
+
+  constructor(private readonly options: PartitionedHostOptions) {
+    this.recording = options.engine.recording;
+  }
+
+  /** This host's id. */
+  get nodeId(): string {
+    return this.options.leases.nodeId;
+  }
+
+  /** Takes back the paper venue, beats once (taking this host's partitions and starting their queries), then beats every TTL/3. */
+  async start(): Promise<number> {
+    await this.options.engine.start(() => false);
+    await this.beat();
+    this.timer = setInterval(() => void this.beat(), Math.max(50, Math.floor(this.options.leases.ttlMs / 3)));
+    this.timer.unref();
+    return this.running.size;
+  }
+
+  /** One round of heartbeat, lease renewal, hand-over, take-over and reconciliation (never two at once). */
+  beat(): Promise<void> {
+    this.beating ??= this.round().finally(() => (this.beating = undefined));
+    return this.beating;
+  }
+
+  private async round(): Promise<void> {
+    if (this.stopped) return;
+    const { leases, partitions } = this.options;
+    const startedAt = Date.now();
+    try {
+      const nodes = await leases.heartbeat();
+      const desired = new Set(partitionsOf(this.nodeId, nodes, partitions));
+      const held = new Set(await leases.renew([...this.owned.keys()]));
+      this.validUntil = startedAt + leases.ttlMs * 0.8;
+      const lost = [...this.owned.keys()].filter((partition) => !held.has(partition));
+      if (lost.length > 0) this.drop(lost);
+      // Hand over what another live host is now given: stop first, then give the lease back.
+      const handOver = [...this.owned.keys()].filter((partition) => !desired.has(partition));
+      if (handOver.length > 0) {
+        this.drop(handOver);
+        await leases.release(handOver);
+      }
+      const wanted = [...desired].filter((partition) => !this.owned.has(partition));
+      for (const lease of await leases.acquire(wanted)) this.owned.set(lease.partition, lease.epoch);
+      if (this.stopped) return;
+      await this.reconcile();
+    } catch (error) {
+      this.options.warn?.('cluster: a heartbeat failed', error);
+      // Not renewed in time: the leases may be another host's soon. Stop before they are.
+      if (Date.now() >= this.validUntil && this.owned.size > 0) {
+        this.options.warn?.(`cluster: leases not renewed for ${Date.now() - startedAt} ms; stopping partitions ${[...this.owned.keys()].join(',')}`);
+        this.drop([...this.owned.keys()]);
+      }
+    }
+  }
+
+  /** Starts the active queries of the held partitions not running here; stops those ended through another host. */
+  private async reconcile(): Promise<void> {
+    const { pool, partitions, engine } = this.options;
+    const { rows } = await pool.query<{ id: string }>("SELECT id FROM queries WHERE status = 'active' AND deleted_at IS NULL");
+    const active = new Set<string>();
+    for (const { id } of rows) if (this.owned.has(partitionOf(id, partitions))) active.add(id);
+    for (const id of active) {
+      if (this.running.has(id) || engine.inspect(id) !== undefined) continue;
+      const record = await this.options.store.queryById(id);
+      if (record && record.status === 'active' && record.deletedAt === null && this.owned.has(partitionOf(id, partitions))) this.startQuery(record);
+    }
+    for (const id of [...this.running]) {
+      if (active.has(id)) continue;
+      const record = await this.options.store.queryById(id);
+      if (!record || record.deletedAt !== null) this.stopQuery(id);
+      else if (record.status === 'cancelled' && engine.inspect(id)?.status === 'active') engine.cancel(id);
+      else if (record.status !== 'active') this.running.delete(id);
+    }
+  }
+
+  private startQuery(record: QueryRecord): void {
+    this.options.engine.add(record);
+    this.running.add(record.id);
+  }
+
+  private stopQuery(id: string): void {
+    this.options.engine.remove(id);
+    this.running.delete(id);
+  }
+
+  /** Stops the queries of partitions this host no longer holds. */
+  private drop(partitions: number[]): void {
+    const dropped = new Set(partitions);
+    for (const partition of partitions) this.owned.delete(partition);
+    for (const id of [...this.running]) if (dropped.has(partitionOf(id, this.options.partitions))) this.stopQuery(id);
+  }
+
+  /** Starts a query just stored when its partition is this host's; else its owner starts it at its next beat. */
+  add(query: QueryRecord): void {
+    if (this.owned.has(partitionOf(query.id, this.options.partitions)) && this.options.engine.inspect(query.id) === undefined) this.startQuery(query);
+  }
+
+  /** What this host's engine knows of a query (undefined when another host runs it). */
+  inspect(queryId: string): QueryInspection | undefined {
+    return this.options.engine.inspect(queryId);
+  }
+
+  /** Cancels a query running here; its owner elsewhere finds it cancelled in the store at its next beat. */
+  cancel(queryId: string): void {
+    if (this.options.engine.inspect(queryId) !== undefined) this.options.engine.cancel(queryId);
+  }
+
+  /** Stops a deleted query running here; its owner elsewhere finds it deleted at its next beat. */
+  remove(queryId: string): void {
+    if (this.options.engine.inspect(queryId) !== undefined) this.stopQuery(queryId);
+  }
+
+  /** This host's id, its partitions and its queries. */
+  readiness(): HostReadiness {
+    return { ...this.options.engine.readiness(), nodeId: this.nodeId, partitions: { owned: [...this.owned.keys()].sort((a, b) => a - b), count: this.options.partitions } };
+  }
+
+  served(): ServedData {
+    return this.options.engine.served();
+  }
+
+  hasPrice(symbol: string): boolean {
+    return this.options.engine.hasPrice(symbol);
+  }
+
+  exchangeFor(exchangeId: string, keyId: number): Promise<Exchange | undefined> {
+    return this.options.engine.exchangeFor(exchangeId, keyId);
+  }
+
+  forgetExchange(keyId: number, exchangeId: string): void {
+    this.options.engine.forgetExchange(keyId, exchangeId);
+  }
+
+  forgetSecret(keyId: number): void {
+    this.options.engine.forgetSecret(keyId);
+  }
+
+  onNotification(listener: (notification: StoredNotification) => void): () => void {
+    return this.options.engine.onNotification(listener);
+  }
+
+  onConditionStates(listener: (change: ConditionStatesChange) => void): () => void {
+    return this.options.engine.onConditionStates(listener);
+  }
+
+  onStatusChange(listener: (change: StatusChange) => void): () => void {
+    return this.options.engine.onStatusChange(listener);
+  }
+
+  onProblem(listener: (problem: HostProblem) => void): () => void {
+    return this.options.engine.onProblem(listener);
+  }
+
+  /**
+   * Leaves the cluster gracefully: stops beating, stops its queries, gives its leases back and removes
+   * its heartbeat (the other hosts take its partitions at their next beat, without waiting for the
+   * leases to expire), then stops the engine.
+   */
+  async dispose(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.beating;
+    const partitions = [...this.owned.keys()];
+    this.drop(partitions);
+    try {
+      await this.options.leases.release(partitions);
+      await this.options.leases.leave();
+    } catch (error) {
+      this.options.warn?.('cluster: could not give the leases back (they expire after the TTL)', error);
+    }
+    this.options.engine.dispose();
+  }
+}
