@@ -326,3 +326,29 @@ describe('body limit', () => {
     }
   });
 });
+
+describe('GET /ready (readiness)', () => {
+  it('answers 200 without a key: the store answers, and what this host runs (no cluster fields on SQLite)', async () => {
+    const response = await call(host.app, { method: 'GET', url: '/ready' });
+    expect(response.statusCode).toBe(200);
+    const body = json(response);
+    expect(body).toMatchObject({ status: 'ready', store: { kind: 'sqlite', ok: true } });
+    expect(typeof body.queries).toBe('number');
+    expect(body.nodeId).toBeUndefined();
+  });
+
+  it('answers 503 when the store does not answer', async () => {
+    const store = host.context.store as { keyById(id: number): unknown };
+    const keyById = store.keyById.bind(store);
+    store.keyById = () => {
+      throw new Error('database is locked');
+    };
+    try {
+      const response = await call(host.app, { method: 'GET', url: '/ready' });
+      expect(response.statusCode).toBe(503);
+      expect(json(response)).toMatchObject({ status: 'unavailable', store: { kind: 'sqlite', ok: false } });
+    } finally {
+      store.keyById = keyById;
+    }
+  });
+});
