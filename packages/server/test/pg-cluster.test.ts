@@ -2,6 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type QueryInspection, parseRecording, PushSource } from '@eql/core';
 import { buildServer, configFromEnv, createApiKey, type Host } from '../src/index.js';
@@ -191,6 +192,29 @@ await describeWithPostgres('hosts sharing one PostgreSQL database', () => {
     } finally {
       await a.host.close();
       await b.host.close();
+    }
+  });
+
+  it('a host whose heartbeat hangs (PostgreSQL does not answer) stops its queries before its leases can expire, and takes them back when it answers', { timeout: 90_000 }, async () => {
+    const { url } = await schema('fence');
+    const push = new PushSource();
+    const a = await member(url, 'host-a', push);
+    const blocker = new pg.Client({ connectionString: url });
+    await blocker.connect();
+    try {
+      await balanced([a]);
+      const key = (await createApiKey(a.host.context.store, a.host.context.box, { name: 'cluster', plan: 'pro' })).key;
+      const id = await createQuery(a.base, key, notifyQuery('BTC', 1_000_000));
+      await until(() => a.inspect(id)?.status === 'active', 'host a to run the query');
+      // Every heartbeat now waits on the lock: the host must stop running before its leases (900 ms) could expire.
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE cluster_nodes IN ACCESS EXCLUSIVE MODE');
+      await until(() => a.inspect(id) === undefined, 'host a to stop its queries', 30_000);
+      await blocker.query('COMMIT');
+      await until(() => a.inspect(id)?.status === 'active', 'host a to run the query again', 30_000);
+    } finally {
+      await blocker.end();
+      await a.host.close();
     }
   });
 

@@ -58,9 +58,25 @@ export class PartitionedHost implements QueryHost {
   async start(): Promise<number> {
     await this.options.engine.start(() => false);
     await this.beat();
-    this.timer = setInterval(() => void this.beat(), Math.max(50, Math.floor(this.options.leases.ttlMs / 3)));
+    this.timer = setInterval(() => this.tick(), Math.max(50, Math.floor(this.options.leases.ttlMs / 3)));
     this.timer.unref();
     return this.running.size;
+  }
+
+  /** A beat; and when the last one still has not returned past the leases' safe time (PostgreSQL hangs), the partitions stop. */
+  private tick(): void {
+    if (this.beating !== undefined) {
+      this.fenceIfExpired();
+      return;
+    }
+    void this.beat();
+  }
+
+  /** Stops every partition when the leases were not renewed within 80 % of the TTL: another host may take them soon. */
+  private fenceIfExpired(): void {
+    if (Date.now() < this.validUntil || this.owned.size === 0) return;
+    this.options.warn?.(`cluster: leases not renewed within ${Math.round(this.options.leases.ttlMs * 0.8)} ms; stopping partitions ${[...this.owned.keys()].join(',')}`);
+    this.drop([...this.owned.keys()]);
   }
 
   /** One round of heartbeat, lease renewal, hand-over, take-over and reconciliation (never two at once). */
@@ -93,10 +109,7 @@ export class PartitionedHost implements QueryHost {
     } catch (error) {
       this.options.warn?.('cluster: a heartbeat failed', error);
       // Not renewed in time: the leases may be another host's soon. Stop before they are.
-      if (Date.now() >= this.validUntil && this.owned.size > 0) {
-        this.options.warn?.(`cluster: leases not renewed for ${Date.now() - startedAt} ms; stopping partitions ${[...this.owned.keys()].join(',')}`);
-        this.drop([...this.owned.keys()]);
-      }
+      this.fenceIfExpired();
     }
   }
 
