@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { configFromEnv, createApiKey, rotateWebhookSecret, SecretBox, SqliteStore } from '@eql/server';
+import { configFromEnv, createApiKey, type HostStore, PgHostStore, redactDatabaseUrl, rotateWebhookSecret, SecretBox, SqliteStore } from '@eql/server';
 import type { CliIo } from '../io.js';
 import { UnusableInput } from '../io.js';
 
@@ -11,11 +11,16 @@ export interface KeysCreateFlags {
   scope?: Array<'ingest'>;
 }
 
-/** The host's store and secret box in a data directory (the box seals secrets; the store needs it to migrate). */
-function openHostStore(dataDir: string | undefined): { config: ReturnType<typeof configFromEnv>; store: SqliteStore; box: SecretBox } {
+/**
+ * The host's store and secret box: PostgreSQL when EQL_DATABASE_URL is set (the hosts of a cluster share
+ * it; set their EQL_SECRET_KEY too), else SQLite in the data directory. The box seals secrets; the store
+ * needs it to migrate.
+ */
+async function openHostStore(dataDir: string | undefined): Promise<{ config: ReturnType<typeof configFromEnv>; store: HostStore; box: SecretBox; where: string }> {
   const config = configFromEnv(process.env, dataDir !== undefined ? { dataDir } : {});
   const box = config.secretKey ? SecretBox.fromKey(config.secretKey) : SecretBox.fromFile(join(config.dataDir, 'secret.key'));
-  return { config, store: new SqliteStore(join(config.dataDir, 'eql.sqlite'), { box }), box };
+  if (config.databaseUrl) return { config, store: await PgHostStore.open(config.databaseUrl, { box }), box, where: `PostgreSQL at ${redactDatabaseUrl(config.databaseUrl)}` };
+  return { config, store: new SqliteStore(join(config.dataDir, 'eql.sqlite'), { box }), box, where: config.dataDir };
 }
 
 /**
@@ -24,7 +29,7 @@ function openHostStore(dataDir: string | undefined): { config: ReturnType<typeof
  */
 export async function keysCreateCommand(flags: KeysCreateFlags, io: CliIo): Promise<number> {
   if (flags.name.trim() === '') throw new UnusableInput('--name must not be empty');
-  const { config, store, box } = openHostStore(flags.dataDir);
+  const { store, box, where } = await openHostStore(flags.dataDir);
   try {
     const created = await createApiKey(store, box, { name: flags.name, plan: flags.plan, scopes: flags.scope ?? [] });
     if (flags.json) {
@@ -32,7 +37,7 @@ export async function keysCreateCommand(flags: KeysCreateFlags, io: CliIo): Prom
         `${JSON.stringify({ id: created.record.id, name: created.record.name, plan: created.record.plan, scopes: created.record.scopes, apiKey: created.key, hmacSecret: created.hmacSecret, webhookSecret: created.webhookSecret }, null, 2)}\n`,
       );
     } else {
-      io.stdout(`created key ${created.record.id} "${created.record.name}" (plan ${created.record.plan}) in ${config.dataDir}\n`);
+      io.stdout(`created key ${created.record.id} "${created.record.name}" (plan ${created.record.plan}) in ${where}\n`);
       io.stdout(`api key:        ${created.key}\n`);
       io.stdout(`hmac secret:    ${created.hmacSecret}\n`);
       io.stdout(`webhook secret: ${created.webhookSecret}\n`);
@@ -40,7 +45,7 @@ export async function keysCreateCommand(flags: KeysCreateFlags, io: CliIo): Prom
     }
     return 0;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -60,9 +65,9 @@ export async function keysRotateWebhookSecretCommand(flags: KeysRotateWebhookSec
   if (!Number.isInteger(id) || id <= 0) throw new UnusableInput('--id is the number of a key (eql keys create prints it)');
   const grace = flags.grace === undefined ? undefined : Number(flags.grace);
   if (grace !== undefined && (!Number.isInteger(grace) || grace < 0 || grace > 604_800)) throw new UnusableInput('--grace is a whole number of seconds from 0 to 604800');
-  const { store, box } = openHostStore(flags.dataDir);
+  const { store, box } = await openHostStore(flags.dataDir);
   try {
-    const key = store.keyById(id);
+    const key = await store.keyById(id);
     if (!key) throw new UnusableInput(`there is no key ${id}`);
     const rotated = await rotateWebhookSecret(store, box, key, grace === undefined ? {} : { graceSeconds: grace });
     if (flags.json) io.stdout(`${JSON.stringify({ id, ...rotated }, null, 2)}\n`);
@@ -73,6 +78,6 @@ export async function keysRotateWebhookSecretCommand(flags: KeysRotateWebhookSec
     }
     return 0;
   } finally {
-    store.close();
+    await store.close();
   }
 }

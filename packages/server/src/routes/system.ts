@@ -25,7 +25,7 @@ const READINESS = {
 const READY_SCHEMA = {
   summary: 'Readiness of this host',
   description: 'For load balancers: 200 when the store answers, 503 when it does not. Says what the host runs; on PostgreSQL also its node id and the partitions of queries it holds (docs/scale-out.md).',
-  tags: ['System'],
+  tags: ['system'],
   security: [],
   response: { 200: READINESS, 503: READINESS },
 } as const;
