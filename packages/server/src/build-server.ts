@@ -48,7 +48,12 @@ import type { HostStore } from './store/store.js';
 import type { QueryHost } from './host/query-host.js';
 import { PgLeases } from './cluster/leases.js';
 import { DEFAULT_PARTITIONS } from './cluster/partitions.js';
-import { PartitionedHost } from './cluster/partitioned-host.js';
+import { type PartitionEngine, PartitionedHost } from './cluster/partitioned-host.js';
+import { MarketBus } from './bus/market-bus.js';
+import { BusPartitions } from './bus/bus-partitions.js';
+import { PgPartitionPositions } from './bus/partition-positions.js';
+import { PgPriceHistory } from './store/pg/pg-price-history.js';
+import { PushSource } from '@eql/core';
 
 /** What {@link buildServer} builds the host from: configuration overrides, and parts that replace its defaults (tests, embedders). */
 export interface BuildOptions {
@@ -152,7 +157,9 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   // On PostgreSQL the hosts of the database share the queries out by partition, with leases (cluster/).
   const leases = store instanceof PgHostStore ? new PgLeases(store.pool, config.nodeId, config.leaseTtlMs) : undefined;
   const cluster = leases ? await clusterSettings(leases, config.partitions, now()) : undefined;
-  const engine = new HostEngine({
+  if (config.natsUrl && !(store instanceof PgHostStore)) throw new Error('EQL_NATS_URL needs EQL_DATABASE_URL: the market bus serves the hosts of one PostgreSQL database');
+  if (config.feed === 'bus' && !config.natsUrl) throw new Error('EQL_FEED=bus needs EQL_NATS_URL (the market bus to read)');
+  const engineOptions = (): HostEngineOptions => ({
     analyst: analyst.provider,
     prices,
     ...(cluster ? { replayOrigin: cluster.replayOrigin } : {}),
@@ -163,10 +170,29 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
     connectExchange: options.connectExchange ?? options.engine?.connectExchange ?? ccxtConnector,
   });
   let warnCluster: (message: string, error?: unknown) => void = () => undefined;
-  const host: QueryHost =
-    leases && cluster && store instanceof PgHostStore
-      ? new PartitionedHost({ engine, store, pool: store.pool, leases, partitions: cluster.partitions, warn: (message, error) => warnCluster(message, error) })
-      : engine;
+  const warn = (message: string, error?: unknown) => warnCluster(message, error);
+  let host: QueryHost;
+  if (leases && cluster && store instanceof PgHostStore) {
+    let engine: PartitionEngine;
+    if (config.natsUrl) {
+      // The market bus: every partition reads the market from the stream, from where its previous owner stopped.
+      const bus = await MarketBus.connect(config.natsUrl, { name: config.nodeId, ...(config.natsStream ? { stream: config.natsStream } : {}) });
+      // The base engine runs no query: it answers what the feeds serve (any symbol: publishers decide), exchanges and secrets.
+      const base = new HostEngine({ ...engineOptions(), sources: [new PushSource()], history: [] });
+      const { prices: _prices, sources: _sources, history: _history, scheduler: _scheduler, ...shared } = engineOptions();
+      engine = new BusPartitions({
+        bus,
+        positions: new PgPartitionPositions(store.pool, config.nodeId),
+        store,
+        history: new PgPriceHistory(store.pool, { epoch: cluster.replayOrigin }),
+        partitions: cluster.partitions,
+        base,
+        engineFor: (wiring) => new HostEngine({ ...shared, ...wiring, recording: base.recording }),
+        warn,
+      });
+    } else engine = new HostEngine(engineOptions());
+    host = new PartitionedHost({ engine, store, pool: store.pool, leases, partitions: cluster.partitions, warn });
+  } else host = new HostEngine(engineOptions());
   const usage = new UsageMeter(store);
   const context: HostContext = {
     config,

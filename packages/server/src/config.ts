@@ -33,6 +33,15 @@ export interface HostConfig {
    * host to boot (32 when it sets none); a host set to another count refuses to start.
    */
   partitions?: number;
+  /**
+   * The cluster's market bus on NATS JetStream (EQL_NATS_URL, `nats://host:4222`; needs EQL_DATABASE_URL):
+   * each partition of queries reads the market from one stream, from where its previous owner stopped
+   * (docs/scale-out.md). With `feed: 'bus'` the host reads no feed itself: publishers (`eql bus publish`)
+   * fill the stream.
+   */
+  natsUrl?: string;
+  /** The JetStream stream of the market bus (EQL_NATS_STREAM, default EQL_MARKET). */
+  natsStream?: string;
   /** How long a host's leases on partitions last without renewal (EQL_LEASE_TTL_MS, default 6000): a dead host's queries run elsewhere within about 4/3 of it. */
   leaseTtlMs: number;
   /** Ensure a key with this value exists at boot (EQL_API_KEY), with this HMAC secret (EQL_HMAC_SECRET). */
@@ -186,6 +195,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
   if (env.EQL_DATABASE_URL?.trim()) config.databaseUrl = checkDatabaseUrl(env.EQL_DATABASE_URL.trim());
   if (env.EQL_NODE_ID?.trim()) config.nodeId = nodeIdOf(env.EQL_NODE_ID.trim());
   if (env.EQL_PARTITIONS) config.partitions = wholeNumber(env, 'EQL_PARTITIONS', 1);
+  if (env.EQL_NATS_URL?.trim()) config.natsUrl = checkNatsUrl(env.EQL_NATS_URL.trim());
+  if (env.EQL_NATS_STREAM?.trim()) config.natsStream = env.EQL_NATS_STREAM.trim();
   if (env.EQL_LEASE_TTL_MS) config.leaseTtlMs = wholeNumber(env, 'EQL_LEASE_TTL_MS', 300);
   if (env.EQL_API_KEY) config.seedApiKey = env.EQL_API_KEY;
   if (env.EQL_HMAC_SECRET) config.seedHmacSecret = env.EQL_HMAC_SECRET;
@@ -224,6 +235,20 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
 }
 
 /** A host id: letters, digits, `.`, `_`, `-` and `:`, at most 64 (it appears in logs and in the readiness route). */
+/** A NATS server URL (`nats://`, `tls://` or `ws://`), refused with its password masked when malformed. */
+function checkNatsUrl(text: string): string {
+  for (const server of text.split(',')) {
+    let url: URL;
+    try {
+      url = new URL(server.trim());
+    } catch {
+      throw new Error(`EQL_NATS_URL is not a URL: ${server.replace(/\/\/[^@/]*@/, '//***@')}`);
+    }
+    if (!['nats:', 'tls:', 'ws:', 'wss:'].includes(url.protocol)) throw new Error(`EQL_NATS_URL must start with nats://, tls://, ws:// or wss:// (got ${url.protocol}//)`);
+  }
+  return text;
+}
+
 function nodeIdOf(text: string): string {
   if (!/^[A-Za-z0-9._:-]{1,64}$/.test(text)) throw new Error(`EQL_NODE_ID must be 1 to 64 letters, digits, ".", "_", "-" or ":", not "${text}"`);
   return text;

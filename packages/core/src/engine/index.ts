@@ -4,7 +4,7 @@ export type { EngineEvent, EngineEventType } from './events.js';
 export * from './interfaces.js';
 export { HistoryError, type PriceHistory, type PriceTick, type PriceTopic } from './history.js';
 export { InvalidQueryError, type InvalidQueryProblem } from './invalid-query.js';
-export { type Observation, type PriceObservation, type TweetObservation, type NewsObservation, type LlmVerdictObservation, type Topic, topicKey, baseAsset } from './observations.js';
+export { type Observation, type PriceObservation, type TweetObservation, type NewsObservation, type LlmVerdictObservation, type Topic, topicKey, baseAsset, feedKeyOfObservation, feedKeyOfTopic } from './observations.js';
 export { parseRecording, pricedAssets, serializeRecording, RecordingError, type Recording } from './recording.js';
 export { ReplaySource, matchesTopic, type ReplayOptions } from './replay-source.js';
 export { RecordingHistory, type RecordingHistoryOptions } from './recording-history.js';

@@ -1,16 +1,37 @@
 import type { Exchange, QueryInspection, Recording, ServedData } from '@eql/core';
 import type pg from 'pg';
-import type { HostEngine } from '../host/host-engine.js';
 import type { ConditionStatesChange, HostProblem, HostReadiness, QueryHost, StatusChange } from '../host/query-host.js';
 import type { QueryRecord, StoredNotification } from '../store/records.js';
 import type { HostStore } from '../store/store.js';
 import type { PgLeases } from './leases.js';
 import { partitionOf, partitionsOf } from './partitions.js';
 
+/**
+ * What an engine of a cluster host does when partitions change hands, beyond adding and removing their
+ * queries: the bus's engines ({@link BusPartitions}) read the market bus per partition, from where its
+ * previous owner stopped.
+ */
+export interface PartitionLifecycle {
+  /** Prepares a partition just taken (called before its queries are added). */
+  openPartition(partition: number, epoch: number): Promise<void>;
+  /** Starts the partitions opened (their queries are added by now). */
+  startPartitions(): Promise<void>;
+  /** Closes a partition lost or handed over (its queries removed already); resolves when its effects are stored. */
+  closePartition(partition: number): Promise<void>;
+}
+
+/** The engine a {@link PartitionedHost} runs its partitions' queries in. */
+export type PartitionEngine = Omit<QueryHost, 'inspect' | 'start'> &
+  Partial<PartitionLifecycle> & {
+    start(include: (query: QueryRecord) => boolean): Promise<number>;
+    /** What the engine knows of a query it runs here (undefined when it does not run it). */
+    inspect(queryId: string): QueryInspection | undefined;
+  };
+
 /** What a {@link PartitionedHost} runs on. */
 export interface PartitionedHostOptions {
   /** This process's engine: it runs the queries of the partitions this host holds. */
-  engine: HostEngine;
+  engine: PartitionEngine;
   store: HostStore;
   /** The PostgreSQL pool of the store (the lists of active and ended queries are read from it). */
   pool: pg.Pool;
@@ -76,7 +97,7 @@ export class PartitionedHost implements QueryHost {
   private fenceIfExpired(): void {
     if (Date.now() < this.validUntil || this.owned.size === 0) return;
     this.options.warn?.(`cluster: leases not renewed within ${Math.round(this.options.leases.ttlMs * 0.8)} ms; stopping partitions ${[...this.owned.keys()].join(',')}`);
-    this.drop([...this.owned.keys()]);
+    void this.drop([...this.owned.keys()]);
   }
 
   /** One round of heartbeat, lease renewal, hand-over, take-over and reconciliation (never two at once). */
@@ -95,17 +116,21 @@ export class PartitionedHost implements QueryHost {
       const held = new Set(await leases.renew([...this.owned.keys()]));
       this.validUntil = startedAt + leases.ttlMs * 0.8;
       const lost = [...this.owned.keys()].filter((partition) => !held.has(partition));
-      if (lost.length > 0) this.drop(lost);
+      if (lost.length > 0) await this.drop(lost);
       // Hand over what another live host is now given: stop first, then give the lease back.
       const handOver = [...this.owned.keys()].filter((partition) => !desired.has(partition));
       if (handOver.length > 0) {
-        this.drop(handOver);
+        await this.drop(handOver);
         await leases.release(handOver);
       }
       const wanted = [...desired].filter((partition) => !this.owned.has(partition));
-      for (const lease of await leases.acquire(wanted)) this.owned.set(lease.partition, lease.epoch);
+      for (const lease of await leases.acquire(wanted)) {
+        await this.options.engine.openPartition?.(lease.partition, lease.epoch);
+        this.owned.set(lease.partition, lease.epoch);
+      }
       if (this.stopped) return;
       await this.reconcile();
+      await this.options.engine.startPartitions?.();
     } catch (error) {
       this.options.warn?.('cluster: a heartbeat failed', error);
       // Not renewed in time: the leases may be another host's soon. Stop before they are.
@@ -143,11 +168,14 @@ export class PartitionedHost implements QueryHost {
     this.running.delete(id);
   }
 
-  /** Stops the queries of partitions this host no longer holds. */
-  private drop(partitions: number[]): void {
+  /** Stops the queries of partitions this host no longer holds; resolves when the partitions are closed. */
+  private async drop(partitions: number[]): Promise<void> {
     const dropped = new Set(partitions);
     for (const partition of partitions) this.owned.delete(partition);
+    // A partition stops reading before its queries go: no observation is counted as read that no query saw.
+    const closing = partitions.map((partition) => this.options.engine.closePartition?.(partition) ?? Promise.resolve());
     for (const id of [...this.running]) if (dropped.has(partitionOf(id, this.options.partitions))) this.stopQuery(id);
+    for (const result of await Promise.allSettled(closing)) if (result.status === 'rejected') this.options.warn?.('cluster: a partition did not close cleanly', result.reason);
   }
 
   /** Starts a query just stored when its partition is this host's; else its owner starts it at its next beat. */
@@ -221,13 +249,13 @@ export class PartitionedHost implements QueryHost {
     if (this.timer) clearInterval(this.timer);
     await this.beating;
     const partitions = [...this.owned.keys()];
-    this.drop(partitions);
+    await this.drop(partitions);
     try {
       await this.options.leases.release(partitions);
       await this.options.leases.leave();
     } catch (error) {
       this.options.warn?.('cluster: could not give the leases back (they expire after the TTL)', error);
     }
-    this.options.engine.dispose();
+    await this.options.engine.dispose();
   }
 }

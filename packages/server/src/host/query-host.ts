@@ -31,6 +31,8 @@ export interface HostReadiness {
   nodeId?: string;
   /** The partitions this host holds, of how many. */
   partitions?: { owned: number[]; count: number };
+  /** On the market bus: its stream, and per partition the last message handed to the engine and the last saved position. */
+  bus?: { stream: string; positions: Record<number, { handled: number; saved: number; catchingUp: boolean }> };
 }
 
 /**

@@ -262,6 +262,19 @@ export const PG_MIGRATIONS: ReadonlyArray<PgMigration> = [
       CREATE INDEX rate_limits_expiry ON rate_limits (expires_at);
     `,
   },
+  {
+    version: 5,
+    name: 'partition_positions (where each partition of queries stopped reading the market bus)',
+    sql: `
+      CREATE TABLE partition_positions (
+        partition INTEGER PRIMARY KEY,
+        seq BIGINT NOT NULL,
+        at BIGINT NOT NULL,
+        node_id ${T} NOT NULL,
+        saved_at TIMESTAMPTZ NOT NULL
+      );
+    `,
+  },
 ];
 
 /**

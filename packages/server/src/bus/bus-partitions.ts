@@ -1,0 +1,308 @@
+import { type DataSource, type Exchange, type PriceHistory, PushSource, type QueryInspection, type Recording, type ServedData } from '@eql/core';
+import type { HostEngine } from '../host/host-engine.js';
+import type { ConditionStatesChange, HostProblem, HostReadiness, QueryHost, StatusChange } from '../host/query-host.js';
+import type { QueryRecord, StoredNotification } from '../store/records.js';
+import type { HostStore } from '../store/store.js';
+import { partitionOf } from '../cluster/partitions.js';
+import type { PartitionLifecycle } from '../cluster/partitioned-host.js';
+import { FeedClock } from './feed-clock.js';
+import type { BusObservation, BusReading, MarketBus } from './market-bus.js';
+import type { PartitionPosition, PgPartitionPositions } from './partition-positions.js';
+
+/** Builds the engine of one partition: its clock, its source (the bus), its history and its store (writes tracked). */
+export type PartitionEngineFactory = (wiring: { scheduler: FeedClock; sources: DataSource[]; history: PriceHistory[]; store: HostStore }) => HostEngine;
+
+/** What {@link BusPartitions} runs on. */
+export interface BusPartitionsOptions {
+  bus: MarketBus;
+  positions: PgPartitionPositions;
+  /** The store the engines write to. */
+  store: HostStore;
+  /** The cluster's price history (PostgreSQL), read up to a partition's position when it starts. */
+  history: PriceHistory;
+  /** How many partitions the queries fall into. */
+  partitions: number;
+  /** The engine of this host that runs no query: validation (`served`), exchanges and secrets. */
+  base: HostEngine;
+  /** A partition's engine. */
+  engineFor: PartitionEngineFactory;
+  /** How often a partition's position is saved while it reads (ms, default 200). */
+  saveEveryMs?: number;
+  warn?: (message: string, error?: unknown) => void;
+}
+
+interface Partition {
+  partition: number;
+  epoch: number;
+  engine: HostEngine;
+  push: PushSource;
+  clock: FeedClock;
+  /** Store writes under way (the position passes a message only once the writes it caused are done). */
+  writes: Set<Promise<unknown>>;
+  reading?: BusReading;
+  /** The last message handed to the engine. */
+  handled: PartitionPosition;
+  /** The last message whose writes are all done. */
+  safe: PartitionPosition;
+  /** The position last saved. */
+  saved: PartitionPosition;
+  /** The stream's last sequence when reading started: until it is handled, the partition catches up. */
+  backlogUntil: number;
+  unsubscribe: Array<() => void>;
+  saving?: Promise<void>;
+  timer?: NodeJS.Timeout;
+  closed: boolean;
+}
+
+/** A store whose promised writes are tracked in `writes` until they settle. */
+function trackingStore(store: HostStore, writes: Set<Promise<unknown>>): HostStore {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const result: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
+        if (result instanceof Promise) {
+          writes.add(result);
+          void result.then(
+            () => writes.delete(result),
+            () => writes.delete(result),
+          );
+        }
+        return result;
+      };
+    },
+  });
+}
+
+/**
+ * The queries of the partitions this host holds, each partition in an engine of its own that reads the
+ * market bus in order, like a member of a consumer group: a partition taken over (from a host that
+ * died, or handed over) goes on from the position its previous owner saved, so the observations that
+ * came meanwhile are judged as they would have been, at their own instants, before the live ones.
+ *
+ * A partition's position is the last message whose effects (runtime state, triggers, executions,
+ * notifications, outbox entries) are all in the store; it is saved every `saveEveryMs` and when the
+ * partition closes. Messages after it may be judged twice (by the old owner before it died, and by
+ * the new one): the engine never fires a query at or before its last trigger, and actions go through
+ * the outbox under stable keys, so nothing fires or runs twice.
+ */
+export class BusPartitions implements QueryHost, PartitionLifecycle {
+  readonly recording: Recording;
+  private readonly open = new Map<number, Partition>();
+  /** The partition of each query added (its engine). */
+  private readonly partitionOfQuery = new Map<string, number>();
+  private readonly listeners = {
+    notification: new Set<(notification: StoredNotification) => void>(),
+    states: new Set<(change: ConditionStatesChange) => void>(),
+    status: new Set<(change: StatusChange) => void>(),
+    problem: new Set<(problem: HostProblem) => void>(),
+  };
+
+  constructor(private readonly options: BusPartitionsOptions) {
+    this.recording = options.base.recording;
+  }
+
+  /** Takes back the paper venue's orders (the base engine's); queries start with their partitions. */
+  async start(): Promise<number> {
+    await this.options.base.start(() => false);
+    return 0;
+  }
+
+  /**
+   * Prepares a partition just taken: its engine, with its clock at the saved position (or the stream's
+   * end for a partition never read), so that the history its queries warm from ends there.
+   */
+  async openPartition(partition: number, epoch: number): Promise<void> {
+    if (this.open.has(partition)) return;
+    const saved = (await this.options.positions.get(partition)) ?? (await this.endOfStream());
+    const clock = new FeedClock();
+    clock.catchUpFrom(saved.at);
+    const push = new PushSource();
+    const writes = new Set<Promise<unknown>>();
+    const store = trackingStore(this.options.store, writes);
+    const engine = this.options.engineFor({ scheduler: clock, sources: [push], history: [this.options.history], store });
+    const entry: Partition = { partition, epoch, engine, push, clock, writes, handled: saved, safe: saved, saved, backlogUntil: 0, unsubscribe: [], closed: false };
+    entry.unsubscribe.push(
+      engine.onNotification((notification) => this.listeners.notification.forEach((listener) => listener(notification))),
+      engine.onConditionStates((change) => this.listeners.states.forEach((listener) => listener(change))),
+      engine.onStatusChange((change) => this.listeners.status.forEach((listener) => listener(change))),
+      engine.onProblem((problem) => this.listeners.problem.forEach((listener) => listener(problem))),
+    );
+    this.open.set(partition, entry);
+  }
+
+  /** Starts reading the bus for the partitions opened (their queries are added by now). */
+  async startPartitions(): Promise<void> {
+    for (const entry of this.open.values()) {
+      if (entry.reading || entry.closed) continue;
+      const last = await this.options.bus.last();
+      entry.backlogUntil = last?.seq ?? 0;
+      if (entry.backlogUntil <= entry.handled.seq) entry.clock.live();
+      entry.reading = await this.options.bus.read(entry.handled.seq + 1, (message) => this.handle(entry, message));
+      if (entry.closed) {
+        await entry.reading.stop();
+        continue;
+      }
+      entry.timer = setInterval(() => void this.save(entry), this.options.saveEveryMs ?? 200);
+      entry.timer.unref();
+    }
+  }
+
+  /**
+   * One message of the bus, handed to its partition's engine at its instant. When it caused store writes
+   * (a trigger: its runtime state, execution, notification, outbox entry), the next message waits until
+   * they and the writes they lead to are done: a backlog read in a burst is judged as it was live, each
+   * trigger settled before the next observation (a query still firing would not fire again).
+   */
+  private handle(entry: Partition, message: BusObservation): Promise<void> | undefined {
+    if (entry.closed || message.seq <= entry.handled.seq) return undefined;
+    const position = { seq: message.seq, at: message.observation.at };
+    entry.clock.at(message.observation.at, () => entry.push.push(message.observation));
+    entry.handled = position;
+    if (entry.clock.isCatchingUp && message.seq >= entry.backlogUntil) entry.clock.live();
+    if (entry.writes.size === 0) {
+      entry.safe = position;
+      return undefined;
+    }
+    return this.quiesce(entry).then(() => {
+      if (position.seq > entry.safe.seq) entry.safe = position;
+    });
+  }
+
+  /** Resolves once the partition's store writes are done and no new one follows within a turn of the event loop. */
+  private async quiesce(entry: Partition): Promise<void> {
+    for (;;) {
+      while (entry.writes.size > 0) await Promise.allSettled([...entry.writes]);
+      await new Promise((resolve) => setImmediate(resolve));
+      if (entry.writes.size === 0 || entry.closed) return;
+    }
+  }
+
+  /** Saves a partition's position when it moved (one save at a time). */
+  private save(entry: Partition): Promise<void> {
+    if (entry.saving) return entry.saving;
+    const position = entry.safe;
+    if (position.seq <= entry.saved.seq) return Promise.resolve();
+    entry.saving = this.options.positions
+      .save(entry.partition, entry.epoch, position)
+      .then(
+        () => {
+          entry.saved = position;
+        },
+        (error: unknown) => this.options.warn?.(`bus: could not save the position of partition ${entry.partition}`, error),
+      )
+      .finally(() => (entry.saving = undefined));
+    return entry.saving;
+  }
+
+  /** Stops reading a partition lost or handed over, saves its position once its writes are done, and disposes its engine. */
+  async closePartition(partition: number): Promise<void> {
+    const entry = this.open.get(partition);
+    if (!entry) return;
+    this.open.delete(partition);
+    entry.closed = true;
+    if (entry.timer) clearInterval(entry.timer);
+    await entry.reading?.stop();
+    for (const [queryId, owner] of this.partitionOfQuery) if (owner === partition) this.partitionOfQuery.delete(queryId);
+    entry.engine.dispose();
+    await Promise.allSettled([...entry.writes]);
+    entry.safe = entry.handled;
+    await entry.saving;
+    await this.save(entry);
+    for (const unsubscribe of entry.unsubscribe) unsubscribe();
+  }
+
+  /** The stream's end as a position (a partition never read starts there). */
+  private async endOfStream(): Promise<PartitionPosition> {
+    const last = await this.options.bus.last();
+    return last ? { seq: last.seq, at: last.observation.at + 1 } : { seq: 0, at: Date.now() };
+  }
+
+  /** Adds a stored query to the engine of its partition (opened by now: the cluster adds only its partitions' queries). */
+  add(query: QueryRecord): void {
+    const partition = partitionOf(query.id, this.options.partitions);
+    const entry = this.open.get(partition);
+    if (!entry || entry.engine.inspect(query.id) !== undefined) return;
+    this.partitionOfQuery.set(query.id, partition);
+    entry.engine.add(query);
+  }
+
+  private engineOf(queryId: string): HostEngine | undefined {
+    const partition = this.partitionOfQuery.get(queryId);
+    return partition === undefined ? undefined : this.open.get(partition)?.engine;
+  }
+
+  inspect(queryId: string): QueryInspection | undefined {
+    return this.engineOf(queryId)?.inspect(queryId);
+  }
+
+  cancel(queryId: string): void {
+    this.engineOf(queryId)?.cancel(queryId);
+  }
+
+  remove(queryId: string): void {
+    this.engineOf(queryId)?.remove(queryId);
+    this.partitionOfQuery.delete(queryId);
+  }
+
+  /** The queries of this host's partitions, and how far each partition has read the bus. */
+  readiness(): HostReadiness {
+    let queries = 0;
+    const bus: NonNullable<HostReadiness['bus']> = { stream: this.options.bus.stream, positions: {} };
+    for (const entry of this.open.values()) {
+      queries += entry.engine.readiness().queries;
+      bus.positions[entry.partition] = { handled: entry.handled.seq, saved: entry.saved.seq, catchingUp: entry.clock.isCatchingUp };
+    }
+    return { queries, bus };
+  }
+
+  served(): ServedData {
+    return this.options.base.served();
+  }
+
+  hasPrice(symbol: string): boolean {
+    return this.options.base.hasPrice(symbol);
+  }
+
+  exchangeFor(exchangeId: string, keyId: number): Promise<Exchange | undefined> {
+    return this.options.base.exchangeFor(exchangeId, keyId);
+  }
+
+  forgetExchange(keyId: number, exchangeId: string): void {
+    this.options.base.forgetExchange(keyId, exchangeId);
+    for (const entry of this.open.values()) entry.engine.forgetExchange(keyId, exchangeId);
+  }
+
+  forgetSecret(keyId: number): void {
+    this.options.base.forgetSecret(keyId);
+    for (const entry of this.open.values()) entry.engine.forgetSecret(keyId);
+  }
+
+  onNotification(listener: (notification: StoredNotification) => void): () => void {
+    this.listeners.notification.add(listener);
+    return () => this.listeners.notification.delete(listener);
+  }
+
+  onConditionStates(listener: (change: ConditionStatesChange) => void): () => void {
+    this.listeners.states.add(listener);
+    return () => this.listeners.states.delete(listener);
+  }
+
+  onStatusChange(listener: (change: StatusChange) => void): () => void {
+    this.listeners.status.add(listener);
+    return () => this.listeners.status.delete(listener);
+  }
+
+  onProblem(listener: (problem: HostProblem) => void): () => void {
+    this.listeners.problem.add(listener);
+    return () => this.listeners.problem.delete(listener);
+  }
+
+  /** Closes every partition (positions saved), the base engine and the bus connection. */
+  async dispose(): Promise<void> {
+    for (const partition of [...this.open.keys()]) await this.closePartition(partition);
+    this.options.base.dispose();
+    await this.options.bus.close();
+  }
+}

@@ -1,0 +1,174 @@
+import { connect } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JetStreamClient, type JetStreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
+import { feedKeyOfObservation, type Observation } from '@eql/core';
+
+/** The stream of a cluster's market observations by default (EQL_NATS_STREAM). */
+export const DEFAULT_MARKET_STREAM = 'EQL_MARKET';
+
+/** How long the stream keeps observations by default: the longest a partition may go unread and still catch up. */
+export const DEFAULT_MARKET_RETENTION_MS = 24 * 3_600_000;
+
+/** An observation as the bus delivered it, with the stream's sequence number of its message. */
+export interface BusObservation {
+  seq: number;
+  observation: Observation;
+}
+
+/** What {@link MarketBus.connect} needs. */
+export interface MarketBusOptions {
+  /** The JetStream stream (default EQL_MARKET); its subjects are `<stream in lower case>.<feed key>`. */
+  stream?: string;
+  /** How long observations are kept (default 24 h). */
+  retentionMs?: number;
+  /** The connection's name in the server's monitoring (the host's node id). */
+  name?: string;
+}
+
+/** A reading of the stream from a sequence on: stop it to unsubscribe. */
+export interface BusReading {
+  stop(): Promise<void>;
+  /** Resolves when the reading ended (stopped, or the connection closed). */
+  readonly done: Promise<void>;
+}
+
+const NANOS = 1_000_000;
+
+/**
+ * Subject token of a feed key (`price:BTC` → `price.BTC`): a subject token may not hold `.`, `*`, `>`
+ * or white space, so those are percent-encoded.
+ */
+export function subjectOf(prefix: string, feedKey: string): string {
+  const [source, ...rest] = feedKey.split(':');
+  const name = rest.join(':');
+  const token = (text: string) => encodeURIComponent(text).replace(/[.*>~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return name === '' ? `${prefix}.${token(source ?? '')}` : `${prefix}.${token(source ?? '')}.${token(name)}`;
+}
+
+/**
+ * The cluster's market bus on NATS JetStream: every feed is read once per cluster and its observations
+ * published to one stream (subjects `<prefix>.price.<ASSET>`, `<prefix>.tweet.<account>`,
+ * `<prefix>.news`); each host reads from it, from the sequence where the partitions it takes stopped.
+ * A message id per observation (`Nats-Msg-Id`) lets the server drop a copy published twice (a feed
+ * leader taking over re-publishes what its predecessor may have published) within the stream's
+ * duplicate window.
+ */
+export class MarketBus {
+  private constructor(
+    private readonly connection: NatsConnection,
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+    /** The stream's name. */
+    readonly stream: string,
+    /** The subjects' prefix. */
+    readonly prefix: string,
+  ) {}
+
+  /** Connects to NATS at `url` and makes sure the stream exists (created on first use, kept otherwise). */
+  static async connect(url: string, options: MarketBusOptions = {}): Promise<MarketBus> {
+    const stream = options.stream ?? DEFAULT_MARKET_STREAM;
+    if (!/^[A-Za-z0-9_-]+$/.test(stream)) throw new Error(`the stream name ${JSON.stringify(stream)} may hold letters, digits, _ and - only`);
+    const connection = await connect({ servers: url, name: options.name ?? 'eql', maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+    try {
+      const jsm = await jetstreamManager(connection);
+      const prefix = stream.toLowerCase().replace(/_/g, '-');
+      const maxAge = (options.retentionMs ?? DEFAULT_MARKET_RETENTION_MS) * NANOS;
+      try {
+        await jsm.streams.info(stream);
+      } catch {
+        await jsm.streams
+          .add({ name: stream, subjects: [`${prefix}.>`], retention: RetentionPolicy.Limits, storage: StorageType.File, max_age: maxAge, duplicate_window: 120_000 * NANOS })
+          .catch(async (error: unknown) => {
+            // Another host created it meanwhile.
+            await jsm.streams.info(stream).catch(() => {
+              throw error;
+            });
+          });
+      }
+      return new MarketBus(connection, jetstream(connection), jsm, stream, prefix);
+    } catch (error) {
+      await connection.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** The subject an observation is published on (undefined for what the bus does not carry: recorded LLM verdicts). */
+  subjectOf(observation: Observation): string | undefined {
+    const key = feedKeyOfObservation(observation);
+    return key === undefined ? undefined : subjectOf(this.prefix, key);
+  }
+
+  /**
+   * Publishes an observation once (`messageId` names it: the same id within the duplicate window is
+   * stored once); resolves with its sequence in the stream when the server has stored it.
+   */
+  async publish(observation: Observation, messageId: string): Promise<{ seq: number; duplicate: boolean } | undefined> {
+    const subject = this.subjectOf(observation);
+    if (subject === undefined) return undefined;
+    const ack = await this.js.publish(subject, JSON.stringify(observation), { msgID: messageId });
+    return { seq: ack.seq, duplicate: ack.duplicate };
+  }
+
+  /** The stream's last sequence and the observation stored there (undefined when the stream is empty). */
+  async last(): Promise<BusObservation | undefined> {
+    const info = await this.jsm.streams.info(this.stream);
+    const seq = info.state.last_seq;
+    if (seq === 0 || info.state.messages === 0) return undefined;
+    return this.at(seq);
+  }
+
+  /** The observation of one sequence, or undefined when the stream no longer (or never) held it. */
+  async at(seq: number): Promise<BusObservation | undefined> {
+    try {
+      const message = await this.jsm.streams.getMessage(this.stream, { seq });
+      if (!message) return undefined;
+      return { seq, observation: message.json<Observation>() };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Reads the stream in order from sequence `fromSeq` (inclusive; 0 or less: from the next message
+   * published), handing each observation to `deliver`. An ordered consumer: no message is skipped or
+   * repeated, and after a reconnect it goes on where it stopped. When `deliver` returns a promise, the
+   * next message waits for it.
+   */
+  async read(fromSeq: number, deliver: (message: BusObservation) => Promise<void> | undefined): Promise<BusReading> {
+    const consumer = await this.js.consumers.get(
+      this.stream,
+      fromSeq > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: fromSeq } : { deliver_policy: DeliverPolicy.New },
+    );
+    const messages: ConsumerMessages = await consumer.consume({ max_messages: 1_000 });
+    const done = (async () => {
+      for await (const message of messages) {
+        let observation: Observation;
+        try {
+          observation = message.json<Observation>();
+        } catch {
+          continue;
+        }
+        // The next message waits for what this one set going (a trigger's store writes).
+        const settled = deliver({ seq: message.seq, observation });
+        if (settled) await settled;
+      }
+    })();
+    return {
+      done,
+      stop: async () => {
+        await messages.close().catch(() => undefined);
+        await done.catch(() => undefined);
+      },
+    };
+  }
+
+  /** Removes the stream and everything in it (tests, and an operator starting the bus anew). */
+  async destroy(): Promise<void> {
+    await this.jsm.streams.delete(this.stream);
+  }
+
+  /** Closes the connection (after draining what was published). */
+  async close(): Promise<void> {
+    await this.connection.drain().catch(() => undefined);
+  }
+}

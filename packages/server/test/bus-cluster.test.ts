@@ -1,0 +1,251 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { Engine, type EngineEvent, type Observation, PushSource } from '@eql/core';
+import { asyncScheduler, type SchedulerAction, type SchedulerLike, type Subscription } from 'rxjs';
+import { createApiKey, PgHostStore, SecretBox } from '../src/index.js';
+import { MarketBus } from '../src/bus/market-bus.js';
+import { BusPublisher, type Publication } from '../src/bus/bus-publisher.js';
+import { PgPriceHistory } from '../src/store/pg/pg-price-history.js';
+import { type ChildHost, killChildren, serveChild } from './support/child-host.js';
+import { createQuery, RawStream, removeDir } from './support/harness.js';
+import { SECRET_KEY_HEX } from './support/host.js';
+import { adminQuery, freshSchema, type TestSchema } from './support/postgres.js';
+import { describeWithBus, freshStream, TEST_NATS_URL } from './support/nats.js';
+
+// Three real `eql serve` processes on one PostgreSQL database and one NATS JetStream stream (issue 14,
+// point 5): 1,000 queries created through all three, a recording published into the bus in three
+// parts, one host killed with SIGKILL in the middle of the second and started again. Every notification
+// stored is compared with a single-process run of the same recording (the core engine in virtual time,
+// fed the same observations): none missing, none twice. An SSE client on a host that survives gets
+// every notification of its key exactly once. Waits are for states, never fixed sleeps.
+
+const PARTITIONS = 8;
+const ASSETS = ['BTC', 'ETH', 'SOL', 'DOGE'] as const;
+const START: Record<(typeof ASSETS)[number], number> = { BTC: 60_000, ETH: 3_000, SOL: 150, DOGE: 0.2 };
+
+const cleanups: Array<() => Promise<void>> = [];
+afterAll(async () => {
+  killChildren();
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+});
+
+/** A deterministic pseudo-random generator (mulberry32). */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+/** A recording: each asset a random walk, the assets interleaved, one tick every 2 s of feed time. */
+function recording(start: number, ticks: number): Observation[] {
+  const next = random(14);
+  const prices = { ...START };
+  const observations: Observation[] = [];
+  for (let index = 0; index < ticks; index += 1) {
+    const symbol = ASSETS[index % ASSETS.length]!;
+    prices[symbol] = prices[symbol] * (1 + (next() - 0.5) * 0.02);
+    observations.push({ at: start + index * 2_000, source: 'price', symbol, price: Number(prices[symbol].toPrecision(8)) });
+  }
+  return observations;
+}
+
+/** A query: a crossing of a threshold near the asset's start that re-arms (cooldown 1 s), or a level that fires once. */
+function queryBody(index: number): Record<string, unknown> {
+  const next = random(1_000 + index);
+  const symbol = ASSETS[index % ASSETS.length]!;
+  const threshold = Number((START[symbol] * (0.96 + next() * 0.08)).toPrecision(6));
+  const kind = index % 3;
+  const operator = kind === 0 ? 'crosses_above' : kind === 1 ? 'crosses_below' : '>';
+  return {
+    title: `q${index}`,
+    query: {
+      conditions: { AND: [{ source: 'price', method: 'current', args: { symbol }, operator, value: threshold }] },
+      actions: [{ stepId: 'tell', type: 'notify', params: { message: `${symbol} ${operator} ${threshold}` } }],
+      expiresIn: '7d',
+      ...(kind === 2 ? {} : { repeat: { cooldown: '1s' } }),
+    },
+  };
+}
+
+/** A clock for the reference run: the instant of the observation being fed (virtual time). */
+class ManualClock implements SchedulerLike {
+  at = 0;
+  now(): number {
+    return this.at;
+  }
+  schedule<T>(work: (this: SchedulerAction<T>, state?: T) => void, delay?: number, state?: T): Subscription {
+    return asyncScheduler.schedule(work, delay, state);
+  }
+}
+
+/** The triggers of a single-process run: the core engine fed the recording in order, each observation at its instant. */
+function referenceRun(queries: Array<{ id: string; body: Record<string, unknown>; createdAt: number }>, observations: Observation[]): Set<string> {
+  const clock = new ManualClock();
+  const push = new PushSource();
+  const engine = new Engine({ scheduler: clock, sources: [push] });
+  const fired = new Set<string>();
+  engine.events$.subscribe((event: EngineEvent) => {
+    if (event.type === 'trigger') fired.add(`${event.queryId}#${event.triggerIndex}@${new Date(event.at).toISOString()}`);
+  });
+  clock.at = Math.max(...queries.map((query) => query.createdAt));
+  for (const query of queries) engine.add({ queryId: query.id, request: query.body as never, createdAt: query.createdAt });
+  for (const observation of observations) {
+    clock.at = observation.at;
+    push.push(observation);
+  }
+  engine.dispose();
+  return fired;
+}
+
+interface Readiness {
+  status: string;
+  nodeId: string;
+  queries: number;
+  partitions: { owned: number[]; count: number };
+}
+
+async function ready(base: string): Promise<Readiness | undefined> {
+  try {
+    const response = await fetch(`${base}/ready`);
+    return (await response.json()) as Readiness;
+  } catch {
+    return undefined;
+  }
+}
+
+await describeWithBus('three hosts on PostgreSQL and NATS JetStream', () => {
+  it(
+    'run 1,000 queries over a recording published into the bus, one host killed with SIGKILL mid-run and restarted: every trigger of a single-process run once, and an SSE client on a survivor gets every notification once',
+    { timeout: 300_000 },
+    async () => {
+      const schema: TestSchema = await freshSchema('bus_cluster');
+      cleanups.push(() => schema.drop());
+      const stream = freshStream('bus_cluster');
+      cleanups.push(() => stream.drop());
+      const dir = await mkdtemp(join(tmpdir(), 'eql-bus-cluster-'));
+      cleanups.push(() => removeDir(dir));
+
+      // Keys made in the store first (every host finds them there): 25 keys, 40 queries each, within the per-key rate limit.
+      const box = SecretBox.fromKey(SECRET_KEY_HEX);
+      const store = await PgHostStore.open(schema.url, { box });
+      cleanups.push(() => store.close());
+      const keys: string[] = [];
+      for (let index = 0; index < 25; index += 1) keys.push((await createApiKey(store, box, { name: `k${index}`, plan: 'pro' })).key);
+
+      const env = (nodeId: string): Record<string, string> => ({
+        EQL_DATABASE_URL: schema.url,
+        EQL_NATS_URL: TEST_NATS_URL,
+        EQL_NATS_STREAM: stream.name,
+        EQL_FEED: 'bus',
+        EQL_SECRET_KEY: SECRET_KEY_HEX,
+        EQL_NODE_ID: nodeId,
+        EQL_PARTITIONS: String(PARTITIONS),
+        EQL_LEASE_TTL_MS: '1500',
+        EQL_PORT: '0',
+        EQL_HOST: '127.0.0.1',
+        EQL_DATA_DIR: join(dir, nodeId),
+        EQL_MARKET_SEED: 'none',
+        EQL_API_KEY: keys[0]!,
+        EQL_LOG_LEVEL: 'warn',
+      });
+      const baseOf = (child: ChildHost): string => /listening on (http:\/\/\S+)/.exec(child.output())![1]!;
+      const hosts: Record<string, ChildHost> = {};
+      for (const nodeId of ['eql-1', 'eql-2', 'eql-3']) hosts[nodeId] = await serveChild(env(nodeId));
+      const bases = () => Object.values(hosts).map(baseOf);
+      const balanced = async (): Promise<boolean> => {
+        const states = await Promise.all(bases().map(ready));
+        const owned = states.flatMap((state) => state?.partitions.owned ?? []);
+        return states.every((state) => state?.status === 'ready') && owned.length === PARTITIONS && new Set(owned).size === PARTITIONS;
+      };
+      await waitFor(balanced, 'the three hosts to share the partitions');
+
+      // 1,000 queries, created round-robin through the three hosts.
+      const queries: Array<{ id: string; body: Record<string, unknown>; createdAt: number; key: string }> = [];
+      for (let index = 0; index < 1_000; index += 1) {
+        const key = keys[index % keys.length]!;
+        const body = queryBody(index);
+        queries.push({ id: await createQuery(bases()[index % 3]!, key, body), body, createdAt: 0, key });
+      }
+      const created = new Map((await adminQuery<{ id: string; created_at: string }>(`SELECT id, created_at FROM ${schema.name}.queries`)).map((row) => [row.id, Date.parse(row.created_at)]));
+      for (const query of queries) query.createdAt = created.get(query.id)!;
+      await waitFor(async () => (await Promise.all(bases().map(ready))).reduce((sum, state) => sum + (state?.queries ?? 0), 0) === 1_000, 'every query to run on its owner');
+
+      // An SSE client of key 0 on eql-1, which survives.
+      const survivor = baseOf(hosts['eql-1']!);
+      const sse = await RawStream.open(`${survivor}/v2/auto/queries/stream`, { 'x-svc-api-key': keys[0]!, 'last-event-id': '0' });
+      expect(sse.status).toBe(200);
+
+      // The recording, published in three parts; eql-2 is killed during the second and started again after it.
+      const observations = recording(Math.max(...queries.map((query) => query.createdAt)) + 1_000, 900);
+      const bus = await MarketBus.connect(TEST_NATS_URL, { stream: stream.name });
+      cleanups.push(() => bus.close());
+      const publisher = new BusPublisher(bus, new PgPriceHistory(store.pool, { epoch: 0 }));
+      const items: Publication[] = observations.map((observation, index) => ({ observation, id: `recording:${index}` }));
+      const positions = async (): Promise<number[]> => (await adminQuery<{ seq: string }>(`SELECT seq FROM ${schema.name}.partition_positions`)).map((row) => Number(row.seq));
+      const allRead = (seq: number) => async () => {
+        const saved = await positions();
+        return saved.length === PARTITIONS && saved.every((position) => position >= seq);
+      };
+
+      const first = await publisher.publish(items.slice(0, 300));
+      await waitFor(allRead(first.lastSeq), 'every partition to read the first part');
+      let killed = false;
+      const second = await publisher.publish(items.slice(300, 600), {
+        batchSize: 20,
+        onProgress: (done) => {
+          if (!killed && done >= 100) {
+            killed = true;
+            hosts['eql-2']!.process.kill('SIGKILL');
+          }
+        },
+      });
+      await hosts['eql-2']!.exit;
+      await waitFor(allRead(second.lastSeq), 'the two survivors to take over and read the second part');
+      hosts['eql-2'] = await serveChild(env('eql-2'));
+      await waitFor(async () => (await balanced()) && (await ready(baseOf(hosts['eql-2']!)))!.partitions.owned.length > 0, 'eql-2 to take its partitions back');
+      const third = await publisher.publish(items.slice(600));
+      await waitFor(allRead(third.lastSeq), 'every partition to read the third part');
+
+      // Every trigger of the single-process run, once; nothing else.
+      const expected = referenceRun(queries, observations);
+      expect(expected.size).toBeGreaterThan(300);
+      const rows = await adminQuery<{ query_id: string; trigger_index: string; body: string }>(`SELECT query_id, trigger_index, body FROM ${schema.name}.notifications ORDER BY id`);
+      const stored = rows.map((row) => `${row.query_id}#${row.trigger_index}@${(JSON.parse(row.body) as { data: { observedAt: string } }).data.observedAt}`);
+      if (process.env.EQL_DEBUG_BUS) {
+        const { writeFileSync } = await import('node:fs');
+        writeFileSync('/tmp/bus-debug.json', JSON.stringify({ expected: [...expected].sort(), stored: [...stored].sort(), outputs: Object.fromEntries(Object.entries(hosts).map(([id, child]) => [id, child.output()])) }, null, 1));
+      }
+      const duplicates = stored.filter((entry, index) => stored.indexOf(entry) !== index);
+      const missing = [...expected].filter((entry) => !stored.includes(entry));
+      const unexpected = stored.filter((entry) => !expected.has(entry));
+      expect({ duplicates: duplicates.length, missing: missing.length, unexpected: unexpected.length, examples: [...missing.slice(0, 3), ...unexpected.slice(0, 3)] }).toEqual({ duplicates: 0, missing: 0, unexpected: 0, examples: [] });
+      const executions = await adminQuery<{ n: string }>(`SELECT count(*) AS n FROM ${schema.name}.executions GROUP BY query_id, trigger_index, step_id HAVING count(*) > 1`);
+      expect(executions).toEqual([]);
+
+      // The SSE client of key 0 got each of its key's notifications once.
+      const ofKey0 = new Set(queries.filter((query) => query.key === keys[0]).map((query) => query.id));
+      const wanted = [...expected].filter((entry) => ofKey0.has(entry.split('#')[0]!)).length;
+      const got = () => sse.named('notification:new').map((frame) => frame.id);
+      await sse.waitFor(() => got().length >= wanted, `${wanted} notifications on the stream`);
+      expect(got()).toHaveLength(wanted);
+      expect(new Set(got()).size).toBe(wanted);
+      sse.close();
+    },
+  );
+});
+
+/** Polls an asynchronous state until it holds (the test's timeout bounds the wait). */
+async function waitFor(check: () => Promise<boolean>, what: string): Promise<void> {
+  for (;;) {
+    if (await check().catch(() => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    void what;
+  }
+}
