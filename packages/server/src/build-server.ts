@@ -48,10 +48,13 @@ import type { HostStore } from './store/store.js';
 import type { QueryHost } from './host/query-host.js';
 import { PgLeases } from './cluster/leases.js';
 import { DEFAULT_PARTITIONS } from './cluster/partitions.js';
-import { type PartitionEngine, PartitionedHost } from './cluster/partitioned-host.js';
+import { type PartitionEngine, PartitionedHost, type PartitionedHostOptions } from './cluster/partitioned-host.js';
+import { HistoryRecorder } from './bus/history-recorder.js';
 import { MarketBus } from './bus/market-bus.js';
 import { BusPartitions } from './bus/bus-partitions.js';
 import { PgPartitionPositions } from './bus/partition-positions.js';
+import { ReplayPublisher } from './bus/replay-publisher.js';
+import { BusPublisher } from './bus/bus-publisher.js';
 import { PgPriceHistory } from './store/pg/pg-price-history.js';
 import { PushSource } from '@eql/core';
 
@@ -172,26 +175,56 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   let warnCluster: (message: string, error?: unknown) => void = () => undefined;
   const warn = (message: string, error?: unknown) => warnCluster(message, error);
   let host: QueryHost;
+  let feed: PartitionedHostOptions['feed'];
   if (leases && cluster && store instanceof PgHostStore) {
     let engine: PartitionEngine;
     if (config.natsUrl) {
       // The market bus: every partition reads the market from the stream, from where its previous owner stopped.
+      if (config.feed.startsWith('ccxt:')) throw new Error('EQL_FEED=ccxt:... with EQL_NATS_URL is not supported yet: publish the venue into the bus (eql bus publish) with EQL_FEED=bus, or run without EQL_NATS_URL');
       const bus = await MarketBus.connect(config.natsUrl, { name: config.nodeId, ...(config.natsStream ? { stream: config.natsStream } : {}) });
-      // The base engine runs no query: it answers what the feeds serve (any symbol: publishers decide), exchanges and secrets.
-      const base = new HostEngine({ ...engineOptions(), sources: [new PushSource()], history: [] });
+      const history = new PgPriceHistory(store.pool, { epoch: cluster.replayOrigin });
+      // The base engine runs no query: it answers what the feeds serve (the recording's symbols; any with
+      // EQL_FEED=bus, where publishers decide), exchanges and secrets.
+      const base = new HostEngine({ ...engineOptions(), ...(config.feed === 'bus' ? { sources: [new PushSource()] } : {}), history: [] });
+      const positions = new PgPartitionPositions(store.pool, config.nodeId);
+      // One host of the cluster, the feed's leader (its lease), writes the stream's ticks into the price
+      // history and, with the replay feed, reads the recording's timeline into the bus.
+      const recorder = new HistoryRecorder({ bus, history, positions, warn });
+      const replay =
+        config.feed === 'bus'
+          ? undefined
+          : new ReplayPublisher({
+              recording: base.recording,
+              timeline: { origin: cluster.replayOrigin, speed: config.replaySpeed },
+              publisher: new BusPublisher(bus),
+              lastPublishedAt: async () => (await bus.last())?.observation.at,
+              warn,
+            });
+      feed = {
+        start: async (epoch) => {
+          await recorder.start(epoch);
+          await replay?.start();
+        },
+        stop: async () => {
+          await replay?.stop();
+          await recorder.stop();
+        },
+      };
       const { prices: _prices, sources: _sources, history: _history, scheduler: _scheduler, ...shared } = engineOptions();
       engine = new BusPartitions({
         bus,
-        positions: new PgPartitionPositions(store.pool, config.nodeId),
+        positions,
+        // Within a beat: a take-over must not hold the renewal of the other leases back.
+        historyWaitMs: Math.floor(config.leaseTtlMs / 2),
         store,
-        history: new PgPriceHistory(store.pool, { epoch: cluster.replayOrigin }),
+        history,
         partitions: cluster.partitions,
         base,
         engineFor: (wiring) => new HostEngine({ ...shared, ...wiring, recording: base.recording }),
         warn,
       });
     } else engine = new HostEngine(engineOptions());
-    host = new PartitionedHost({ engine, store, pool: store.pool, leases, partitions: cluster.partitions, warn });
+    host = new PartitionedHost({ engine, store, pool: store.pool, leases, partitions: cluster.partitions, warn, ...(feed ? { feed } : {}) });
   } else host = new HostEngine(engineOptions());
   const usage = new UsageMeter(store);
   const context: HostContext = {

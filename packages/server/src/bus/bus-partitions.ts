@@ -3,7 +3,7 @@ import type { HostEngine } from '../host/host-engine.js';
 import type { ConditionStatesChange, HostProblem, HostReadiness, QueryHost, StatusChange } from '../host/query-host.js';
 import type { QueryRecord, StoredNotification } from '../store/records.js';
 import type { HostStore } from '../store/store.js';
-import { partitionOf } from '../cluster/partitions.js';
+import { FEED_PARTITION, partitionOf } from '../cluster/partitions.js';
 import type { PartitionLifecycle } from '../cluster/partitioned-host.js';
 import { FeedClock } from './feed-clock.js';
 import type { BusObservation, BusReading, MarketBus } from './market-bus.js';
@@ -26,6 +26,11 @@ export interface BusPartitionsOptions {
   base: HostEngine;
   /** A partition's engine. */
   engineFor: PartitionEngineFactory;
+  /**
+   * Longest a partition taken over waits for the history recorder to pass its position before its
+   * queries warm (ms, default 10,000; then they warm from what the history has, with a warning).
+   */
+  historyWaitMs?: number;
   /** How often a partition's position is saved while it reads (ms, default 200). */
   saveEveryMs?: number;
   warn?: (message: string, error?: unknown) => void;
@@ -37,7 +42,7 @@ interface Partition {
   engine: HostEngine;
   push: PushSource;
   clock: FeedClock;
-  /** Store writes under way (the position passes a message only once the writes it caused are done). */
+  /** Store writes and history loads under way (the position passes a message only once what it caused is done). */
   writes: Set<Promise<unknown>>;
   reading?: BusReading;
   /** The last message handed to the engine. */
@@ -54,19 +59,19 @@ interface Partition {
   closed: boolean;
 }
 
-/** A store whose promised writes are tracked in `writes` until they settle. */
-function trackingStore(store: HostStore, writes: Set<Promise<unknown>>): HostStore {
-  return new Proxy(store, {
+/** `target` with the promises its methods return tracked in `pending` until they settle (store writes, history loads). */
+function tracking<T extends object>(target: T, pending: Set<Promise<unknown>>): T {
+  return new Proxy(target, {
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
       if (typeof value !== 'function') return value;
       return (...args: unknown[]) => {
         const result: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
         if (result instanceof Promise) {
-          writes.add(result);
+          pending.add(result);
           void result.then(
-            () => writes.delete(result),
-            () => writes.delete(result),
+            () => pending.delete(result),
+            () => pending.delete(result),
           );
         }
         return result;
@@ -116,12 +121,14 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
   async openPartition(partition: number, epoch: number): Promise<void> {
     if (this.open.has(partition)) return;
     const saved = (await this.options.positions.get(partition)) ?? (await this.endOfStream());
+    await this.historyPast(saved.seq);
     const clock = new FeedClock();
     clock.catchUpFrom(saved.at);
     const push = new PushSource();
+    // What the engine has under way: store writes, and history loads (ticks that come meanwhile wait in the engine).
     const writes = new Set<Promise<unknown>>();
-    const store = trackingStore(this.options.store, writes);
-    const engine = this.options.engineFor({ scheduler: clock, sources: [push], history: [this.options.history], store });
+    const store = tracking(this.options.store, writes);
+    const engine = this.options.engineFor({ scheduler: clock, sources: [push], history: [tracking(this.options.history, writes)], store });
     const entry: Partition = { partition, epoch, engine, push, clock, writes, handled: saved, safe: saved, saved, backlogUntil: 0, unsubscribe: [], closed: false };
     entry.unsubscribe.push(
       engine.onNotification((notification) => this.listeners.notification.forEach((listener) => listener(notification))),
@@ -136,6 +143,8 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
   async startPartitions(): Promise<void> {
     for (const entry of this.open.values()) {
       if (entry.reading || entry.closed) continue;
+      // The history of its queries first: the backlog is judged on warm series.
+      await this.quiesce(entry);
       const last = await this.options.bus.last();
       entry.backlogUntil = last?.seq ?? 0;
       if (entry.backlogUntil <= entry.handled.seq) entry.clock.live();
@@ -170,12 +179,12 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
     });
   }
 
-  /** Resolves once the partition's store writes are done and no new one follows within a turn of the event loop. */
+  /** Resolves once the partition's store writes and history loads are done and no new one follows within a turn of the event loop. */
   private async quiesce(entry: Partition): Promise<void> {
     for (;;) {
       while (entry.writes.size > 0) await Promise.allSettled([...entry.writes]);
       await new Promise((resolve) => setImmediate(resolve));
-      if (entry.writes.size === 0 || entry.closed) return;
+      if (entry.writes.size === 0) return;
     }
   }
 
@@ -204,6 +213,8 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
     entry.closed = true;
     if (entry.timer) clearInterval(entry.timer);
     await entry.reading?.stop();
+    // What the messages read set going (a history load with ticks waiting on it, a trigger's writes) ends before the engine goes.
+    await this.quiesce(entry);
     for (const [queryId, owner] of this.partitionOfQuery) if (owner === partition) this.partitionOfQuery.delete(queryId);
     entry.engine.dispose();
     await Promise.allSettled([...entry.writes]);
@@ -213,10 +224,24 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
     for (const unsubscribe of entry.unsubscribe) unsubscribe();
   }
 
+  /** Waits until the history recorder has written the ticks up to `seq` (bounded by `historyWaitMs`). */
+  private async historyPast(seq: number): Promise<void> {
+    const deadline = Date.now() + (this.options.historyWaitMs ?? 10_000);
+    for (;;) {
+      const recorded = await this.options.positions.get(FEED_PARTITION);
+      if ((recorded?.seq ?? 0) >= seq) return;
+      if (Date.now() >= deadline) {
+        this.options.warn?.(`bus: the price history has not reached message ${seq} (at ${recorded?.seq ?? 0}); a partition starts with what it has`);
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
   /** The stream's end as a position (a partition never read starts there). */
   private async endOfStream(): Promise<PartitionPosition> {
     const last = await this.options.bus.last();
-    return last ? { seq: last.seq, at: last.observation.at + 1 } : { seq: 0, at: Date.now() };
+    return last ? { seq: last.seq, at: last.observation.at } : { seq: 0, at: Date.now() };
   }
 
   /** Adds a stored query to the engine of its partition (opened by now: the cluster adds only its partitions' queries). */

@@ -1,5 +1,4 @@
 import type { Observation } from '@eql/core';
-import type { SequencedPriceTick } from '../store/pg/pg-price-history.js';
 import type { MarketBus } from './market-bus.js';
 
 /** An observation to publish, with the id that makes a second publication of it a no-op. */
@@ -7,11 +6,6 @@ export interface Publication {
   observation: Observation;
   /** Unique per observation and stable across publishers (a recording's digest and line, say). */
   id: string;
-}
-
-/** Where published price ticks go as well: the cluster's price history (PgPriceHistory). */
-export interface TickRecorder {
-  record(ticks: ReadonlyArray<SequencedPriceTick>): Promise<void>;
 }
 
 /** What {@link BusPublisher.publish} did. */
@@ -27,28 +21,18 @@ export interface PublishOutcome {
 }
 
 /**
- * Publishes observations to the market bus in order, one at a time (each stored by the server before
- * the next is sent, so the stream keeps the order given), and records the price ticks in the cluster's
- * price history with their stream sequence, so that a partition taken over warms its series exactly up
- * to where it resumes reading.
+ * Publishes observations to the market bus in order, one at a time: each is stored by the server before
+ * the next is sent, so the stream keeps the order given. (The cluster's price history is written from
+ * the stream by the feed's leader: see HistoryRecorder.)
  */
 export class BusPublisher {
-  constructor(
-    private readonly bus: MarketBus,
-    private readonly history?: TickRecorder,
-  ) {}
+  constructor(private readonly bus: MarketBus) {}
 
-  /** Publishes `items` in order; the price ticks are recorded in the history after each batch of `batchSize`. */
+  /** Publishes `items` in order; `onProgress` is told how many are done every `batchSize` (default 200). */
   async publish(items: Iterable<Publication>, options: { batchSize?: number; onProgress?: (done: number) => void } = {}): Promise<PublishOutcome> {
     const outcome: PublishOutcome = { published: 0, duplicates: 0, skipped: 0, lastSeq: 0 };
     const batchSize = options.batchSize ?? 200;
-    let ticks: SequencedPriceTick[] = [];
     let done = 0;
-    const flush = async () => {
-      if (ticks.length > 0 && this.history) await this.history.record(ticks);
-      ticks = [];
-      options.onProgress?.(done);
-    };
     for (const { observation, id } of items) {
       const ack = await this.bus.publish(observation, id);
       done += 1;
@@ -57,11 +41,10 @@ export class BusPublisher {
         if (ack.duplicate) outcome.duplicates += 1;
         else outcome.published += 1;
         outcome.lastSeq = Math.max(outcome.lastSeq, ack.seq);
-        if (observation.source === 'price') ticks.push({ seq: ack.seq, observation });
       }
-      if (done % batchSize === 0) await flush();
+      if (done % batchSize === 0) options.onProgress?.(done);
     }
-    await flush();
+    options.onProgress?.(done);
     return outcome;
   }
 }

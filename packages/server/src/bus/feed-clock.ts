@@ -2,8 +2,8 @@ import { asyncScheduler, type SchedulerAction, type SchedulerLike, type Subscrip
 
 /**
  * The clock of an engine that reads the market bus: the instant of the observation it is handling, or
- * while it catches up on a backlog (a partition taken over from a host that died) the instant of the
- * last observation handled, so that the backlog is judged at the times it happened (cooldowns, expiry,
+ * while it catches up on a backlog (a partition taken over from a host that died) just after the last
+ * observation handled, so that the backlog is judged at the times it happened (cooldowns, expiry,
  * "at most once per instant", the history read when a query starts); otherwise the wall clock.
  * Timers run on the wall clock.
  */
@@ -23,10 +23,13 @@ export class FeedClock implements SchedulerLike {
     return asyncScheduler.schedule(work, delay, state);
   }
 
-  /** Catching up on a backlog from `at` (the instant of the last observation whose effects are stored). */
+  /**
+   * Catching up on a backlog after the observation at `at` (the last whose effects are stored): the
+   * clock stands just after it, so history read now includes it.
+   */
   catchUpFrom(at: number): void {
     this.catchingUp = true;
-    this.held = at;
+    this.held = at + 1;
   }
 
   /** The backlog is read: the clock is the wall clock again between observations. */
@@ -47,7 +50,8 @@ export class FeedClock implements SchedulerLike {
     try {
       work();
     } finally {
-      this.held = this.catchingUp ? instant : before;
+      // Catching up, the clock stands just after the observation handled (history read then includes it).
+      this.held = this.catchingUp ? instant + 1 : before;
     }
   }
 }

@@ -4,7 +4,7 @@ import type { ConditionStatesChange, HostProblem, HostReadiness, QueryHost, Stat
 import type { QueryRecord, StoredNotification } from '../store/records.js';
 import type { HostStore } from '../store/store.js';
 import type { PgLeases } from './leases.js';
-import { partitionOf, partitionsOf } from './partitions.js';
+import { FEED_PARTITION, ownerOf, partitionOf, partitionsOf } from './partitions.js';
 
 /**
  * What an engine of a cluster host does when partitions change hands, beyond adding and removing their
@@ -38,6 +38,11 @@ export interface PartitionedHostOptions {
   leases: PgLeases;
   /** How many partitions the queries fall into (the same on every host: a cluster setting). */
   partitions: number;
+  /**
+   * The cluster's feed, read by one host at a time into the market bus: the host rendezvous hashing gives
+   * the feed's lease to starts it, and stops it when it loses the lease.
+   */
+  feed?: { start(epoch: number): Promise<void>; stop(): Promise<void> };
   /** Called with what went wrong in a beat (PostgreSQL unreachable, say); the host goes on beating. */
   warn?: (message: string, error?: unknown) => void;
 }
@@ -65,6 +70,8 @@ export class PartitionedHost implements QueryHost {
   /** Local time (ms) until which the leases are surely this host's. */
   private validUntil = 0;
   private stopped = false;
+  /** The epoch of the feed's lease while this host reads the feed into the bus. */
+  private feedEpoch: number | undefined;
 
   constructor(private readonly options: PartitionedHostOptions) {
     this.recording = options.engine.recording;
@@ -95,7 +102,12 @@ export class PartitionedHost implements QueryHost {
 
   /** Stops every partition when the leases were not renewed within 80 % of the TTL: another host may take them soon. */
   private fenceIfExpired(): void {
-    if (Date.now() < this.validUntil || this.owned.size === 0) return;
+    if (Date.now() < this.validUntil) return;
+    if (this.feedEpoch !== undefined) {
+      this.feedEpoch = undefined;
+      void this.options.feed?.stop();
+    }
+    if (this.owned.size === 0) return;
     this.options.warn?.(`cluster: leases not renewed within ${Math.round(this.options.leases.ttlMs * 0.8)} ms; stopping partitions ${[...this.owned.keys()].join(',')}`);
     void this.drop([...this.owned.keys()]);
   }
@@ -113,6 +125,7 @@ export class PartitionedHost implements QueryHost {
     try {
       const nodes = await leases.heartbeat();
       const desired = new Set(partitionsOf(this.nodeId, nodes, partitions));
+      if (this.options.feed) await this.leadFeed(nodes, this.options.feed);
       const held = new Set(await leases.renew([...this.owned.keys()]));
       this.validUntil = startedAt + leases.ttlMs * 0.8;
       const lost = [...this.owned.keys()].filter((partition) => !held.has(partition));
@@ -135,6 +148,27 @@ export class PartitionedHost implements QueryHost {
       this.options.warn?.('cluster: a heartbeat failed', error);
       // Not renewed in time: the leases may be another host's soon. Stop before they are.
       this.fenceIfExpired();
+    }
+  }
+
+  /** Renews, takes or gives back the feed's lease, starting or stopping the feed with it. */
+  private async leadFeed(nodes: string[], feed: NonNullable<PartitionedHostOptions['feed']>): Promise<void> {
+    const { leases } = this.options;
+    const mine = ownerOf(FEED_PARTITION, nodes) === this.nodeId;
+    if (this.feedEpoch !== undefined) {
+      const held = (await leases.renew([FEED_PARTITION])).length > 0;
+      if (!held || !mine) {
+        this.feedEpoch = undefined;
+        await feed.stop();
+        if (held) await leases.release([FEED_PARTITION]);
+      }
+    }
+    if (mine && this.feedEpoch === undefined && !this.stopped) {
+      const [lease] = await leases.acquire([FEED_PARTITION]);
+      if (lease) {
+        this.feedEpoch = lease.epoch;
+        await feed.start(lease.epoch);
+      }
     }
   }
 
@@ -200,7 +234,12 @@ export class PartitionedHost implements QueryHost {
 
   /** This host's id, its partitions and its queries. */
   readiness(): HostReadiness {
-    return { ...this.options.engine.readiness(), nodeId: this.nodeId, partitions: { owned: [...this.owned.keys()].sort((a, b) => a - b), count: this.options.partitions } };
+    return {
+      ...this.options.engine.readiness(),
+      nodeId: this.nodeId,
+      partitions: { owned: [...this.owned.keys()].sort((a, b) => a - b), count: this.options.partitions },
+      ...(this.options.feed ? { feedLeader: this.feedEpoch !== undefined } : {}),
+    };
   }
 
   served(): ServedData {
@@ -249,7 +288,12 @@ export class PartitionedHost implements QueryHost {
     if (this.timer) clearInterval(this.timer);
     await this.beating;
     const partitions = [...this.owned.keys()];
-    await this.drop(partitions);
+    if (this.feedEpoch !== undefined) {
+      this.feedEpoch = undefined;
+      await this.options.feed?.stop();
+      partitions.push(FEED_PARTITION);
+    }
+    await this.drop(partitions.filter((partition) => partition !== FEED_PARTITION));
     try {
       await this.options.leases.release(partitions);
       await this.options.leases.leave();

@@ -3,6 +3,9 @@ import { createHash } from 'node:crypto';
 /** Partitions of the queries of a cluster by default (EQL_PARTITIONS): the unit a host owns and hands over. */
 export const DEFAULT_PARTITIONS = 32;
 
+/** The lease of the cluster's feed (the host holding it reads the feed into the market bus): not a partition of queries. */
+export const FEED_PARTITION = -1;
+
 /** The partition of a query: the first 32 bits of the SHA-256 of its id, modulo the partition count (the same on every host). */
 export function partitionOf(queryId: string, partitions: number): number {
   return createHash('sha256').update(queryId).digest().readUInt32BE(0) % partitions;

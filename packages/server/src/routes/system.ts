@@ -18,6 +18,18 @@ const READINESS = {
       description: 'The partitions of queries this host holds, on PostgreSQL',
       properties: { owned: { type: 'array', items: { type: 'integer' } }, count: { type: 'integer' } },
     },
+    feedLeader: { type: 'boolean', description: "Whether this host reads the cluster's feed into the market bus" },
+    bus: {
+      type: 'object',
+      description: 'On the market bus (EQL_NATS_URL): its stream, and per partition held the last message handed to the engine, the last position saved, and whether it is catching up on a backlog',
+      properties: {
+        stream: { type: 'string' },
+        positions: {
+          type: 'object',
+          additionalProperties: { type: 'object', properties: { handled: { type: 'integer' }, saved: { type: 'integer' }, catchingUp: { type: 'boolean' } } },
+        },
+      },
+    },
   },
 } as const;
 
