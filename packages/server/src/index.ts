@@ -23,5 +23,7 @@ export * from './store/records.js';
 export { HostEngine, ccxtConnector, type ExchangeConnector, type HostEngineOptions } from './host/host-engine.js';
 export type { ConditionStatesChange, HostProblem, QueryHost, StatusChange } from './host/query-host.js';
 export { SseHub, type SseHubOptions } from './sse/hub.js';
+export { MarketBus, type BusObservation, type BusReading, type MarketBusOptions, DEFAULT_MARKET_STREAM } from './bus/market-bus.js';
+export { BusPublisher, type Publication, type PublishOutcome } from './bus/bus-publisher.js';
 export { ApiError } from './http/errors.js';
 export type { HostContext } from './context.js';

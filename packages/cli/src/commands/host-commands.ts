@@ -2,7 +2,7 @@ import { type Command, Option } from 'commander';
 import type { CliIo } from '../io.js';
 
 /**
- * `eql serve`, `eql keys create`, `eql keys rotate-webhook-secret` and `eql ingest`: the commands of the HTTP host. Each loads the host
+ * `eql serve`, `eql keys create`, `eql keys rotate-webhook-secret`, `eql ingest` and `eql bus publish`: the commands of the HTTP host. Each loads the host
  * (Fastify, SQLite, ...) when it runs, so the language commands (`validate`, `fmt`, ...) start without it.
  */
 export function registerHostCommands(eql: Command, io: CliIo, exit: { code: number }): void {
@@ -26,6 +26,21 @@ export function registerHostCommands(eql: Command, io: CliIo, exit: { code: numb
     .action(async (file: string, flags: { json: boolean; dataDir?: string }) => {
       const { ingestCommand } = await import('./ingest.js');
       exit.code = await ingestCommand(file, flags, io);
+    });
+
+  const bus = eql.command('bus').description("the cluster's market bus on NATS JetStream (docs/scale-out.md)");
+  bus
+    .command('publish')
+    .description('publish a recording (JSON Lines) into the market bus, each observation once, for hosts with EQL_FEED=bus')
+    .argument('<recording>', 'a recording: JSON Lines of price ticks, posts and news (llm lines are not carried)')
+    .option('--nats <url>', 'NATS server (default EQL_NATS_URL)')
+    .option('--stream <name>', 'JetStream stream (default EQL_NATS_STREAM, else EQL_MARKET)')
+    .option('--speed <n>', 'play from now at n times real time, or max: at once (stamped as at speed 1)', '1')
+    .option('--keep-times', 'publish the recorded instants as they are; running it again publishes nothing twice', false)
+    .option('--json', 'print the outcome as JSON', false)
+    .action(async (file: string, flags: { nats?: string; stream?: string; speed: string; keepTimes: boolean; json: boolean }) => {
+      const { busPublishCommand } = await import('./bus.js');
+      exit.code = await busPublishCommand(file, flags, io);
     });
 
   const keys = eql.command('keys').description('manage API keys of the host');

@@ -28,12 +28,12 @@ export interface PublishOutcome {
 export class BusPublisher {
   constructor(private readonly bus: MarketBus) {}
 
-  /** Publishes `items` in order; `onProgress` is told how many are done every `batchSize` (default 200). */
-  async publish(items: Iterable<Publication>, options: { batchSize?: number; onProgress?: (done: number) => void } = {}): Promise<PublishOutcome> {
+  /** Publishes `items` in order (an async iterable may pace them); `onProgress` is told how many are done every `batchSize` (default 200). */
+  async publish(items: Iterable<Publication> | AsyncIterable<Publication>, options: { batchSize?: number; onProgress?: (done: number) => void } = {}): Promise<PublishOutcome> {
     const outcome: PublishOutcome = { published: 0, duplicates: 0, skipped: 0, lastSeq: 0 };
     const batchSize = options.batchSize ?? 200;
     let done = 0;
-    for (const { observation, id } of items) {
+    for await (const { observation, id } of items) {
       const ack = await this.bus.publish(observation, id);
       done += 1;
       if (!ack) outcome.skipped += 1;

@@ -1,0 +1,74 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, expect, it } from 'vitest';
+import { MarketBus } from '@eql/server';
+import { describeWithBus, freshStream, TEST_NATS_URL } from '../../server/test/support/nats.js';
+
+// `eql bus publish` against the real NATS JetStream server: a recording goes into the stream once, in
+// order; run again with --keep-times it publishes nothing twice; played from now at a speed, each
+// observation is stamped with the instant it plays at.
+
+const BIN = fileURLToPath(new URL('../bin/eql.js', import.meta.url));
+const RECORDING = fileURLToPath(new URL('../../../examples/recording.jsonl', import.meta.url));
+const drops: Array<() => Promise<void>> = [];
+afterAll(async () => {
+  for (const drop of drops) await drop();
+});
+
+function eql(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => key !== 'NODE_OPTIONS' && !key.startsWith('EQL_')));
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { env: { ...env, EQL_NATS_URL: TEST_NATS_URL }, timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+async function readAll(stream: string, count: number): Promise<Array<{ seq: number; at: number; price: number }>> {
+  const bus = await MarketBus.connect(TEST_NATS_URL, { stream });
+  const seen: Array<{ seq: number; at: number; price: number }> = [];
+  let done!: () => void;
+  const all = new Promise<void>((resolve) => (done = resolve));
+  const reading = await bus.read(1, ({ seq, observation }) => {
+    if (observation.source === 'price') seen.push({ seq, at: observation.at, price: observation.price });
+    if (seen.length >= count) done();
+    return undefined;
+  });
+  await all;
+  await reading.stop();
+  await bus.close();
+  return seen;
+}
+
+await describeWithBus('eql bus publish', () => {
+  it('publishes a recording once, in order, with its recorded instants; a second run stores nothing new', { timeout: 60_000 }, async () => {
+    const stream = freshStream('cli_keep');
+    drops.push(() => stream.drop());
+    const first = await eql(['bus', 'publish', RECORDING, '--stream', stream.name, '--keep-times', '--speed', 'max']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toBe(`published 21 observations to ${stream.name} (0 already there, last sequence 21)\n`);
+    const again = await eql(['bus', 'publish', RECORDING, '--stream', stream.name, '--keep-times', '--speed', 'max', '--json']);
+    expect(JSON.parse(again.stdout)).toEqual({ stream: stream.name, published: 0, duplicates: 21, skipped: 0, lastSeq: 21 });
+    const seen = await readAll(stream.name, 21);
+    expect(seen.map((entry) => entry.seq)).toEqual(Array.from({ length: 21 }, (_, index) => index + 1));
+    expect(seen[0]).toMatchObject({ at: Date.parse('2026-01-06T15:50:00Z'), price: 104499.62 });
+  });
+
+  it('plays from now at a speed, each observation stamped with the instant it plays at', { timeout: 60_000 }, async () => {
+    const stream = freshStream('cli_paced');
+    drops.push(() => stream.drop());
+    const before = Date.now();
+    // 20 recorded minutes at 1,200 times real time: one second.
+    const run = await eql(['bus', 'publish', RECORDING, '--stream', stream.name, '--speed', '1200']);
+    expect(run.code, run.stderr).toBe(0);
+    const seen = await readAll(stream.name, 21);
+    expect(seen[0]!.at).toBeGreaterThanOrEqual(before);
+    // A recorded minute apart: 50 ms apart when played.
+    expect(new Set(seen.slice(1).map((entry, index) => entry.at - seen[index]!.at))).toEqual(new Set([50]));
+  });
+
+  it('says what is wrong: no file, a malformed speed (exit 2)', async () => {
+    expect((await eql(['bus', 'publish', 'no-such.jsonl'])).code).toBe(2);
+    expect((await eql(['bus', 'publish', RECORDING, '--speed', 'fast'])).stderr).toContain('--speed is a positive number or max');
+  });
+});
