@@ -176,6 +176,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   const warn = (message: string, error?: unknown) => warnCluster(message, error);
   let host: QueryHost;
   let feed: PartitionedHostOptions['feed'];
+  let signals: PartitionedHostOptions['signals'];
   if (leases && cluster && store instanceof PgHostStore) {
     let engine: PartitionEngine;
     if (config.natsUrl) {
@@ -187,6 +188,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
       // EQL_FEED=bus, where publishers decide), exchanges and secrets.
       const base = new HostEngine({ ...engineOptions(), ...(config.feed === 'bus' ? { sources: [new PushSource()] } : {}), history: [] });
       const positions = new PgPartitionPositions(store.pool, config.nodeId);
+      signals = { send: (kind, data) => bus.signal(kind, data), on: (kind, handler) => bus.onSignal(kind, handler) };
       // One host of the cluster, the feed's leader (its lease), writes the stream's ticks into the price
       // history and, with the replay feed, reads the recording's timeline into the bus.
       const recorder = new HistoryRecorder({ bus, history, positions, warn });
@@ -224,7 +226,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
         warn,
       });
     } else engine = new HostEngine(engineOptions());
-    host = new PartitionedHost({ engine, store, pool: store.pool, leases, partitions: cluster.partitions, warn, ...(feed ? { feed } : {}) });
+    host = new PartitionedHost({ engine, store, pool: store.pool, leases, partitions: cluster.partitions, warn, ...(feed ? { feed } : {}), ...(signals ? { signals } : {}) });
   } else host = new HostEngine(engineOptions());
   const usage = new UsageMeter(store);
   const context: HostContext = {
@@ -243,6 +245,14 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
     now,
   };
   host.onNotification((notification) => hub.publish(notification));
+  // With the bus, a notification stored here reaches the streams of the other hosts at once (else at their next look at the store).
+  if (signals) {
+    const { send, on } = signals;
+    host.onNotification((notification) => send('notification', { keyId: notification.keyId }));
+    on('notification', (data) => {
+      if (typeof data.keyId === 'number') hub.catchUp(data.keyId);
+    });
+  }
   host.onConditionStates(({ keyId, queryId, at, conditionStates }) =>
     hub.publishState(keyId, queryId, { at: new Date(at).toISOString(), conditionStates: conditionStates.map(isoStates) }),
   );

@@ -286,6 +286,54 @@ await describeWithBus('the replay feed on the market bus', () => {
   });
 });
 
+await describeWithBus('signals between the hosts of a bus', () => {
+  it('a query created through a host that does not run it starts on its owner at once, and its notification reaches a stream on the first host at once, neither waiting for a beat or a poll', { timeout: 120_000 }, async () => {
+    const schema = await freshSchema('bus_signal');
+    cleanups.push(() => schema.drop());
+    const stream = freshStream('bus_signal');
+    cleanups.push(() => stream.drop());
+    const member = async (nodeId: string): Promise<{ host: Host; base: string }> => {
+      const dir = await mkdtemp(join(tmpdir(), 'eql-bus-signal-'));
+      cleanups.push(() => removeDir(dir));
+      const host = await buildServer({
+        config: { dataDir: dir, databaseUrl: schema.url, natsUrl: TEST_NATS_URL, natsStream: stream.name, feed: 'bus', secretKey: SECRET_KEY_HEX, marketSeed: false, nodeId, partitions: 4, leaseTtlMs: 3_000 },
+        logger: false,
+        // The streams would look at the store once an hour: what they get comes from the signal.
+        sse: { pollStoreMs: 3_600_000 },
+      });
+      await host.app.listen({ host: '127.0.0.1', port: 0 });
+      return { host, base: `http://127.0.0.1:${(host.app.server.address() as { port: number }).port}` };
+    };
+    const a = await member('signal-a');
+    const b = await member('signal-b');
+    try {
+      const owned = (m: { host: Host }) => m.host.context.host.readiness().partitions?.owned ?? [];
+      await waitFor(() => Promise.resolve(owned(a).length + owned(b).length === 4 && owned(a).length > 0 && owned(b).length > 0), 'both hosts to hold partitions');
+      const key = (await createApiKey(a.host.context.store, a.host.context.box, { name: 'signal', plan: 'pro' })).key;
+      // b beats no more: what it starts from now on, it starts on a signal.
+      const partitioned = b.host.context.host as unknown as { beat(): Promise<void> };
+      partitioned.beat = () => Promise.resolve();
+      const { partitionOf } = await import('../src/cluster/partitions.js');
+      let queryId: string | undefined;
+      for (let index = 0; queryId === undefined; index += 1) {
+        const id = await createQuery(a.base, key, { title: `s${index}`, query: { conditions: { AND: [{ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '>', value: 100 }] }, actions: [{ stepId: 'tell', type: 'notify', params: { message: 'above' } }], expiresIn: '1h' } });
+        if (owned(b).includes(partitionOf(id, 4))) queryId = id;
+      }
+      await waitFor(() => Promise.resolve(b.host.context.host.inspect(queryId) !== undefined), 'b to run the query created through a');
+      const sse = await RawStream.open(`${a.base}/v2/auto/queries/stream`, { 'x-svc-api-key': key });
+      expect(sse.status).toBe(200);
+      const bus = await MarketBus.connect(TEST_NATS_URL, { stream: stream.name });
+      cleanups.push(() => bus.close());
+      await new BusPublisher(bus).publish([{ observation: { at: Date.now(), source: 'price', symbol: 'BTC', price: 150 }, id: 'tick-1' }]);
+      await sse.waitFor(() => sse.named('notification:new').some((frame) => frame.data?.includes(queryId!) === true), 'the notification stored by b on the stream of a');
+      sse.close();
+    } finally {
+      await a.host.close();
+      await b.host.close();
+    }
+  });
+});
+
 /** Polls an asynchronous state until it holds (the test's timeout bounds the wait). */
 async function waitFor(check: () => Promise<boolean>, what: string): Promise<void> {
   for (;;) {

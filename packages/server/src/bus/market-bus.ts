@@ -62,6 +62,8 @@ export class MarketBus {
     readonly stream: string,
     /** The subjects' prefix. */
     readonly prefix: string,
+    /** This connection's name (the host's node id): signals it sends are not handed back to it. */
+    readonly name: string,
   ) {}
 
   /** Connects to NATS at `url` and makes sure the stream exists (created on first use, kept otherwise). */
@@ -85,7 +87,7 @@ export class MarketBus {
             });
           });
       }
-      return new MarketBus(connection, jetstream(connection), jsm, stream, prefix);
+      return new MarketBus(connection, jetstream(connection), jsm, stream, prefix, options.name ?? 'eql');
     } catch (error) {
       await connection.close().catch(() => undefined);
       throw error;
@@ -160,6 +162,36 @@ export class MarketBus {
         await done.catch(() => undefined);
       },
     };
+  }
+
+  /**
+   * Tells the other hosts something at once (a query created or ended through this host, a notification
+   * stored), over plain NATS (`<prefix>-signal.<kind>`, not kept): a hint that saves them waiting for
+   * their next look at the store, never the only way they learn it.
+   */
+  signal(kind: string, data: Record<string, unknown>): void {
+    try {
+      this.connection.publish(`${this.prefix}-signal.${kind}`, JSON.stringify({ ...data, from: this.name }));
+    } catch {
+      // A closed or reconnecting connection: the others learn it from the store.
+    }
+  }
+
+  /** Calls `handler` with the signals of `kind` the other hosts send; returns the unsubscribe. */
+  onSignal(kind: string, handler: (data: Record<string, unknown>) => void): () => void {
+    const subscription = this.connection.subscribe(`${this.prefix}-signal.${kind}`, {
+      callback: (error, message) => {
+        if (error) return;
+        let data: Record<string, unknown>;
+        try {
+          data = message.json<Record<string, unknown>>();
+        } catch {
+          return;
+        }
+        if (data.from !== this.name) handler(data);
+      },
+    });
+    return () => subscription.unsubscribe();
   }
 
   /** Removes the stream and everything in it (tests, and an operator starting the bus anew). */

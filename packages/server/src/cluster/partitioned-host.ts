@@ -43,6 +43,11 @@ export interface PartitionedHostOptions {
    * the feed's lease to starts it, and stops it when it loses the lease.
    */
   feed?: { start(epoch: number): Promise<void>; stop(): Promise<void> };
+  /**
+   * Hints between the hosts (the market bus's signals): a query created, cancelled or deleted through a
+   * host that does not run it reaches its owner at once rather than at its next beat.
+   */
+  signals?: { send(kind: string, data: Record<string, unknown>): void; on(kind: string, handler: (data: Record<string, unknown>) => void): () => void };
   /** Called with what went wrong in a beat (PostgreSQL unreachable, say); the host goes on beating. */
   warn?: (message: string, error?: unknown) => void;
 }
@@ -73,8 +78,27 @@ export class PartitionedHost implements QueryHost {
   /** The epoch of the feed's lease while this host reads the feed into the bus. */
   private feedEpoch: number | undefined;
 
+  private readonly unsubscribe: Array<() => void> = [];
+
   constructor(private readonly options: PartitionedHostOptions) {
     this.recording = options.engine.recording;
+    if (options.signals) this.unsubscribe.push(options.signals.on('query', (data) => void this.reconcileOne(data.queryId)));
+  }
+
+  /** A query another host created or ended: brought in line with the store now when its partition is this host's. */
+  private async reconcileOne(queryId: unknown): Promise<void> {
+    if (typeof queryId !== 'string' || this.stopped || !this.owned.has(partitionOf(queryId, this.options.partitions))) return;
+    try {
+      const record = await this.options.store.queryById(queryId);
+      if (this.stopped || !this.owned.has(partitionOf(queryId, this.options.partitions))) return;
+      const running = this.options.engine.inspect(queryId);
+      if (!record || record.deletedAt !== null) {
+        if (running) this.stopQuery(queryId);
+      } else if (record.status === 'active' && running === undefined) this.startQuery(record);
+      else if (record.status === 'cancelled' && running?.status === 'active') this.options.engine.cancel(queryId);
+    } catch (error) {
+      this.options.warn?.('cluster: a query signal could not be applied (the next beat does it)', error);
+    }
   }
 
   /** This host's id. */
@@ -214,7 +238,8 @@ export class PartitionedHost implements QueryHost {
 
   /** Starts a query just stored when its partition is this host's; else its owner starts it at its next beat. */
   add(query: QueryRecord): void {
-    if (this.owned.has(partitionOf(query.id, this.options.partitions)) && this.options.engine.inspect(query.id) === undefined) this.startQuery(query);
+    if (!this.owned.has(partitionOf(query.id, this.options.partitions))) this.options.signals?.send('query', { queryId: query.id });
+    else if (this.options.engine.inspect(query.id) === undefined) this.startQuery(query);
   }
 
   /** What this host's engine knows of a query (undefined when another host runs it). */
@@ -225,11 +250,13 @@ export class PartitionedHost implements QueryHost {
   /** Cancels a query running here; its owner elsewhere finds it cancelled in the store at its next beat. */
   cancel(queryId: string): void {
     if (this.options.engine.inspect(queryId) !== undefined) this.options.engine.cancel(queryId);
+    else this.options.signals?.send('query', { queryId });
   }
 
   /** Stops a deleted query running here; its owner elsewhere finds it deleted at its next beat. */
   remove(queryId: string): void {
     if (this.options.engine.inspect(queryId) !== undefined) this.stopQuery(queryId);
+    else this.options.signals?.send('query', { queryId });
   }
 
   /** This host's id, its partitions and its queries. */
@@ -285,6 +312,7 @@ export class PartitionedHost implements QueryHost {
    */
   async dispose(): Promise<void> {
     this.stopped = true;
+    for (const unsubscribe of this.unsubscribe) unsubscribe();
     if (this.timer) clearInterval(this.timer);
     await this.beating;
     const partitions = [...this.owned.keys()];
