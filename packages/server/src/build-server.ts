@@ -247,9 +247,9 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   host.onNotification((notification) => hub.publish(notification));
   // With the bus, a notification stored here reaches the streams of the other hosts at once (else at their next look at the store).
   if (signals) {
-    const { send, on } = signals;
-    host.onNotification((notification) => send('notification', { keyId: notification.keyId }));
-    on('notification', (data) => {
+    const hints = signals;
+    host.onNotification((notification) => hints.send('notification', { keyId: notification.keyId }));
+    hints.on('notification', (data) => {
       if (typeof data.keyId === 'number') hub.catchUp(data.keyId);
     });
   }

@@ -325,7 +325,7 @@ await describeWithBus('signals between the hosts of a bus', () => {
       const bus = await MarketBus.connect(TEST_NATS_URL, { stream: stream.name });
       cleanups.push(() => bus.close());
       await new BusPublisher(bus).publish([{ observation: { at: Date.now(), source: 'price', symbol: 'BTC', price: 150 }, id: 'tick-1' }]);
-      await sse.waitFor(() => sse.named('notification:new').some((frame) => frame.data?.includes(queryId!) === true), 'the notification stored by b on the stream of a');
+      await sse.waitFor(() => sse.named('notification:new').some((frame) => frame.data?.includes(queryId) === true), 'the notification stored by b on the stream of a');
       sse.close();
     } finally {
       await a.host.close();

@@ -27,6 +27,7 @@ export interface MarketBusOptions {
 
 /** A reading of the stream from a sequence on: stop it to unsubscribe. */
 export interface BusReading {
+  /** Stops reading; resolves once the message being handed over (and what it waits for) is done. */
   stop(): Promise<void>;
   /** Resolves when the reading ended (stopped, or the connection closed). */
   readonly done: Promise<void>;

@@ -47,7 +47,7 @@ export interface PartitionedHostOptions {
    * Hints between the hosts (the market bus's signals): a query created, cancelled or deleted through a
    * host that does not run it reaches its owner at once rather than at its next beat.
    */
-  signals?: { send(kind: string, data: Record<string, unknown>): void; on(kind: string, handler: (data: Record<string, unknown>) => void): () => void };
+  signals?: { send: (kind: string, data: Record<string, unknown>) => void; on: (kind: string, handler: (data: Record<string, unknown>) => void) => () => void };
   /** Called with what went wrong in a beat (PostgreSQL unreachable, say); the host goes on beating. */
   warn?: (message: string, error?: unknown) => void;
 }
