@@ -3,8 +3,8 @@
 // Every host is a real `eql serve` child process (EQL_FEED=bus, 8 partitions), on a fresh PostgreSQL schema
 // and a fresh JetStream stream of the machine's servers (EQL_TEST_DATABASE_URL, EQL_TEST_NATS_URL).
 //
-// 1. Throughput, end to end: the same 1,000 queries (price thresholds near the prices, a third of them
-//    crossings that re-arm, so the workload fires) and the same 20,000 ticks of 4 assets, published into the
+// 1. Throughput, end to end, for two workloads: the same 1,000 queries (firing: price thresholds near the
+//    prices, a third of them crossings that re-arm; idle: thresholds no price reaches) and the same 20,000 ticks of 4 assets, published into the
 //    bus as fast as the server takes them; timed from the first publish until every partition has handed the
 //    last tick to its engine (GET /ready). One process holding the 8 partitions, then 3 processes sharing
 //    them: ticks per second and the ratio, with the triggers each run stored (they must be equal).
@@ -47,10 +47,11 @@ function random(seed) {
   };
 }
 
-function queryBody(index) {
+/** A query of the firing workload (a threshold within 3 % of the start), or of the idle one (10 times the start: it never holds). */
+function queryBody(index, workload = 'firing') {
   const next = random(1_000 + index);
   const symbol = ASSETS[index % ASSETS.length];
-  const threshold = Number((START[symbol] * (0.97 + next() * 0.06)).toPrecision(6));
+  const threshold = Number((START[symbol] * (workload === 'idle' ? 10 : 0.97 + next() * 0.06)).toPrecision(6));
   const kind = index % 3;
   const operator = kind === 0 ? 'crosses_above' : kind === 1 ? 'crosses_below' : '>';
   return {
@@ -189,10 +190,10 @@ async function create(base, key, body) {
   return created.body.queryId;
 }
 
-async function createAll(c) {
+async function createAll(c, workload = 'firing') {
   const bases = [...c.children.values()].map((entry) => entry.base);
   const ids = [];
-  for (let index = 0; index < QUERIES; index += 1) ids.push(await create(bases[index % bases.length], c.keys[index % c.keys.length], queryBody(index)));
+  for (let index = 0; index < QUERIES; index += 1) ids.push(await create(bases[index % bases.length], c.keys[index % c.keys.length], queryBody(index, workload)));
   return ids;
 }
 
@@ -208,12 +209,12 @@ async function publishAll(stream, observations) {
   return last;
 }
 
-async function throughput(hosts) {
+async function throughput(hosts, workload) {
   const c = await cluster(`t${hosts}`);
   try {
     for (let index = 1; index <= hosts; index += 1) await c.start(`bench-${index}`);
     await c.balanced(0);
-    await createAll(c);
+    await createAll(c, workload);
     await c.balanced(QUERIES);
     const observations = ticks(Date.now() + 1_000);
     const started = performance.now();
@@ -273,12 +274,14 @@ async function failover() {
   }
 }
 
-const one = await throughput(1);
-const three = await throughput(3);
-console.log(`bus → hosts, ${QUERIES} queries, ${TICKS} ticks, ${PARTITIONS} partitions (publish ${one.publishMs} / ${three.publishMs} ms of it)`);
-console.log(`  1 process : ${one.ticksPerSecond.toLocaleString('en')} ticks/s (${one.elapsedMs} ms), ${one.triggers} triggers`);
-console.log(`  3 processes: ${three.ticksPerSecond.toLocaleString('en')} ticks/s (${three.elapsedMs} ms), ${three.triggers} triggers`);
-console.log(`  ratio 3/1: ${(three.ticksPerSecond / one.ticksPerSecond).toFixed(2)}x${one.triggers === three.triggers ? '' : '  (TRIGGER COUNTS DIFFER)'}`);
+for (const workload of ['idle', 'firing']) {
+  const one = await throughput(1, workload);
+  const three = await throughput(3, workload);
+  console.log(`bus → hosts, ${workload} workload: ${QUERIES} queries, ${TICKS} ticks, ${PARTITIONS} partitions (publishing took ${one.publishMs} / ${three.publishMs} ms of it)`);
+  console.log(`  1 process  : ${one.ticksPerSecond.toLocaleString('en')} ticks/s (${one.elapsedMs} ms), ${one.triggers} triggers`);
+  console.log(`  3 processes: ${three.ticksPerSecond.toLocaleString('en')} ticks/s (${three.elapsedMs} ms), ${three.triggers} triggers`);
+  console.log(`  ratio 3/1: ${(three.ticksPerSecond / one.ticksPerSecond).toFixed(2)}x${one.triggers === three.triggers ? '' : '  (TRIGGER COUNTS DIFFER)'}`);
+}
 const { times, visible } = await failover();
 console.log(`fail-over after SIGKILL (lease TTL 6 s, 3 hosts, ${QUERIES} queries), 10 runs: median ${(median(times) / 1_000).toFixed(2)} s, max ${(Math.max(...times) / 1_000).toFixed(2)} s`);
 console.log(`created on one host (answered) → visible on another, 200 creates: p50 ${percentile(visible, 50).toFixed(1)} ms, p99 ${percentile(visible, 99).toFixed(1)} ms`);
