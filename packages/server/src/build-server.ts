@@ -55,6 +55,10 @@ import { BusPartitions } from './bus/bus-partitions.js';
 import { PgPartitionPositions } from './bus/partition-positions.js';
 import { ReplayPublisher } from './bus/replay-publisher.js';
 import { BusPublisher } from './bus/bus-publisher.js';
+import { VenuePublisher } from './bus/venue-publisher.js';
+import { topicsOfRequest } from './bus/query-topics.js';
+import { CcxtFeed } from './host/ccxt-venue.js';
+import { asyncScheduler } from 'rxjs';
 import { PgPriceHistory } from './store/pg/pg-price-history.js';
 import { PushSource } from '@eql/core';
 
@@ -177,11 +181,12 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   let host: QueryHost;
   let feed: PartitionedHostOptions['feed'];
   let signals: PartitionedHostOptions['signals'];
+  /** The venue the feed's leader publishes into the bus (closed with the host). */
+  let venueFeed: CcxtFeed | undefined;
   if (leases && cluster && store instanceof PgHostStore) {
     let engine: PartitionEngine;
     if (config.natsUrl) {
       // The market bus: every partition reads the market from the stream, from where its previous owner stopped.
-      if (config.feed.startsWith('ccxt:')) throw new Error('EQL_FEED=ccxt:... with EQL_NATS_URL is not supported yet: publish the venue into the bus (eql bus publish) with EQL_FEED=bus, or run without EQL_NATS_URL');
       const bus = await MarketBus.connect(config.natsUrl, { name: config.nodeId, ...(config.natsStream ? { stream: config.natsStream } : {}) });
       const history = new PgPriceHistory(store.pool, { epoch: cluster.replayOrigin });
       // The base engine runs no query: it answers what the feeds serve (the recording's symbols; any with
@@ -192,16 +197,26 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
       // One host of the cluster, the feed's leader (its lease), writes the stream's ticks into the price
       // history and, with the replay feed, reads the recording's timeline into the bus.
       const recorder = new HistoryRecorder({ bus, history, positions, warn });
+      // Live feeds (a ccxt venue, an embedder's sources) are published for the topics of the active queries.
+      if (!options.engine?.sources && config.feed.startsWith('ccxt:')) venueFeed = new CcxtFeed(config.feed.slice(5), { scheduler: asyncScheduler });
+      const liveSources = options.engine?.sources ?? (venueFeed ? [venueFeed] : undefined);
       const replay =
         config.feed === 'bus'
           ? undefined
-          : new ReplayPublisher({
-              recording: base.recording,
-              timeline: { origin: cluster.replayOrigin, speed: config.replaySpeed },
-              publisher: new BusPublisher(bus),
-              lastPublishedAt: async () => (await bus.last())?.observation.at,
-              warn,
-            });
+          : liveSources
+            ? new VenuePublisher({
+                sources: liveSources,
+                topics: async () => (await store.activeQueries()).flatMap((query) => topicsOfRequest(query.request)),
+                publisher: new BusPublisher(bus),
+                warn,
+              })
+            : new ReplayPublisher({
+                recording: base.recording,
+                timeline: { origin: cluster.replayOrigin, speed: config.replaySpeed },
+                publisher: new BusPublisher(bus),
+                lastPublishedAt: async () => (await bus.last())?.observation.at,
+                warn,
+              });
       feed = {
         start: async (epoch) => {
           await recorder.start(epoch);
@@ -383,6 +398,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
       hub.close();
       await app.close();
       await host.dispose();
+      await venueFeed?.close().catch(() => undefined);
       prices.close();
       await usage.close();
       await store.close();

@@ -334,6 +334,49 @@ await describeWithBus('signals between the hosts of a bus', () => {
   });
 });
 
+await describeWithBus('a live feed on the market bus', () => {
+  it('is read by the feed\'s leader alone, for the topics of the active queries, and published once: the query fires once on its owner', { timeout: 120_000 }, async () => {
+    const schema = await freshSchema('bus_live');
+    cleanups.push(() => schema.drop());
+    const stream = freshStream('bus_live');
+    cleanups.push(() => stream.drop());
+    // The venue: one push source both hosts are given; only the feed's leader may subscribe to it.
+    const venue = new PushSource();
+    const member = async (nodeId: string): Promise<{ host: Host; base: string }> => {
+      const dir = await mkdtemp(join(tmpdir(), 'eql-bus-live-'));
+      cleanups.push(() => removeDir(dir));
+      const host = await buildServer({
+        config: { dataDir: dir, databaseUrl: schema.url, natsUrl: TEST_NATS_URL, natsStream: stream.name, secretKey: SECRET_KEY_HEX, marketSeed: false, nodeId, partitions: 4, leaseTtlMs: 900 },
+        logger: false,
+        engine: { sources: [venue] },
+      });
+      await host.app.listen({ host: '127.0.0.1', port: 0 });
+      return { host, base: `http://127.0.0.1:${(host.app.server.address() as { port: number }).port}` };
+    };
+    const a = await member('live-a');
+    const b = await member('live-b');
+    try {
+      await waitFor(() => Promise.resolve([a, b].filter((m) => m.host.context.host.readiness().feedLeader === true).length === 1), 'one feed leader');
+      expect(venue.observed).toBe(false);
+      const key = (await createApiKey(a.host.context.store, a.host.context.box, { name: 'live', plan: 'pro' })).key;
+      const queryId = await createQuery(b.base, key, { title: 'live', query: { conditions: { AND: [{ source: 'price', method: 'current', args: { symbol: 'ETH' }, operator: '>', value: 100 }] }, actions: [{ stepId: 'tell', type: 'notify', params: { message: 'ETH above 100' } }], expiresIn: '1h' } });
+      await waitFor(() => Promise.resolve(venue.observed), 'the leader to subscribe to ETH');
+      const running = () => [a, b].some((m) => m.host.context.host.inspect(queryId) !== undefined);
+      await waitFor(() => Promise.resolve(running()), 'the owner to run the query');
+      venue.push({ at: Date.now(), source: 'price', symbol: 'ETH', price: 150 });
+      const notifications = () => adminQuery<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema.name}.notifications WHERE query_id = $1`, [queryId]);
+      await waitFor(async () => (await notifications())[0]!.n === 1, 'the notification');
+      const bus = await MarketBus.connect(TEST_NATS_URL, { stream: stream.name });
+      cleanups.push(() => bus.close());
+      expect((await bus.last())?.seq).toBe(1);
+      expect((await bus.at(1))?.observation).toMatchObject({ source: 'price', symbol: 'ETH', price: 150 });
+    } finally {
+      await a.host.close();
+      await b.host.close();
+    }
+  });
+});
+
 /** Polls an asynchronous state until it holds (the test's timeout bounds the wait). */
 async function waitFor(check: () => Promise<boolean>, what: string): Promise<void> {
   for (;;) {
