@@ -309,6 +309,10 @@ await describeWithBus('signals between the hosts of a bus', () => {
     try {
       const owned = (m: { host: Host }) => m.host.context.host.readiness().partitions?.owned ?? [];
       await waitFor(() => Promise.resolve(owned(a).length + owned(b).length === 4 && owned(a).length > 0 && owned(b).length > 0), 'both hosts to hold partitions');
+      // GET /ready tells the bus: its stream, the connection, and the position of each partition held.
+      const readyA = (await (await fetch(`${a.base}/ready`)).json()) as { status: string; bus: { stream: string; connected: boolean; positions: Record<string, { handled: number; saved: number; catchingUp: boolean }> } };
+      expect(readyA).toMatchObject({ status: 'ready', bus: { stream: stream.name, connected: true } });
+      expect(Object.keys(readyA.bus.positions).map(Number).sort()).toEqual(owned(a));
       const key = (await createApiKey(a.host.context.store, a.host.context.box, { name: 'signal', plan: 'pro' })).key;
       // b beats no more: what it starts from now on, it starts on a signal.
       const partitioned = b.host.context.host as unknown as { beat(): Promise<void> };

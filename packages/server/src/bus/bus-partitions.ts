@@ -274,7 +274,7 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
   /** The queries of this host's partitions, and how far each partition has read the bus. */
   readiness(): HostReadiness {
     let queries = 0;
-    const bus: NonNullable<HostReadiness['bus']> = { stream: this.options.bus.stream, positions: {} };
+    const bus: NonNullable<HostReadiness['bus']> = { stream: this.options.bus.stream, connected: this.options.bus.connected, positions: {} };
     for (const entry of this.open.values()) {
       queries += entry.engine.readiness().queries;
       bus.positions[entry.partition] = { handled: entry.handled.seq, saved: entry.saved.seq, catchingUp: entry.clock.isCatchingUp };

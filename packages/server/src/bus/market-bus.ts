@@ -55,6 +55,9 @@ export function subjectOf(prefix: string, feedKey: string): string {
  * duplicate window.
  */
 export class MarketBus {
+  /** Whether the connection to the server is up (false while it reconnects, and once closed). */
+  connected = true;
+
   private constructor(
     private readonly connection: NatsConnection,
     private readonly js: JetStreamClient,
@@ -65,7 +68,15 @@ export class MarketBus {
     readonly prefix: string,
     /** This connection's name (the host's node id): signals it sends are not handed back to it. */
     readonly name: string,
-  ) {}
+  ) {
+    void (async () => {
+      for await (const status of connection.status()) {
+        if (status.type === 'disconnect' || status.type === 'close') this.connected = false;
+        else if (status.type === 'reconnect') this.connected = true;
+      }
+      this.connected = false;
+    })().catch(() => (this.connected = false));
+  }
 
   /** Connects to NATS at `url` and makes sure the stream exists (created on first use, kept otherwise). */
   static async connect(url: string, options: MarketBusOptions = {}): Promise<MarketBus> {

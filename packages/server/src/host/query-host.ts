@@ -31,10 +31,10 @@ export interface HostReadiness {
   nodeId?: string;
   /** The partitions this host holds, of how many. */
   partitions?: { owned: number[]; count: number };
-  /** On the market bus: its stream, and per partition the last message handed to the engine and the last saved position. */
+  /** On the market bus: its stream, whether this host is connected to it, and per partition the last message handed to the engine and the last saved position. */
   /** Whether this host reads the cluster's feed into the market bus (a cluster with a bus and a feed). */
   feedLeader?: boolean;
-  bus?: { stream: string; positions: Record<number, { handled: number; saved: number; catchingUp: boolean }> };
+  bus?: { stream: string; connected: boolean; positions: Record<number, { handled: number; saved: number; catchingUp: boolean }> };
 }
 
 /**

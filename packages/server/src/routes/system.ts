@@ -21,9 +21,10 @@ const READINESS = {
     feedLeader: { type: 'boolean', description: "Whether this host reads the cluster's feed into the market bus" },
     bus: {
       type: 'object',
-      description: 'On the market bus (EQL_NATS_URL): its stream, and per partition held the last message handed to the engine, the last position saved, and whether it is catching up on a backlog',
+      description: 'On the market bus (EQL_NATS_URL): its stream, whether this host is connected to it, and per partition held the last message handed to the engine, the last position saved, and whether it is catching up on a backlog',
       properties: {
         stream: { type: 'string' },
+        connected: { type: 'boolean', description: 'Whether this host is connected to the NATS server (false while it reconnects)' },
         positions: {
           type: 'object',
           additionalProperties: { type: 'object', properties: { handled: { type: 'integer' }, saved: { type: 'integer' }, catchingUp: { type: 'boolean' } } },
