@@ -62,6 +62,14 @@ describe('schemas/openapi.json', () => {
     for (const { op } of operations) for (const tag of (op.tags as string[] | undefined) ?? []) expect(tags.has(tag), `tag ${tag}`).toBe(true);
   });
 
+  it('names every operation once (operationId) and summarizes it, and says where a host is (servers)', () => {
+    const ids = operations.map(({ op }) => op.operationId);
+    expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z0-9]*$/.test(id)), JSON.stringify(ids)).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(operations.filter(({ op }) => typeof op.summary !== 'string' || op.summary === '').map(({ method, path }) => `${method} ${path}`)).toEqual([]);
+    expect((doc.servers as Array<{ url: string }>)[0]!.url).toBe('http://localhost:8787');
+  });
+
   it('has every route of docs/http-api.md with its method', () => {
     const text = readFileSync(new URL('../docs/http-api.md', import.meta.url), 'utf8');
     const documented = new Set([...text.matchAll(/`(GET|POST|PUT|PATCH|DELETE) (\/v2\/[^`?\s]*)/g)].map((match) => `${match[1]!.toLowerCase()} ${match[2]!}`));

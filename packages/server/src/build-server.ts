@@ -292,7 +292,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'EQL reference host', version: '0.1.0', description: 'The service interface specification, parts 4.1 to 4.5, 5 and 6: the Auto API, market data, chat, the query builder and the x402 payment model (docs/http-api.md, docs/x402.md).' },
+      info: { title: 'EQL reference host', version: '0.1.0', license: { name: 'MIT', identifier: 'MIT' }, description: 'The service interface specification, parts 4.1 to 4.5, 5 and 6: the Auto API, market data, chat, the query builder and the x402 payment model (docs/http-api.md, docs/x402.md).' },
       components: {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'x-svc-api-key' },

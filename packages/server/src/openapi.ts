@@ -33,6 +33,79 @@ const TAGS = [
 const isNode = (value: unknown): value is Node => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
+ * The operationId of every route (`METHOD path`), for generated clients (`client.createQuery(...)`), and
+ * the summary of those whose route schema has none. A route missing here fails the build of the document.
+ */
+const OPERATIONS: Record<string, readonly [operationId: string, summary?: string]> = {
+  'GET /ready': ['getReadiness'],
+  'GET /v2/ping': ['ping', 'Is the host up (no key needed)'],
+  'GET /v2/key-status': ['getKeyStatus', 'The calling key: plan, limits, usage and credits of the day'],
+  'GET /v2/account/smart-stats': ['getAccountSmartStats'],
+  'GET /v2/aggregations/trending-cas/telegram': ['listTrendingContractsTelegram'],
+  'GET /v2/aggregations/trending-cas/twitter': ['listTrendingContractsTwitter'],
+  'GET /v2/aggregations/trending-tokens': ['listTrendingTokens'],
+  'GET /v2/data/event-summary': ['getEventSummary'],
+  'GET /v2/data/keyword-mentions': ['listKeywordMentions'],
+  'GET /v2/data/token-news': ['listTokenNews'],
+  'GET /v2/data/top-mentions': ['listTopMentions'],
+  'GET /v2/data/trending-narratives': ['listTrendingNarratives'],
+  'POST /v2/ingest': ['ingestMarketData'],
+  'POST /v2/chat': ['chat'],
+  'POST /v2/auto/chat': ['buildQuery'],
+  'GET /v2/auto/exchanges': ['listExchanges', 'The exchanges connected to the calling key, and those it can connect'],
+  'POST /v2/auto/exchanges': ['connectExchange', 'Connect an exchange with its credentials (checked with the venue, sealed at rest)'],
+  'DELETE /v2/auto/exchanges/{exchange}': ['disconnectExchange', 'Disconnect an exchange and forget its credentials'],
+  'GET /v2/auto/validate-symbol/{exchange}/{symbol}': ['validateSymbol', 'Whether an exchange lists a perpetual symbol'],
+  'GET /v2/auto/executions': ['listExecutions', "The executions of the caller's queries, newest first"],
+  'GET /v2/auto/executions/{executionId}': ['getExecution', 'One execution of an action'],
+  'GET /v2/auto/queries': ['listQueries', "The caller's queries, newest first, by status"],
+  'POST /v2/auto/queries': ['createQuery', 'Create a query (validate it first): it runs until it fires, expires or is cancelled'],
+  'POST /v2/auto/queries/validate': ['validateQuery', 'Validate a query: diagnostics and the credits it would cost'],
+  'POST /v2/auto/queries/preview': ['previewQuery', 'Run a query over the recording in virtual time: when it would have fired'],
+  'GET /v2/auto/queries/stream': ['streamNotifications'],
+  'GET /v2/auto/queries/{queryId}': ['getQuery', 'Poll a query: status, latest evaluation, executions'],
+  'DELETE /v2/auto/queries/{queryId}': ['deleteQuery', 'Delete a query that is no longer active'],
+  'POST /v2/auto/queries/{queryId}/cancel': ['cancelQuery', 'Cancel an active query'],
+  'GET /v2/auto/queries/{queryId}/sessions': ['listQuerySessions', 'The LLM sessions of a query'],
+  'GET /v2/auto/queries/{queryId}/sessions/{sessionId}': ['getQuerySession', 'One LLM session of a query'],
+  'GET /v2/auto/queries/{queryId}/stream': ['streamQueryNotifications'],
+  'GET /v2/auto/queries/drafts': ['listDrafts', "The caller's drafts, newest first"],
+  'POST /v2/auto/queries/drafts': ['saveDraft', 'Store a draft as given (it may be invalid)'],
+  'GET /v2/auto/queries/drafts/{draftId}': ['getDraft', 'One draft'],
+  'POST /v2/auto/queries/drafts/{draftId}': ['updateDraft', 'Replace a draft (its id in the signed path)'],
+  'DELETE /v2/auto/queries/drafts/{draftId}': ['deleteDraft', 'Delete a draft'],
+  'POST /v2/auto/queries/drafts/{draftId}/convert': ['convertDraft', 'Turn a draft into an active query'],
+  'POST /v2/auto/queries/drafts/{draftId}/preview': ['previewDraft', 'Preview a draft over the recording'],
+  'POST /v2/auto/queries/drafts/{draftId}/validate': ['validateDraft', 'Validate a draft'],
+  'POST /v2/auto/webhook-secret/rotate': ['rotateWebhookSecret'],
+  'GET /x402/v2/account/smart-stats': ['getAccountSmartStatsPaid'],
+  'GET /x402/v2/aggregations/trending-cas/telegram': ['listTrendingContractsTelegramPaid'],
+  'GET /x402/v2/aggregations/trending-cas/twitter': ['listTrendingContractsTwitterPaid'],
+  'GET /x402/v2/aggregations/trending-tokens': ['listTrendingTokensPaid'],
+  'POST /x402/v2/auto/chat': ['buildQueryPaid'],
+  'POST /x402/v2/auto/queries': ['createQueryPaid'],
+  'POST /x402/v2/auto/queries/validate': ['validateQueryPaid'],
+  'POST /x402/v2/auto/queries/{queryId}': ['getQueryPaid'],
+  'POST /x402/v2/auto/queries/{queryId}/cancel': ['cancelQueryPaid'],
+  'POST /x402/v2/auto/queries/{queryId}/sessions': ['listQuerySessionsPaid'],
+  'POST /x402/v2/auto/queries/{queryId}/sessions/{sessionId}': ['getQuerySessionPaid'],
+  'POST /x402/v2/chat': ['chatPaid'],
+};
+
+/** Names every operation (operationId) and gives a summary to those without one; refuses a route the table lacks. */
+function nameOperations(paths: Record<string, Node>): void {
+  for (const [path, item] of Object.entries(paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      if (!isNode(op) || !METHOD_ORDER.includes(method)) continue;
+      const entry = OPERATIONS[`${method.toUpperCase()} ${path}`];
+      if (!entry) throw new Error(`OpenAPI: no operationId for ${method.toUpperCase()} ${path}: add it to OPERATIONS in packages/server/src/openapi.ts`);
+      op.operationId = entry[0];
+      if (typeof op.summary !== 'string' && entry[1] !== undefined) op.summary = entry[1];
+    }
+  }
+}
+
+/**
  * The OpenAPI 3.1 document of the host, from the one @fastify/swagger generates out of the route
  * schemas: the query request bodies (validate, create, draft upsert, and the `query` of preview)
  * reference the real EQL schema (schemas/eql.schema.json as `components.schemas.QueryRequest`, its
@@ -63,7 +136,9 @@ export function openApiDocument(generated: object): Node {
   const ping = operation(paths, '/v2/ping', 'get');
   if (ping) ping.security = [];
   markStability(paths);
+  nameOperations(paths);
   doc.tags = TAGS;
+  doc.servers ??= [{ url: 'http://localhost:8787', description: 'A host started with `npm start` (EQL_PORT, EQL_HOST)' }];
   return ordered(doc);
 }
 
