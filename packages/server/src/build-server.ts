@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { authenticate, isAutoRequest } from './auth/authenticate.js';
@@ -387,6 +388,14 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   // The generated document with the EQL schema in place (the same as schemas/openapi.json).
   let openapi: Record<string, unknown> | undefined;
   app.get('/openapi.json', { schema: { hide: true } }, () => (openapi ??= openApiDocument(app.swagger())));
+  // The API reference page (Swagger UI, its assets served by the host: no CDN) over that document.
+  await app.register(swaggerUi, {
+    routePrefix: '/reference',
+    transformSpecification: () => (openapi ??= openApiDocument(app.swagger())),
+    uiConfig: { deepLinking: true, docExpansion: 'list', defaultModelsExpandDepth: 0 },
+    theme: { title: 'EQL host: API reference' },
+    staticCSP: true,
+  });
 
   // Nothing runs before the engine starts: a `running` execution is one the previous process left.
   await store.interruptRunningExecutions(new Date(context.now()).toISOString());
