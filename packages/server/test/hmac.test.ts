@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createHmac, randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -120,6 +121,18 @@ describe('POST /v2/auto/exchanges: always', () => {
   it('signed over the exact body: 201; signed over the empty body instead: 401', async () => {
     expect401(await signed({ method: 'POST', url: '/v2/auto/exchanges', body }, { signBody: false }), 'signature_invalid_signature');
     expect((await signed({ method: 'POST', url: '/v2/auto/exchanges', body })).statusCode).toBe(201);
+  });
+
+  it('a mismatch says what the host signed (timestamp + METHOD + path + body), never the secret, so a client can diff its own string', async () => {
+    const response = await signed({ method: 'POST', url: '/v2/auto/exchanges', body }, { signBody: false, timestamp: String(Math.floor(Date.now() / 1000)) });
+    expect401(response, 'signature_invalid_signature');
+    const details = (json(response).error as { details: { signed: string; parts: Record<string, unknown>; how: string } }).details;
+    const timestamp = details.parts.timestamp as string;
+    expect(details.signed).toBe(`${timestamp}POST/exchanges${body}`);
+    expect(details.parts).toEqual({ timestamp, method: 'POST', path: '/exchanges', bodyBytes: Buffer.byteLength(body), bodySha256: createHash('sha256').update(body).digest('hex') });
+    expect(response.body).not.toContain(key.hmacSecret);
+    // Other failures say nothing of the kind.
+    expect((json(await send({ method: 'POST', url: '/v2/auto/exchanges', body })).error as { details?: unknown }).details).toBeUndefined();
   });
 
   it('even an invalid body needs the signature first', async () => {

@@ -1,6 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { HMAC_MAX_DRIFT_SECONDS, HMAC_ROUTE_TABLE, type HmacRoute, isTradeFlavouredQuery, matchHmacRoute, signatureRequirement, type StoredLookup, storedLookupNeeded, verifyRequestSignature } from '@eql/core';
+import {
+  HMAC_MAX_DRIFT_SECONDS,
+  HMAC_ROUTE_TABLE,
+  type HmacRoute,
+  isTradeFlavouredQuery,
+  matchHmacRoute,
+  signatureRequirement,
+  signingPayload,
+  type StoredLookup,
+  storedLookupNeeded,
+  verifyRequestSignature,
+} from '@eql/core';
 import type { HostContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
 import { isAutoRequest } from './authenticate.js';
@@ -95,7 +106,18 @@ function verify(context: HostContext) {
       body: bodyText,
       nowSeconds: Math.floor(context.now() / 1000),
     });
-    if (!check.ok) throw new ApiError(401, `signature_${check.reason.replace(/-/g, '_')}`, check.message);
+    if (!check.ok) {
+      // A mismatch says what the host signed (never the secret), so that a client can diff its own string.
+      const details =
+        check.reason === 'invalid-signature' && timestamp !== undefined
+          ? {
+              signed: signingPayload({ timestamp, method: request.method, path: route.signingPath, body: bodyText }),
+              parts: { timestamp, method: request.method.toUpperCase(), path: route.signingPath, bodyBytes: Buffer.byteLength(bodyText), bodySha256: createHash('sha256').update(bodyText).digest('hex') },
+              how: 'x-svc-signature = lowercase hex HMAC-SHA256(your HMAC secret, signed), signed = timestamp + METHOD + path inside /v2/auto + the body exactly as sent',
+            }
+          : undefined;
+      throw new ApiError(401, `signature_${check.reason.replace(/-/g, '_')}`, check.message, details);
+    }
     // Accepted once: the same timestamp, method, path and body give the same signature, so a copy of the
     // request is refused while its timestamp is still inside the window (and past it, drift refuses it).
     const digest = createHash('sha256').update((signature ?? '').toLowerCase()).digest('hex');
