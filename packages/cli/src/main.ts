@@ -50,11 +50,11 @@ function program(io: CliIo, exit: { code: number }): Command {
     .command('preview')
     .description('replay a recording against a query in virtual time: when it fires, its timeline, its actions (dry run)')
     .argument('<file>', FILE_HELP)
-    .requiredOption('--data <recording>', 'recording of observations (JSON Lines)')
+    .option('--data <recording>', 'recording of observations (JSON Lines); default the sample recording the host replays')
     .option('--from <time>', 'start of the replay (ISO 8601 or epoch ms), default the recording start; what comes before is history')
     .option('--to <time>', 'end of the replay (ISO 8601 or epoch ms), default the recording end')
     .option('--json', 'print the preview result as JSON', false)
-    .action(async (file: string, flags: { data: string; json: boolean; from?: string; to?: string }) => {
+    .action(async (file: string, flags: { data?: string; json: boolean; from?: string; to?: string }) => {
       exit.code = await previewCommand(file, flags, io);
     });
 

@@ -171,6 +171,16 @@ describe('eql preview', () => {
     return { code, stdout, stderr };
   }
 
+  it('without --data replays the sample recording the host replays, and says so', async () => {
+    const { code, stdout, stderr } = await runWithRealFiles(['preview', 'q.json']);
+    expect(code).toBe(0);
+    expect(stderr).toContain('no --data: replaying the sample recording');
+    expect(stdout).toContain('q.json replayed on the sample recording from 2026-01-05T00:00:00.000Z');
+    const json = await runWithRealFiles(['preview', 'q.json', '--json']);
+    expect(json.stderr).toBe('');
+    expect(JSON.parse(json.stdout)).toMatchObject({ from: '2026-01-05T00:00:00.000Z' });
+  });
+
   it('prints when the query fires, its timeline and its dry-run actions', async () => {
     const { code, stdout } = await runWithRealFiles(['preview', 'q.json', '--data', recording]);
     expect(code).toBe(0);

@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type PreviewResult, parseInstant, parseRecording, preview, type QueryRequest, RecordingError, type TimelineChange, validate } from '@eql/core';
 import { validationJson, validationText } from '../format.js';
 import { loadDocument } from '../input.js';
@@ -6,14 +9,26 @@ import { servedByRecording } from '../served.js';
 import { reportSyntaxErrors } from './validate.js';
 
 export interface PreviewFlags {
-  data: string;
+  /** The recording (default: the sample the host replays, see {@link sampleRecordingPath}). */
+  data?: string;
   json: boolean;
   from?: string;
   to?: string;
 }
 
 /**
- * `eql preview FILE --data RECORDING.jsonl`: replays the recording against the query in virtual
+ * The recording `eql preview` replays without `--data`: the one the host replays by default (3 days of
+ * minute prices of BTC, ETH and SOL with posts, news and LLM verdicts), shipped in `@eql/server`'s
+ * `data/`, or in the repository's fixtures when run from a checkout. Found without loading the host.
+ */
+export function sampleRecordingPath(): string {
+  const server = fileURLToPath(import.meta.resolve('@eql/server'));
+  const packaged = join(dirname(server), '..', 'data', 'market-3d.jsonl');
+  return existsSync(packaged) ? packaged : join(dirname(server), '..', '..', '..', 'fixtures', 'recordings', 'market-3d.jsonl');
+}
+
+/**
+ * `eql preview FILE [--data RECORDING.jsonl]`: replays the recording against the query in virtual
  * time and prints when it would have fired, the timeline of its conditions and what its actions
  * would have done (nothing is sent). Exit 0 after a replay (whether or not it fired), 1 for an invalid
  * query, 2 for unusable input.
@@ -26,17 +41,19 @@ export async function previewCommand(file: string, flags: PreviewFlags, io: CliI
     io.stdout(flags.json ? validationJson(validation, document.map) : validationText(io, document.name, 'api-key', validation, document.map));
     return 1;
   }
+  const data = flags.data ?? sampleRecordingPath();
+  if (flags.data === undefined && !flags.json) io.stderr(`no --data: replaying the sample recording (3 days of BTC, ETH and SOL minute prices from 2026-01-05, with posts, news and LLM verdicts)\n`);
   let text: string;
   try {
-    text = await io.readFile(flags.data);
+    text = await io.readFile(data);
   } catch {
-    throw new UnusableInput(`cannot read the recording ${flags.data}`);
+    throw new UnusableInput(`cannot read the recording ${data}`);
   }
   let recording;
   try {
     recording = parseRecording(text);
   } catch (error) {
-    if (error instanceof RecordingError) throw new UnusableInput(`${flags.data}: ${error.message}`);
+    if (error instanceof RecordingError) throw new UnusableInput(`${data}: ${error.message}`);
     throw error;
   }
   const options: { from?: number; to?: number } = {};
@@ -53,7 +70,7 @@ export async function previewCommand(file: string, flags: PreviewFlags, io: CliI
     throw new UnusableInput(`the range is reversed: --from ${new Date(from).toISOString()} is after --to ${new Date(to).toISOString()}`);
   }
   if (from > recording.end || to < recording.start || from > to) {
-    throw new UnusableInput(`the range ${new Date(from).toISOString()} to ${new Date(to).toISOString()} holds nothing of ${flags.data} (${new Date(recording.start).toISOString()} to ${new Date(recording.end).toISOString()})`);
+    throw new UnusableInput(`the range ${new Date(from).toISOString()} to ${new Date(to).toISOString()} holds nothing of ${data} (${new Date(recording.start).toISOString()} to ${new Date(recording.end).toISOString()})`);
   }
   // Everything of the recording before --from is history: the query starts as a replay from the start would hold it.
   const served = servedByRecording(recording);
@@ -63,7 +80,7 @@ export async function previewCommand(file: string, flags: PreviewFlags, io: CliI
     return 1;
   }
   const result = preview(document.value as QueryRequest, recording, options);
-  io.stdout(flags.json ? `${JSON.stringify(result, null, 2)}\n` : previewText(io, document.name, flags.data, result));
+  io.stdout(flags.json ? `${JSON.stringify(result, null, 2)}\n` : previewText(io, document.name, flags.data ?? 'the sample recording', result));
   return 0;
 }
 
