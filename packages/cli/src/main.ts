@@ -58,6 +58,21 @@ function program(io: CliIo, exit: { code: number }): Command {
       exit.code = await previewCommand(file, flags, io);
     });
 
+  eql
+    .command('sign')
+    .description("sign a request of the Auto API (spec 5.2): print its x-svc-timestamp and x-svc-signature headers and a curl line that sends it")
+    .argument('<method>', 'GET, POST, PUT, PATCH or DELETE')
+    .argument('<path>', 'the path as sent, /v2/auto/...')
+    .option('--body <body>', 'the body exactly as it will be sent: @file, - for standard input, or the text')
+    .option('--secret <secret>', "the key's HMAC secret (default EQL_HMAC_SECRET; a flag shows in your shell history)")
+    .option('--host <url>', 'the host of the curl line (default EQL_URL, else http://localhost:8787)')
+    .option('--timestamp <seconds>', 'Unix time to sign at (default now)')
+    .option('--json', 'print {headers, signed, curl} as JSON', false)
+    .action(async (method: string, path: string, flags: { body?: string; secret?: string; host?: string; timestamp?: string; json: boolean }) => {
+      const { signCommand } = await import('./commands/sign.js');
+      exit.code = await signCommand(method, path, flags, io);
+    });
+
   registerHostCommands(eql, io, exit);
 
   eql
