@@ -8,7 +8,7 @@
 export { buildServer, REDACTED_PATHS, type BuildOptions, type Host } from './build-server.js';
 export { startServer, type Started } from './start.js';
 export { configFromEnv, defaultConfig, PLANS, type HostConfig, type Plan } from './config.js';
-export { createApiKey, ensureKey, rotateWebhookSecret, type CreatedKey, type KeyOptions, type RotatedWebhookSecret } from './auth/api-keys.js';
+export { createApiKey, ensureKey, rotateApiKey, rotateWebhookSecret, type CreatedKey, type KeyOptions, type RotatedApiKey, type RotatedWebhookSecret } from './auth/api-keys.js';
 export { SecretBox, hashKey } from './secrets.js';
 export { SqliteStore, type SqliteStoreOptions } from './store/sqlite-store.js';
 export { PgHostStore, type PgHostStoreOptions } from './store/pg/pg-store.js';

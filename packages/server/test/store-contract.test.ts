@@ -167,6 +167,11 @@ function contract(backend: Backend): void {
     await store.updateKey(first.id, { plan: 'free', status: 'disabled', autoEnabled: false, scopes: ['ingest'], previousWebhookSecretSealed: 'old', previousWebhookSecretUntil: at(5), updatedAt: at(1) });
     expect(await store.keyByHash('hash-1')).toEqual({ ...first, plan: 'free', status: 'disabled', autoEnabled: false, scopes: ['ingest'], previousWebhookSecretSealed: 'old', previousWebhookSecretUntil: at(5), updatedAt: at(1) });
     await expect(Promise.resolve().then(() => store.createKey(keyRecord('hash-1')))).rejects.toThrow();
+    expect((await store.listKeys()).map((key) => key.id)).toEqual([first.id, second.id]);
+    // A rotation: the key keeps its id, its old value no longer finds it.
+    await store.updateKey(second.id, { keyHash: 'hash-2b', keyPrefix: 'eql_new…' });
+    expect(await store.keyByHash('hash-2')).toBeUndefined();
+    expect(await store.keyByHash('hash-2b')).toMatchObject({ id: second.id, keyPrefix: 'eql_new…' });
   });
 
   it('usage and credits: requests by day and month, the credit ledger', async () => {

@@ -57,6 +57,36 @@ export function registerHostCommands(eql: Command, io: CliIo, exit: { code: numb
       exit.code = await keysCreateCommand(flags, io);
     });
   keys
+    .command('list')
+    .description("list the host's keys: id, name, the start of the key, plan, status, scopes (never a key or a secret)")
+    .option('--data-dir <dir>', 'directory of the database and secret key (default EQL_DATA_DIR)')
+    .option('--json', 'print the keys as JSON', false)
+    .action(async (flags: { json: boolean; dataDir?: string }) => {
+      const { keysListCommand } = await import('./keys.js');
+      exit.code = await keysListCommand(flags, io);
+    });
+  keys
+    .command('revoke')
+    .description('disable a key: its requests are refused from now on (its queries stay stored)')
+    .requiredOption('--id <id>', 'the number of the key (eql keys list shows them)')
+    .option('--data-dir <dir>', 'directory of the database and secret key (default EQL_DATA_DIR)')
+    .option('--json', 'print the outcome as JSON', false)
+    .action(async (flags: { id: string; json: boolean; dataDir?: string }) => {
+      const { keysRevokeCommand } = await import('./keys.js');
+      exit.code = await keysRevokeCommand(flags, io);
+    });
+  keys
+    .command('rotate')
+    .description('give a key a new value, printed once (same id: its queries stay its own); the old value stops at once')
+    .requiredOption('--id <id>', 'the number of the key (eql keys list shows them)')
+    .option('--hmac-secret', 'give it a new HMAC secret too', false)
+    .option('--data-dir <dir>', 'directory of the database and secret key (default EQL_DATA_DIR)')
+    .option('--json', 'print the new key as JSON', false)
+    .action(async (flags: { id: string; hmacSecret: boolean; json: boolean; dataDir?: string }) => {
+      const { keysRotateCommand } = await import('./keys.js');
+      exit.code = await keysRotateCommand(flags, io);
+    });
+  keys
     .command('rotate-webhook-secret')
     .description('give a key a new webhook signing secret and print it, once; the previous one signs too for a grace period')
     .requiredOption('--id <id>', 'the number of the key (eql keys create prints it)')

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { configFromEnv, createApiKey, type HostStore, PgHostStore, redactDatabaseUrl, rotateWebhookSecret, SecretBox, SqliteStore } from '@eql/server';
+import { type ApiKeyRecord, configFromEnv, createApiKey, type HostStore, PgHostStore, redactDatabaseUrl, rotateApiKey, rotateWebhookSecret, SecretBox, SqliteStore } from '@eql/server';
 import type { CliIo } from '../io.js';
 import { UnusableInput } from '../io.js';
 
@@ -75,6 +75,78 @@ export async function keysRotateWebhookSecretCommand(flags: KeysRotateWebhookSec
       io.stdout(`webhook secret: ${rotated.webhookSecret}\n`);
       io.stdout(rotated.previousValidUntil ? `the previous secret signs too until ${rotated.previousValidUntil}\n` : 'the previous secret no longer signs\n');
       io.stdout('store it now: it is not shown again\n');
+    }
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+/** Flags of the commands on one key (`--id`). */
+export interface KeyIdFlags {
+  id: string;
+  json: boolean;
+  dataDir?: string;
+}
+
+/** The key of `--id`, refused with a clear message when there is none. */
+async function keyOfFlags(store: HostStore, idText: string): Promise<ApiKeyRecord> {
+  const id = Number(idText);
+  if (!Number.isInteger(id) || id <= 0) throw new UnusableInput('--id is the number of a key (eql keys list shows them)');
+  const key = await store.keyById(id);
+  if (!key) throw new UnusableInput(`there is no key ${id}`);
+  return key;
+}
+
+/**
+ * `eql keys list [--json]`: every key of the host's store, by id: its name, the first characters of its
+ * value, plan, status, scopes and dates. Never a key's value, hash or secret.
+ */
+export async function keysListCommand(flags: { json: boolean; dataDir?: string }, io: CliIo): Promise<number> {
+  const { store, where } = await openHostStore(flags.dataDir);
+  try {
+    const keys = (await store.listKeys()).map((key) => ({ id: key.id, name: key.name, key: key.keyPrefix, plan: key.plan, status: key.status, scopes: key.scopes, createdAt: key.createdAt, updatedAt: key.updatedAt }));
+    if (flags.json) io.stdout(`${JSON.stringify(keys, null, 2)}\n`);
+    else if (keys.length === 0) io.stdout(`no keys in ${where}\n`);
+    else {
+      const rows = [['ID', 'NAME', 'KEY', 'PLAN', 'STATUS', 'SCOPES', 'CREATED'], ...keys.map((key) => [String(key.id), key.name, key.key, key.plan, key.status, key.scopes.join(',') || '-', key.createdAt])];
+      const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+      for (const row of rows) io.stdout(`${row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()}\n`);
+    }
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+/** `eql keys revoke --id ID [--json]`: disables a key; its requests are refused (401) from then on. Its queries stay stored. */
+export async function keysRevokeCommand(flags: KeyIdFlags, io: CliIo): Promise<number> {
+  const { store } = await openHostStore(flags.dataDir);
+  try {
+    const key = await keyOfFlags(store, flags.id);
+    await store.updateKey(key.id, { status: 'disabled' });
+    if (flags.json) io.stdout(`${JSON.stringify({ id: key.id, status: 'disabled' }, null, 2)}\n`);
+    else io.stdout(`key ${key.id} "${key.name}" (${key.keyPrefix}) is revoked: its requests are refused from now on\n`);
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * `eql keys rotate --id ID [--hmac-secret] [--json]`: gives a key a new value (printed once; same id, so
+ * its queries stay its own), and with `--hmac-secret` a new HMAC secret too. The old value stops at once.
+ */
+export async function keysRotateCommand(flags: KeyIdFlags & { hmacSecret: boolean }, io: CliIo): Promise<number> {
+  const { store, box } = await openHostStore(flags.dataDir);
+  try {
+    const key = await keyOfFlags(store, flags.id);
+    const rotated = await rotateApiKey(store, box, key, { hmacSecret: flags.hmacSecret });
+    if (flags.json) io.stdout(`${JSON.stringify({ id: key.id, apiKey: rotated.key, ...(rotated.hmacSecret ? { hmacSecret: rotated.hmacSecret } : {}), rotatedAt: rotated.rotatedAt }, null, 2)}\n`);
+    else {
+      io.stdout(`api key:        ${rotated.key}\n`);
+      if (rotated.hmacSecret) io.stdout(`hmac secret:    ${rotated.hmacSecret}\n`);
+      io.stdout(`key ${key.id} "${key.name}": the old value no longer works; store these now: they are not shown again\n`);
     }
     return 0;
   } finally {

@@ -112,6 +112,27 @@ export async function rotateWebhookSecret(
   return { webhookSecret, rotatedAt, previousValidUntil };
 }
 
+/** The answer of {@link rotateApiKey}: the new key (shown once) and, when asked for, a new HMAC secret. */
+export interface RotatedApiKey {
+  key: string;
+  keyPrefix: string;
+  hmacSecret?: string;
+  rotatedAt: string;
+}
+
+/**
+ * Gives a key a new value (same id: its queries, drafts, credits and exchanges stay its own); the old
+ * value stops authenticating at once on this host, on others within their key cache (a second). With
+ * `hmacSecret` a new HMAC secret too (the old one stops signing at once).
+ */
+export async function rotateApiKey(store: HostStore, box: SecretBox, key: ApiKeyRecord, options: { hmacSecret?: boolean } = {}): Promise<RotatedApiKey> {
+  const generated = newApiKey();
+  const rotatedAt = new Date().toISOString();
+  const keyPrefix = `${generated.key.slice(0, 8)}…`;
+  await store.updateKey(key.id, { keyHash: hashKey(generated.key), keyPrefix, ...(options.hmacSecret ? { hmacSecretSealed: box.seal(generated.hmacSecret) } : {}), updatedAt: rotatedAt });
+  return { key: generated.key, keyPrefix, ...(options.hmacSecret ? { hmacSecret: generated.hmacSecret } : {}), rotatedAt };
+}
+
 /**
  * Makes sure the key given at boot (EQL_API_KEY) exists, with this HMAC secret when one is given
  * (EQL_HMAC_SECRET; otherwise a new one is generated and returned so it can be shown once).

@@ -164,8 +164,14 @@ export class SqliteStore implements HostStore {
     return row ? keyOf(row) : undefined;
   }
 
+  listKeys(): ApiKeyRecord[] {
+    return this.db.prepare('SELECT * FROM api_keys ORDER BY id').all().map((row) => keyOf(row as Row));
+  }
+
   updateKey(id: number, patch: KeyPatch): void {
     const columns: Record<string, unknown> = {};
+    if (patch.keyHash !== undefined) columns.key_hash = patch.keyHash;
+    if (patch.keyPrefix !== undefined) columns.key_prefix = patch.keyPrefix;
     if (patch.hmacSecretSealed !== undefined) columns.hmac_secret_sealed = patch.hmacSecretSealed;
     if (patch.webhookSecretSealed !== undefined) columns.webhook_secret_sealed = patch.webhookSecretSealed;
     if (patch.previousWebhookSecretSealed !== undefined) columns.previous_webhook_secret_sealed = patch.previousWebhookSecretSealed;

@@ -28,8 +28,10 @@ export interface HostStore {
   keyByHash(keyHash: string): MaybePromise<ApiKeyRecord | undefined>;
   /** The key of an id, or undefined. */
   keyById(id: number): MaybePromise<ApiKeyRecord | undefined>;
-  /** Changes a key's HMAC secret, webhook secrets, plan, status, automation flag or scopes; `updatedAt` defaults to now. */
+  /** Changes a key's value (its hash and prefix: a rotation), HMAC secret, webhook secrets, plan, status, automation flag or scopes; `updatedAt` defaults to now. */
   updateKey(id: number, patch: KeyPatch): MaybePromise<void>;
+  /** Every key, by id (`eql keys list`). */
+  listKeys(): MaybePromise<ApiKeyRecord[]>;
 
   // usage and credits
   /** Counts one request; returns the counts of the day and the month after it. */
@@ -149,7 +151,7 @@ export interface HostStore {
 
 /** What {@link HostStore.updateKey} can change. */
 export type KeyPatch = Partial<
-  Pick<ApiKeyRecord, 'hmacSecretSealed' | 'webhookSecretSealed' | 'previousWebhookSecretSealed' | 'previousWebhookSecretUntil' | 'plan' | 'status' | 'autoEnabled' | 'updatedAt' | 'scopes'>
+  Pick<ApiKeyRecord, 'keyHash' | 'keyPrefix' | 'hmacSecretSealed' | 'webhookSecretSealed' | 'previousWebhookSecretSealed' | 'previousWebhookSecretUntil' | 'plan' | 'status' | 'autoEnabled' | 'updatedAt' | 'scopes'>
 >;
 
 export type { Plan };

@@ -178,8 +178,15 @@ export class PgHostStore implements HostStore {
     return row ? keyOf(row) : undefined;
   }
 
+  async listKeys(): Promise<ApiKeyRecord[]> {
+    const { rows } = await this.pool.query('SELECT * FROM api_keys ORDER BY id');
+    return rows.map((row) => keyOf(row as Record<string, unknown>));
+  }
+
   updateKey(id: number, patch: KeyPatch): Promise<void> {
     const columns: Record<string, unknown> = {};
+    if (patch.keyHash !== undefined) columns.key_hash = patch.keyHash;
+    if (patch.keyPrefix !== undefined) columns.key_prefix = patch.keyPrefix;
     if (patch.hmacSecretSealed !== undefined) columns.hmac_secret_sealed = patch.hmacSecretSealed;
     if (patch.webhookSecretSealed !== undefined) columns.webhook_secret_sealed = patch.webhookSecretSealed;
     if (patch.previousWebhookSecretSealed !== undefined) columns.previous_webhook_secret_sealed = patch.previousWebhookSecretSealed;
