@@ -4,7 +4,7 @@ import { estimateCommand } from './commands/estimate.js';
 import { fmtCommand } from './commands/fmt.js';
 import { previewCommand } from './commands/preview.js';
 import { registerHostCommands } from './commands/host-commands.js';
-import { validateCommand } from './commands/validate.js';
+import { validateFilesCommand } from './commands/validate.js';
 import { type CliIo, processIo, UnusableInput } from './io.js';
 
 const VERSION = '0.1.0';
@@ -25,15 +25,15 @@ function program(io: CliIo, exit: { code: number }): Command {
 
   eql
     .command('validate')
-    .description('check a query request (spec 2.1) and print the result of spec 2.4')
-    .argument('<file>', FILE_HELP)
+    .description('check query requests (spec 2.1) and print the result of spec 2.4 for each; several files or globs end with a summary')
+    .argument('<files...>', `${FILE_HELP}; or several files and globs ('queries/**/*.eql')`)
     .addOption(modeOption())
     .option('--json', 'print the validation result as JSON, with diagnostics', false)
     .option('--served <symbols>', 'symbols the target host serves (BTC,ETH,SOL): others are errors')
     .option('--no-history', 'the target host has no past prices: a look-back longer than the query lives is an error')
     .option('--data <recording>', 'serve what this recording has prices of (as eql preview does)')
-    .action(async (file: string, flags: { mode: 'api-key' | 'payment'; json: boolean; served?: string; history: boolean; data?: string }) => {
-      exit.code = await validateCommand(file, flags, io);
+    .action(async (files: string[], flags: { mode: 'api-key' | 'payment'; json: boolean; served?: string; history: boolean; data?: string }) => {
+      exit.code = await validateFilesCommand(files, flags, io);
     });
 
   eql

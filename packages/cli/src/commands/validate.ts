@@ -1,3 +1,4 @@
+import { isAbsolute } from 'node:path';
 import { parseRecording, RecordingError, type ServedData, validate, type ValidationMode } from '@eql/core';
 import { syntaxErrorsJson, syntaxErrorsText, validationJson, validationText } from '../format.js';
 import { type LoadedDocument, loadDocument } from '../input.js';
@@ -17,7 +18,8 @@ export interface ValidateFlags {
 
 /**
  * `eql validate FILE|-` (JSON or the text form): exit 0 valid, 1 invalid (syntax errors of the text
- * form included), 2 for unusable input (raised by loadDocument).
+ * form included), 2 for unusable input (raised by loadDocument). With several files or globs, see
+ * {@link validateFilesCommand}.
  */
 export async function validateCommand(file: string, flags: ValidateFlags, io: CliIo): Promise<number> {
   const document = await loadDocument(file, io);
@@ -26,6 +28,69 @@ export async function validateCommand(file: string, flags: ValidateFlags, io: Cl
   const result = validate(document.value, served ? { mode: flags.mode, served } : { mode: flags.mode });
   io.stdout(flags.json ? validationJson(result, document.map) : validationText(io, document.name, flags.mode, result, document.map));
   return result.valid ? 0 : 1;
+}
+
+/** Whether an argument is a glob pattern rather than a file name. */
+const isGlob = (argument: string): boolean => /[*?[\]{}]/.test(argument);
+
+/**
+ * `eql validate FILE|GLOB ...`: every file (globs expanded, e.g. `'queries/**\/*.eql'`), each judged as
+ * one would be alone, then a summary: `N files: V valid, I invalid, U unusable`. A file that cannot be
+ * read, or a glob that matches nothing, is counted as unusable and the others are still checked. Exit
+ * 0 all valid, 1 some invalid, 2 some unusable. `--json`: `{files: [{file, ...result}], summary}`.
+ */
+export async function validateFilesCommand(patterns: string[], flags: ValidateFlags, io: CliIo): Promise<number> {
+  if (patterns.length === 1 && !isGlob(patterns[0]!)) return validateCommand(patterns[0]!, flags, io);
+  if (patterns.includes('-')) throw new UnusableInput('- (standard input) is one file alone: give it without other files');
+  const served = flags.data !== undefined ? await servedByFile(flags.data, io) : servedByFlags(flags.served, flags.history ?? true);
+  const files: string[] = [];
+  const reports: Array<Record<string, unknown>> = [];
+  let unusable = 0;
+  for (const pattern of patterns) {
+    if (!isGlob(pattern)) {
+      files.push(pattern);
+      continue;
+    }
+    const { glob } = await import('tinyglobby');
+    // Names as the pattern gives them: absolute for an absolute pattern, else relative to the working directory.
+    const matched = (await glob(pattern, { onlyFiles: true, expandDirectories: false, absolute: isAbsolute(pattern) })).sort();
+    if (matched.length === 0) {
+      unusable += 1;
+      reports.push({ file: pattern, unusable: `no file matches ${pattern}` });
+      if (!flags.json) io.stderr(`eql: no file matches ${pattern}\n`);
+    }
+    files.push(...matched);
+  }
+  let valid = 0;
+  let invalid = 0;
+  for (const file of [...new Set(files)]) {
+    let document: LoadedDocument;
+    try {
+      document = await loadDocument(file, io);
+    } catch (error) {
+      if (!(error instanceof UnusableInput)) throw error;
+      unusable += 1;
+      reports.push({ file, unusable: error.message });
+      if (!flags.json) io.stderr(`eql: ${error.message}\n`);
+      continue;
+    }
+    if (document.syntaxErrors.length > 0) {
+      invalid += 1;
+      if (flags.json) reports.push({ file, ...(JSON.parse(syntaxErrorsJson(document.syntaxErrors)) as Record<string, unknown>) });
+      else io.stdout(syntaxErrorsText(io, document.name, document.syntaxErrors));
+      continue;
+    }
+    const result = validate(document.value, served ? { mode: flags.mode, served } : { mode: flags.mode });
+    if (result.valid) valid += 1;
+    else invalid += 1;
+    if (flags.json) reports.push({ file, ...(JSON.parse(validationJson(result, document.map)) as Record<string, unknown>) });
+    else io.stdout(validationText(io, document.name, flags.mode, result, document.map));
+  }
+  const total = valid + invalid + unusable;
+  const summary = { files: total, valid, invalid, unusable };
+  if (flags.json) io.stdout(`${JSON.stringify({ files: reports, summary }, null, 2)}\n`);
+  else io.stdout(`\n${total} file${total === 1 ? '' : 's'}: ${valid} valid, ${invalid} invalid${unusable > 0 ? `, ${unusable} unusable` : ''}\n`);
+  return unusable > 0 ? 2 : invalid > 0 ? 1 : 0;
 }
 
 /** Prints the syntax errors of a text-form document, if any; true when there were some. */
