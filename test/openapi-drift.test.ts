@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
+import { HMAC_ROUTE_TABLE } from '@eql/core';
 import { buildServer } from '../packages/server/src/index.js';
 import { generate, target } from '../scripts/openapi.mjs';
 
@@ -68,6 +69,18 @@ describe('schemas/openapi.json', () => {
     expect(new Set(ids).size).toBe(ids.length);
     expect(operations.filter(({ op }) => typeof op.summary !== 'string' || op.summary === '').map(({ method, path }) => `${method} ${path}`)).toEqual([]);
     expect((doc.servers as Array<{ url: string }>)[0]!.url).toBe('http://localhost:8787');
+  });
+
+  it('declares the signature of spec 5.2 on every route of its table: required where always signed, an alternative where the rule depends on the query', () => {
+    const schemes = (doc.components as { securitySchemes: Record<string, Node> }).securitySchemes;
+    expect(schemes.hmacSignature).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-svc-signature' });
+    expect(schemes.hmacTimestamp).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-svc-timestamp' });
+    const signed = { apiKey: [], hmacTimestamp: [], hmacSignature: [] };
+    for (const row of HMAC_ROUTE_TABLE) {
+      const op = paths[`/v2/auto${row.pattern.replace(/:([A-Za-z]+)/g, '{$1}')}`]![row.method.toLowerCase()]!;
+      expect(op['x-eql-signature'], `${row.method} ${row.pattern}`).toEqual({ rule: row.rule, bodySigned: row.bodyInSignature });
+      expect(op.security).toEqual(row.rule === 'always' ? [signed] : [{ apiKey: [] }, signed]);
+    }
   });
 
   it('has every route of docs/http-api.md with its method', () => {

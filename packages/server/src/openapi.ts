@@ -1,4 +1,4 @@
-import { eqlSchema } from '@eql/core';
+import { eqlSchema, HMAC_ROUTE_TABLE } from '@eql/core';
 import { STABILITY_HEADER, stabilityOf } from './http/stability.js';
 
 /** A JSON object of the document. */
@@ -92,6 +92,43 @@ const OPERATIONS: Record<string, readonly [operationId: string, summary?: string
   'POST /x402/v2/chat': ['chatPaid'],
 };
 
+/** What each signing rule of spec 5.2 means for a client, in the operation's description. */
+const SIGNING_RULES: Record<string, string> = {
+  always: 'Always signed (spec 5.2).',
+  'body-trade': 'Signed when the query trades (a market_order or limit_order step, or an llm step whose callback trades); otherwise the signature is optional (spec 5.2).',
+  'stored-query': 'Signed when the stored query trades; otherwise optional (spec 5.2).',
+  'stored-draft': 'Signed when the stored draft trades; otherwise optional (spec 5.2).',
+  optional: 'A signature is optional; when sent, it is checked (spec 5.2).',
+};
+
+/**
+ * Spec 5.2's signature: two header schemes (`hmacTimestamp`, `hmacSignature`) that go together with the
+ * API key, required on the routes that are always signed and one of the alternatives where the rule
+ * depends on the query; each route of the table says its rule and whether the body is signed
+ * (`x-eql-signature`).
+ */
+function declareSignatures(paths: Record<string, Node>, components: Node): void {
+  const schemes: Node = isNode(components.securitySchemes) ? components.securitySchemes : (components.securitySchemes = {});
+  schemes.hmacTimestamp = { type: 'apiKey', in: 'header', name: 'x-svc-timestamp', description: 'Unix time in seconds of the signature (within 30 s of the host\'s clock); goes with hmacSignature' };
+  schemes.hmacSignature = {
+    type: 'apiKey',
+    in: 'header',
+    name: 'x-svc-signature',
+    description:
+      'Lowercase hex HMAC-SHA256, keyed with the API key\'s HMAC secret, of x-svc-timestamp + METHOD + the path inside /v2/auto + the body exactly as sent (the empty string on routes whose signature does not cover it). Accepted once. A mismatch answers 401 signature_invalid_signature with the string the host signed in its details.',
+  };
+  const signed = { apiKey: [], hmacTimestamp: [], hmacSignature: [] };
+  for (const row of HMAC_ROUTE_TABLE) {
+    const path = `/v2/auto${row.pattern.replace(/:([A-Za-z]+)/g, '{$1}')}`;
+    const op = operation(paths, path, row.method.toLowerCase());
+    if (!op) continue;
+    op.security = row.rule === 'always' ? [signed] : [{ apiKey: [] }, signed];
+    op['x-eql-signature'] = { rule: row.rule, bodySigned: row.bodyInSignature };
+    const note = `${SIGNING_RULES[row.rule] ?? ''} ${row.bodyInSignature ? 'The body is part of the signed string.' : 'The body is not part of the signed string.'}`;
+    op.description = typeof op.description === 'string' ? `${op.description}\n\n${note}` : note;
+  }
+}
+
 /** Names every operation (operationId) and gives a summary to those without one; refuses a route the table lacks. */
 function nameOperations(paths: Record<string, Node>): void {
   for (const [path, item] of Object.entries(paths)) {
@@ -137,6 +174,7 @@ export function openApiDocument(generated: object): Node {
   if (ping) ping.security = [];
   markStability(paths);
   nameOperations(paths);
+  declareSignatures(paths, components);
   doc.tags = TAGS;
   doc.servers ??= [{ url: 'http://localhost:8787', description: 'A host started with `npm start` (EQL_PORT, EQL_HOST)' }];
   return ordered(doc);
