@@ -119,13 +119,28 @@ describe('eql estimate', () => {
         actionCallsBySpeed: { fast: 0, expert: 0, adaptive: 0 },
       },
       estimatedCost: { credits: 5 + 18 * 24, price: '$3.933' },
+      breakdown: [
+        { part: 'base', pointer: '', what: 'every query', calls: 0, credits: 5 },
+        { part: 'condition', pointer: '/query/conditions/AND/1', what: '"Is sentiment bullish?" every 1h', speed: 'expert', calls: 24, credits: 18 * 24 },
+      ],
     });
+  });
+
+  it('with --mode payment says what an agent pays in USDC (1 credit = 0.009 USDC)', async () => {
+    const request = structuredClone(validRequest) as { query: { conditions: { AND: unknown[] } } };
+    request.query.conditions.AND.push({ source: 'llm', method: 'athena_condition', args: { query: 'Is sentiment bullish?', period: '1h' } });
+    const json = JSON.parse((await run(['estimate', 'q.json', '--json', '--mode', 'payment'], { 'q.json': JSON.stringify(request) })).stdout) as { usdc: unknown; estimatedCost: { credits: number } };
+    expect(json.estimatedCost.credits).toBe(125);
+    expect(json.usdc).toEqual({ amount: '1.125', atomicUnits: '1125000' });
+    const text = (await run(['estimate', 'q.json', '--mode', 'payment'], { 'q.json': JSON.stringify(request) })).stdout;
+    expect(text).toContain('/query/conditions/AND/1  "Is sentiment bullish?" every 1h (fast)  24 calls   120 credits');
+    expect(text).toContain('an agent pays 1.125 USDC (1125000 atomic units) to create it (x402)');
   });
 
   it('prints a readable estimate', async () => {
     const { code, stdout } = await run(['estimate', 'q.json'], { 'q.json': JSON.stringify(validRequest) });
     expect(code).toBe(0);
-    expect(stdout).toBe('q.json\n  estimated cost: 5 credits ($0.045)\n  LLM calls, upper bounds: conditions 0; actions 0\n');
+    expect(stdout).toBe('q.json\n  estimated cost: 5 credits ($0.045)\n  LLM calls, upper bounds: conditions 0; actions 0\n  breakdown:\n    base  every query       5 credits\n');
   });
 
   it('exits 1 with the findings for an invalid query', async () => {

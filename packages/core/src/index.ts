@@ -27,6 +27,7 @@ export {
   type SimulationLlmCallsEstimate,
 } from './cost/estimate.js';
 export { CREDIT_COSTS, priceOfCredits, usdcAtomicUnitsOfCredits } from './cost/credits.js';
+export { costBreakdown, type CostLine } from './cost/breakdown.js';
 
 export {
   CREATED,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { creditsForCalls, estimateCost, validate, type QueryRequest } from '@eql/core';
+import { costBreakdown, creditsForCalls, estimateCost, validate, type QueryRequest } from '@eql/core';
 import { mutatedRequest, queryRequest, VALIDATION_NOW } from '../../../test/support/arbitraries.js';
 
 const options = { now: VALIDATION_NOW };
@@ -92,6 +92,22 @@ describe('cost laws', () => {
         more[side][speed] += 1;
         expect(creditsForCalls(more)).toBeGreaterThan(creditsForCalls(e));
       }),
+    );
+  });
+
+  it('the breakdown of an estimate adds up to it: base, each llm condition, each llm step', () => {
+    fc.assert(
+      fc.property(queryRequest, (request: Record<string, unknown>) => {
+        const query = (request as unknown as QueryRequest).query;
+        const lines = costBreakdown(query);
+        expect(lines[0]).toMatchObject({ part: 'base', credits: 5 });
+        expect(lines.reduce((sum, line) => sum + line.credits, 0)).toBe(estimateCost(query).estimatedCost.credits);
+        const { simulationLlmCallsEstimate: calls } = estimateCost(query);
+        expect(lines.filter((line) => line.part === 'condition').reduce((sum, line) => sum + line.calls, 0)).toBe(calls.conditionCallsUpperBound);
+        expect(lines.filter((line) => line.part === 'action').reduce((sum, line) => sum + line.calls, 0)).toBe(calls.actionCallsUpperBound);
+        for (const line of lines.slice(1)) expect(line.pointer).toMatch(/^\/query\/(conditions|actions)\//);
+      }),
+      { numRuns: 300 },
     );
   });
 
