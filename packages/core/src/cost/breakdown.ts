@@ -34,7 +34,7 @@ export function costBreakdown(query: Query): CostLine[] {
     if (periodMs === undefined) continue;
     const speed = speedOf(node.args.speed);
     const calls = Math.ceil(lifetimeOf(query) / periodMs);
-    const question = typeof node.args.query === 'string' ? `"${node.args.query}"` : String(node.method ?? 'llm');
+    const question = typeof node.args.query === 'string' ? `"${node.args.query}"` : typeof node.method === 'string' ? node.method : 'llm';
     lines.push({ part: 'condition', pointer, what: `${question} every ${String(node.args.period)}`, speed, calls, credits: calls * CREDIT_COSTS[speed] });
   }
   for (const { node, pointer, parent } of allActions(query, '/query')) {
