@@ -94,6 +94,15 @@ function program(io: CliIo, exit: { code: number }): Command {
       exit.code = await convertCommand(file, flags, io);
     });
 
+  eql
+    .command('completion')
+    .description('print a shell completion script: eql completion bash > ~/.local/share/bash-completion/completions/eql')
+    .argument('<shell>', 'bash, zsh or fish')
+    .action(async (shell: string) => {
+      const { completionCommand } = await import('./commands/completion.js');
+      exit.code = completionCommand(shell, eql, io);
+    });
+
   return eql;
 }
 
