@@ -122,6 +122,14 @@ describe('the packages installed outside the repository', () => {
     expect(report.triggers?.length).toBeGreaterThan(0);
   });
 
+  it('eql preview without --data replays the sample recording shipped in @eql/server', async () => {
+    const preview = await run(join(consumer, 'node_modules', '.bin', 'eql'), ['preview', 'examples/price-alert.json', '--json'], consumer);
+    expect(preview.code, preview.stderr).toBe(0);
+    const report = JSON.parse(preview.stdout) as { from: string; triggers?: unknown[] };
+    expect(report.from).toBe('2026-01-05T00:00:00.000Z');
+    expect(report.triggers?.length).toBeGreaterThan(0);
+  });
+
   it('runs the embedding service example against the installed @eql/core and @eql/syntax', async () => {
     const service = await node(['examples/embedding-service/index.mjs', '--data', RECORDING], consumer);
     expect(service.code, service.stderr).toBe(0);
