@@ -15,6 +15,8 @@ export interface CliIo {
   writeFile?: (path: string, text: string) => Promise<void>;
   /** Whether to colour human output. */
   color: boolean;
+  /** Whether to show progress on standard error (it is a terminal). */
+  progress?: boolean;
 }
 
 export function processIo(): CliIo {
@@ -29,6 +31,7 @@ export function processIo(): CliIo {
     readFile: (path) => readFile(path, 'utf8'),
     writeFile: (path, text) => writeFile(path, text, 'utf8'),
     color: process.stdout.isTTY === true && process.env.NO_COLOR === undefined,
+    progress: process.stderr.isTTY === true,
   };
 }
 

@@ -186,6 +186,14 @@ describe('eql preview', () => {
     return { code, stdout, stderr };
   }
 
+  it('shows the progress of a long replay on standard error when it is a terminal', async () => {
+    let stderr = '';
+    const io = { stdout: () => undefined, stderr: (t: string) => (stderr += t), readStdin: () => Promise.resolve(''), readFile: realFiles, color: false, progress: true };
+    expect(await main(['preview', 'q.json'], io)).toBe(0);
+    expect(stderr).toMatch(/replaying 13166 observations: 5%\r/);
+    expect(stderr).toContain('replaying 13166 observations: done\n');
+  });
+
   it('without --data replays the sample recording the host replays, and says so', async () => {
     const { code, stdout, stderr } = await runWithRealFiles(['preview', 'q.json']);
     expect(code).toBe(0);

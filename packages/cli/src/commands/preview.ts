@@ -8,6 +8,9 @@ import { type CliIo, paint, UnusableInput } from '../io.js';
 import { servedByRecording } from '../served.js';
 import { reportSyntaxErrors } from './validate.js';
 
+/** Recordings of at least this many observations show the replay's progress. */
+export const PROGRESS_FROM = 10_000;
+
 export interface PreviewFlags {
   /** The recording (default: the sample the host replays, see {@link sampleRecordingPath}). */
   data?: string;
@@ -79,7 +82,10 @@ export async function previewCommand(file: string, flags: PreviewFlags, io: CliI
     io.stdout(flags.json ? validationJson(checked, document.map) : validationText(io, document.name, 'api-key', checked, document.map));
     return 1;
   }
-  const result = preview(document.value as QueryRequest, recording, options);
+  // A long recording shows how far the replay is, on standard error when it is a terminal (never in --json's output).
+  const long = io.progress === true && recording.observations.length >= PROGRESS_FROM;
+  const result = preview(document.value as QueryRequest, recording, long ? { ...options, onProgress: (fraction) => io.stderr(`replaying ${recording.observations.length} observations: ${Math.floor(fraction * 100)}%\r`) } : options);
+  if (long) io.stderr(`replaying ${recording.observations.length} observations: done\n`);
   io.stdout(flags.json ? `${JSON.stringify(result, null, 2)}\n` : previewText(io, document.name, flags.data ?? 'the sample recording', result));
   return 0;
 }

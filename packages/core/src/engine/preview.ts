@@ -42,6 +42,12 @@ export interface PreviewOptions {
   /** Most timeline entries kept (the trigger is always kept). Default 500. */
   maxTimeline?: number;
   queryId?: string;
+  /**
+   * Told how far the replay is, a fraction from 0 to 1 of [from, to], at most every `progressStep`
+   * (default 0.05) of it: for a command line to show progress on a long recording.
+   */
+  onProgress?: (fraction: number) => void;
+  progressStep?: number;
 }
 
 /**
@@ -150,7 +156,16 @@ export function preview(request: QueryRequest | { query: QueryRequest['query']; 
   let lastWould = false;
   /** What of a state the timeline shows as a change: holds, readiness, the last item scored. */
   const signature = (state: ConditionState) => `${state.holds}|${state.status ?? ''}|${state.reason ?? ''}|${state.lastScore?.at ?? ''}`;
+  const progressStep = options.progressStep ?? 0.05;
+  let nextProgress = progressStep;
   const subscription = engine.events$.subscribe((event: EngineEvent) => {
+    if (options.onProgress && to > from) {
+      const fraction = (event.at - from) / (to - from);
+      if (fraction >= nextProgress && fraction < 1) {
+        options.onProgress(fraction);
+        nextProgress = (Math.floor(fraction / progressStep) + 1) * progressStep;
+      }
+    }
     switch (event.type) {
       case 'evaluation': {
         const changes = event.conditionStates.filter((state) => last.get(state.path) !== signature(state)).map(timelineChange);
