@@ -54,6 +54,7 @@ export async function signCommand(method: string, path: string, flags: SignFlags
   const base = (flags.host ?? env.EQL_URL ?? 'http://localhost:8787').replace(/\/+$/, '');
   const curl = [
     'curl',
+    '-s',
     ...(verb === 'GET' ? [] : ['-X', verb]),
     quote(`${base}${url.pathname}`),
     '-H',
