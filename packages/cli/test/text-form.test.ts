@@ -92,7 +92,9 @@ describe('eql validate, estimate and preview read the text form', () => {
   it('estimates a text file', async () => {
     const { code, stdout } = await run(['estimate', 'q.eql'], { 'q.eql': query });
     expect(code).toBe(0);
-    expect(stdout).toBe('q.eql\n  estimated cost: 125 credits ($1.125)\n  LLM calls, upper bounds: conditions 24 (fast 24); actions 0\n');
+    expect(stdout).toMatch(/^q\.eql\n {2}estimated cost: 125 credits \(\$1\.125\)\n {2}LLM calls, upper bounds: conditions 24 \(fast 24\); actions 0\n {2}breakdown:\n/);
+    // The text form's condition is where the JSON form's would be.
+    expect(stdout).toMatch(/\/query\/conditions\/AND\/1 +"Is crypto market sentiment bullish\?" every 1h \(fast\) +24 calls +120 credits\n$/);
     expect((await run(['estimate', 'q.eql'], { 'q.eql': 'when' })).code).toBe(1);
   });
 
