@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createApiKey, MarketBus, PgHostStore, SecretBox } from '@eql/server';
+import { mulberry32 } from '../scripts/seeded-random.mjs';
 
 const DATABASE_URL = process.env.EQL_TEST_DATABASE_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/test';
 const NATS_URL = process.env.EQL_TEST_NATS_URL?.trim() || 'nats://127.0.0.1:4222';
@@ -36,20 +37,9 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.ceil((p / 100) * values.length) - 1)];
 
-function random(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 /** A query of the firing workload (a threshold within 3 % of the start), or of the idle one (10 times the start: it never holds). */
 function queryBody(index, workload = 'firing') {
-  const next = random(1_000 + index);
+  const next = mulberry32(1_000 + index);
   const symbol = ASSETS[index % ASSETS.length];
   const threshold = Number((START[symbol] * (workload === 'idle' ? 10 : 0.97 + next() * 0.06)).toPrecision(6));
   const kind = index % 3;
@@ -66,7 +56,7 @@ function queryBody(index, workload = 'firing') {
 }
 
 function ticks(start) {
-  const next = random(14);
+  const next = mulberry32(14);
   const prices = { ...START };
   return Array.from({ length: TICKS }, (_, index) => {
     const symbol = ASSETS[index % ASSETS.length];

@@ -10,6 +10,7 @@ import { BusPublisher, type Publication } from '../src/bus/bus-publisher.js';
 import { type ChildHost, killChildren, serveChild } from './support/child-host.js';
 import { createQuery, RawStream, removeDir } from './support/harness.js';
 import { SECRET_KEY_HEX } from './support/host.js';
+import { mulberry32 } from '../../../scripts/seeded-random.mjs';
 import { adminQuery, freshSchema, type TestSchema } from './support/postgres.js';
 import { describeWithBus, freshStream, TEST_NATS_URL } from './support/nats.js';
 
@@ -30,21 +31,9 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
 });
 
-/** A deterministic pseudo-random generator (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 /** A recording: each asset a random walk, the assets interleaved, one tick every 2 s of feed time. */
 function recording(start: number, ticks: number): Observation[] {
-  const next = random(14);
+  const next = mulberry32(14);
   const prices = { ...START };
   const observations: Observation[] = [];
   for (let index = 0; index < ticks; index += 1) {
@@ -57,7 +46,7 @@ function recording(start: number, ticks: number): Observation[] {
 
 /** A query: a crossing of a threshold near the asset's start that re-arms (cooldown 1 s), or a level that fires once. */
 function queryBody(index: number): Record<string, unknown> {
-  const next = random(1_000 + index);
+  const next = mulberry32(1_000 + index);
   const symbol = ASSETS[index % ASSETS.length]!;
   const threshold = Number((START[symbol] * (0.96 + next() * 0.08)).toPrecision(6));
   const kind = index % 3;
