@@ -50,18 +50,8 @@ import type { QueryHost } from './host/query-host.js';
 import { PgLeases } from './cluster/leases.js';
 import { DEFAULT_PARTITIONS } from './cluster/partitions.js';
 import { type PartitionEngine, PartitionedHost, type PartitionedHostOptions } from './cluster/partitioned-host.js';
-import { HistoryRecorder } from './bus/history-recorder.js';
-import { MarketBus } from './bus/market-bus.js';
-import { BusPartitions } from './bus/bus-partitions.js';
-import { PgPartitionPositions } from './bus/partition-positions.js';
-import { ReplayPublisher } from './bus/replay-publisher.js';
-import { BusPublisher } from './bus/bus-publisher.js';
-import { VenuePublisher } from './bus/venue-publisher.js';
-import { topicsOfRequest } from './bus/query-topics.js';
-import { CcxtFeed } from './host/ccxt-venue.js';
-import { asyncScheduler } from 'rxjs';
-import { PgPriceHistory } from './store/pg/pg-price-history.js';
-import { PushSource } from '@eql/core';
+import { busHost } from './bus/bus-wiring.js';
+import type { CcxtFeed } from './host/ccxt-venue.js';
 
 /** What {@link buildServer} builds the host from: configuration overrides, and parts that replace its defaults (tests, embedders). */
 export interface BuildOptions {
@@ -188,59 +178,8 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
     let engine: PartitionEngine;
     if (config.natsUrl) {
       // The market bus: every partition reads the market from the stream, from where its previous owner stopped.
-      const bus = await MarketBus.connect(config.natsUrl, { name: config.nodeId, ...(config.natsStream ? { stream: config.natsStream } : {}) });
-      const history = new PgPriceHistory(store.pool, { epoch: cluster.replayOrigin });
-      // The base engine runs no query: it answers what the feeds serve (the recording's symbols; any with
-      // EQL_FEED=bus, where publishers decide), exchanges and secrets.
-      const base = new HostEngine({ ...engineOptions(), ...(config.feed === 'bus' ? { sources: [new PushSource()] } : {}), history: [] });
-      const positions = new PgPartitionPositions(store.pool, config.nodeId);
-      signals = { send: (kind, data) => bus.signal(kind, data), on: (kind, handler) => bus.onSignal(kind, handler) };
-      // One host of the cluster, the feed's leader (its lease), writes the stream's ticks into the price
-      // history and, with the replay feed, reads the recording's timeline into the bus.
-      const recorder = new HistoryRecorder({ bus, history, positions, warn });
-      // Live feeds (a ccxt venue, an embedder's sources) are published for the topics of the active queries.
-      if (!options.engine?.sources && config.feed.startsWith('ccxt:')) venueFeed = new CcxtFeed(config.feed.slice(5), { scheduler: asyncScheduler });
-      const liveSources = options.engine?.sources ?? (venueFeed ? [venueFeed] : undefined);
-      const replay =
-        config.feed === 'bus'
-          ? undefined
-          : liveSources
-            ? new VenuePublisher({
-                sources: liveSources,
-                topics: async () => (await store.activeQueries()).flatMap((query) => topicsOfRequest(query.request)),
-                publisher: new BusPublisher(bus),
-                warn,
-              })
-            : new ReplayPublisher({
-                recording: base.recording,
-                timeline: { origin: cluster.replayOrigin, speed: config.replaySpeed },
-                publisher: new BusPublisher(bus),
-                lastPublishedAt: async () => (await bus.last())?.observation.at,
-                warn,
-              });
-      feed = {
-        start: async (epoch) => {
-          await recorder.start(epoch);
-          await replay?.start();
-        },
-        stop: async () => {
-          await replay?.stop();
-          await recorder.stop();
-        },
-      };
-      const { prices: _prices, sources: _sources, history: _history, scheduler: _scheduler, ...shared } = engineOptions();
-      engine = new BusPartitions({
-        bus,
-        positions,
-        // Within a beat: a take-over must not hold the renewal of the other leases back.
-        historyWaitMs: Math.floor(config.leaseTtlMs / 2),
-        store,
-        history,
-        partitions: cluster.partitions,
-        base,
-        engineFor: (wiring) => new HostEngine({ ...shared, ...wiring, recording: base.recording }),
-        warn,
-      });
+      const wired = await busHost({ config, store, cluster, engineOptions: engineOptions(), ...(options.engine?.sources ? { sources: options.engine.sources } : {}), warn });
+      ({ engine, feed, signals, venueFeed } = wired);
     } else engine = new HostEngine(engineOptions());
     host = new PartitionedHost({ engine, store, pool: store.pool, leases, partitions: cluster.partitions, warn, ...(feed ? { feed } : {}), ...(signals ? { signals } : {}) });
   } else host = new HostEngine(engineOptions());
