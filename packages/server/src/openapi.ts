@@ -217,6 +217,24 @@ function addEqlSchema(schemas: Node): void {
   schemas.QueryRequest = rewritten;
   for (const [name, def] of Object.entries(defs)) schemas[name] = rewrite(def);
   for (const schema of Object.values(schemas)) addDiscriminatorMappings(schema, schemas);
+  alternativesForGenerators(schemas);
+}
+
+/**
+ * The EQL schema chooses between shapes with `if`/`then`/`else` (its diagnostics name the shape the user
+ * meant), which code generators do not read (openapi-typescript makes `never` of it). Each such choice
+ * also gets the `oneOf` of its branches: every document valid before is valid after (exactly one branch
+ * holds where the choice does), and generated types name the alternatives.
+ */
+function alternativesForGenerators(schemas: Node): void {
+  const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+  const add = (name: string, oneOf: Node[]) => {
+    const schema = schemas[name];
+    if (isNode(schema) && 'if' in schema && !('oneOf' in schema)) schema.oneOf = oneOf;
+  };
+  add('conditionGroup', [ref('andGroup'), ref('orGroup')]);
+  add('conditionNode', [ref('condition'), ref('conditionGroup')]);
+  add('operand', [ref('liveOperand'), { type: 'number' }]);
 }
 
 /** Rewrites `#/$defs/` refs and drops `tsType` (a hint of the type generator, not JSON Schema). */
