@@ -1,7 +1,12 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
-import { MarketBus } from '@eql/server';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildServer, MarketBus } from '@eql/server';
+import { freshSchema } from '../../server/test/support/postgres.js';
+import { SECRET_KEY_HEX } from '../../server/test/support/host.js';
 import { describeWithBus, freshStream, TEST_NATS_URL } from '../../server/test/support/nats.js';
 
 // `eql bus publish` against the real NATS JetStream server: a recording goes into the stream once, in
@@ -15,10 +20,10 @@ afterAll(async () => {
   for (const drop of drops) await drop();
 });
 
-function eql(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function eql(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => key !== 'NODE_OPTIONS' && !key.startsWith('EQL_')));
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { env: { ...env, EQL_NATS_URL: TEST_NATS_URL }, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [BIN, ...args], { env: { ...env, EQL_NATS_URL: TEST_NATS_URL, ...extraEnv }, timeout: 60_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? Number((error as { code?: unknown }).code ?? 1) : 0, stdout, stderr });
     });
   });
@@ -70,5 +75,38 @@ await describeWithBus('eql bus publish', () => {
   it('says what is wrong: no file, a malformed speed (exit 2)', async () => {
     expect((await eql(['bus', 'publish', 'no-such.jsonl'])).code).toBe(2);
     expect((await eql(['bus', 'publish', RECORDING, '--speed', 'fast'])).stderr).toContain('--speed is a positive number or max');
+  });
+
+  it('eql bus status shows the stream, the hosts, the feed leader and each partition\'s host and lag', { timeout: 60_000 }, async () => {
+    const schema = await freshSchema('cli_bus_status');
+    const stream = freshStream('cli_status');
+    drops.push(() => schema.drop(), () => stream.drop());
+    const host = await buildServer({
+      config: { dataDir: mkdtempSync(join(tmpdir(), 'eql-cli-status-')), databaseUrl: schema.url, natsUrl: TEST_NATS_URL, natsStream: stream.name, feed: 'bus', secretKey: SECRET_KEY_HEX, marketSeed: false, nodeId: 'status-a', partitions: 2, leaseTtlMs: 900 },
+      logger: false,
+    });
+    try {
+      const env = { EQL_DATABASE_URL: schema.url, EQL_NATS_STREAM: stream.name };
+      await eql(['bus', 'publish', RECORDING, '--keep-times', '--speed', 'max'], env);
+      // The host holds both partitions and has read the 21 messages, and its recorder wrote them to the history.
+      let status: { stream: { lastSeq: number }; hosts: Array<{ nodeId: string; live: boolean }>; feed: { leader: string | null; historyUpTo: number | null }; partitions: Array<{ host: string | null; behind: number | null }> };
+      for (;;) {
+        const run = await eql(['bus', 'status', '--json'], env);
+        expect(run.code, run.stderr).toBe(0);
+        status = JSON.parse(run.stdout) as typeof status;
+        if (status.feed.historyUpTo === 21 && status.partitions.every((partition) => partition.behind === 0)) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(status.stream.lastSeq).toBe(21);
+      expect(status.hosts).toMatchObject([{ nodeId: 'status-a', live: true }]);
+      expect(status.feed.leader).toBe('status-a');
+      expect(status.partitions).toMatchObject([{ host: 'status-a', behind: 0 }, { host: 'status-a', behind: 0 }]);
+      const text = await eql(['bus', 'status'], env);
+      expect(text.stdout).toContain(`stream ${stream.name}: last message 21`);
+      expect(text.stdout).toMatch(/^PARTITION +HOST +READ UP TO +BEHIND$/m);
+    } finally {
+      await host.close();
+    }
+    expect((await eql(['bus', 'status'], { EQL_NATS_STREAM: stream.name })).stderr).toContain('no database');
   });
 });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { parseRecording, RecordingError, type Observation } from '@eql/core';
-import { BusPublisher, configFromEnv, MarketBus, type Publication } from '@eql/server';
+import { BusPublisher, configFromEnv, MarketBus, type Publication, readClusterStatus } from '@eql/server';
 import type { CliIo } from '../io.js';
 import { UnusableInput } from '../io.js';
 
@@ -71,3 +71,28 @@ export async function busPublishCommand(file: string, flags: BusPublishFlags, io
   }
 }
 
+
+/**
+ * `eql bus status [--json]`: the cluster of EQL_DATABASE_URL on the bus of EQL_NATS_URL: the stream's
+ * last message, the hosts and their heartbeats, the feed's leader and how far it wrote the history, and
+ * each partition's holder and how many messages it is behind. Exit 0, 2 without the two URLs.
+ */
+export async function busStatusCommand(flags: { nats?: string; stream?: string; json: boolean }, io: CliIo): Promise<number> {
+  const config = configFromEnv(process.env, {});
+  const natsUrl = flags.nats ?? config.natsUrl;
+  if (!config.databaseUrl) throw new UnusableInput('no database: set EQL_DATABASE_URL (the cluster\'s PostgreSQL)');
+  if (!natsUrl) throw new UnusableInput('no NATS server: give --nats nats://host:4222 or set EQL_NATS_URL');
+  const stream = flags.stream ?? config.natsStream;
+  const status = await readClusterStatus({ databaseUrl: config.databaseUrl, natsUrl, ttlMs: config.leaseTtlMs, ...(stream ? { stream } : {}) });
+  if (flags.json) {
+    io.stdout(`${JSON.stringify(status, null, 2)}\n`);
+    return 0;
+  }
+  io.stdout(`stream ${status.stream.name}: last message ${status.stream.lastSeq}${status.stream.lastAt ? ` (${status.stream.lastAt})` : ''}\n`);
+  io.stdout(`hosts: ${status.hosts.length === 0 ? 'none' : status.hosts.map((host) => `${host.nodeId} (${host.live ? `beat ${(host.heartbeatMsAgo / 1000).toFixed(1)} s ago` : 'gone'})`).join(', ')}\n`);
+  io.stdout(`feed leader: ${status.feed.leader ?? 'none'}; history written up to message ${status.feed.historyUpTo ?? 0}\n`);
+  const rows = [['PARTITION', 'HOST', 'READ UP TO', 'BEHIND'], ...status.partitions.map((row) => [String(row.partition), row.host === null ? '-' : `${row.host}${row.leaseExpired ? ' (expired)' : ''}`, row.readUpTo === null ? '-' : String(row.readUpTo), row.behind === null ? '-' : String(row.behind)])];
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  for (const row of rows) io.stdout(`${row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()}\n`);
+  return 0;
+}

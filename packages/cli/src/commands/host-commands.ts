@@ -43,6 +43,17 @@ export function registerHostCommands(eql: Command, io: CliIo, exit: { code: numb
       exit.code = await busPublishCommand(file, flags, io);
     });
 
+  bus
+    .command('status')
+    .description("the cluster on the bus: the stream's last message, the hosts, the feed's leader, each partition's host and how far behind it is")
+    .option('--nats <url>', 'NATS server (default EQL_NATS_URL)')
+    .option('--stream <name>', 'JetStream stream (default EQL_NATS_STREAM, else EQL_MARKET)')
+    .option('--json', 'print the status as JSON', false)
+    .action(async (flags: { nats?: string; stream?: string; json: boolean }) => {
+      const { busStatusCommand } = await import('./bus.js');
+      exit.code = await busStatusCommand(flags, io);
+    });
+
   const keys = eql.command('keys').description('manage API keys of the host');
   keys
     .command('create')
