@@ -40,7 +40,7 @@ describe('eql completion', () => {
     expect(await complete(script, 'eql keys r')).toEqual(['revoke', 'rotate', 'rotate-webhook-secret']);
     expect(await complete(script, 'eql validate --m')).toEqual(['--mode']);
     expect(await complete(script, 'eql validate --mode p')).toEqual(['payment']);
-    expect(await complete(script, 'eql bus ')).toEqual(['publish']);
+    expect(await complete(script, 'eql bus ')).toEqual(['publish', 'status']);
     expect(await complete(script, 'eql validate al')).toEqual(['alert.eql', 'alert.json']);
   });
 
