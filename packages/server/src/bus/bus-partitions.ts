@@ -95,8 +95,6 @@ function tracking<T extends object>(target: T, pending: Set<Promise<unknown>>): 
 export class BusPartitions implements QueryHost, PartitionLifecycle {
   readonly recording: Recording;
   private readonly open = new Map<number, Partition>();
-  /** The partition of each query added (its engine). */
-  private readonly partitionOfQuery = new Map<string, number>();
   private readonly listeners = {
     notification: new Set<(notification: StoredNotification) => void>(),
     states: new Set<(change: ConditionStatesChange) => void>(),
@@ -215,7 +213,6 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
     await entry.reading?.stop();
     // What the messages read set going (a history load with ticks waiting on it, a trigger's writes) ends before the engine goes.
     await this.quiesce(entry);
-    for (const [queryId, owner] of this.partitionOfQuery) if (owner === partition) this.partitionOfQuery.delete(queryId);
     entry.engine.dispose();
     await Promise.allSettled([...entry.writes]);
     entry.safe = entry.handled;
@@ -246,16 +243,13 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
 
   /** Adds a stored query to the engine of its partition (opened by now: the cluster adds only its partitions' queries). */
   add(query: QueryRecord): void {
-    const partition = partitionOf(query.id, this.options.partitions);
-    const entry = this.open.get(partition);
-    if (!entry || entry.engine.inspect(query.id) !== undefined) return;
-    this.partitionOfQuery.set(query.id, partition);
-    entry.engine.add(query);
+    const engine = this.engineOf(query.id);
+    if (engine && engine.inspect(query.id) === undefined) engine.add(query);
   }
 
+  /** The engine of a query's partition, when this host has it open. */
   private engineOf(queryId: string): HostEngine | undefined {
-    const partition = this.partitionOfQuery.get(queryId);
-    return partition === undefined ? undefined : this.open.get(partition)?.engine;
+    return this.open.get(partitionOf(queryId, this.options.partitions))?.engine;
   }
 
   inspect(queryId: string): QueryInspection | undefined {
@@ -268,7 +262,6 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
 
   remove(queryId: string): void {
     this.engineOf(queryId)?.remove(queryId);
-    this.partitionOfQuery.delete(queryId);
   }
 
   /** The queries of this host's partitions, and how far each partition has read the bus. */

@@ -316,14 +316,14 @@ export class PartitionedHost implements QueryHost {
     if (this.timer) clearInterval(this.timer);
     await this.beating;
     const partitions = [...this.owned.keys()];
-    if (this.feedEpoch !== undefined) {
+    const ledFeed = this.feedEpoch !== undefined;
+    if (ledFeed) {
       this.feedEpoch = undefined;
       await this.options.feed?.stop();
-      partitions.push(FEED_PARTITION);
     }
-    await this.drop(partitions.filter((partition) => partition !== FEED_PARTITION));
+    await this.drop(partitions);
     try {
-      await this.options.leases.release(partitions);
+      await this.options.leases.release(ledFeed ? [...partitions, FEED_PARTITION] : partitions);
       await this.options.leases.leave();
     } catch (error) {
       this.options.warn?.('cluster: could not give the leases back (they expire after the TTL)', error);
