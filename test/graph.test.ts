@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
  * sources through the `@eql/source` export condition, so the arrows between packages are seen.
  */
 
-const SOURCES = ['packages/core/src', 'packages/syntax/src', 'packages/adapters/src', 'packages/market-data/src', 'packages/llm/src', 'packages/builder/src', 'packages/venue-ccxt/src', 'packages/x402/src', 'packages/server/src', 'packages/cli/src', 'packages/language-server/src'];
+const SOURCES = ['packages/core/src', 'packages/syntax/src', 'packages/adapters/src', 'packages/market-data/src', 'packages/llm/src', 'packages/builder/src', 'packages/venue-ccxt/src', 'packages/x402/src', 'packages/client/src', 'packages/server/src', 'packages/cli/src', 'packages/language-server/src'];
 const IO_PACKAGES = 'node_modules/(fastify|@fastify/|undici|ccxt|better-sqlite3|vscode-languageserver|vscode-languageclient|vscode-jsonrpc|openai|viem|pino|pg|@nats-io/)';
 
 /** A package may import only the packages listed (and itself). */
@@ -49,8 +49,10 @@ const FORBIDDEN: IForbiddenRuleType[] = [
   only('builder', ['core', 'llm']),
   only('venue-ccxt', ['core', 'adapters']),
   only('x402', []),
+  only('client', ['core']),
+  { name: 'client-no-node', comment: 'the client runs in browsers and workers too: no Node built-ins', severity: 'error', from: { path: '^packages/client/src' }, to: { dependencyTypes: ['core'] } },
   only('server', ['core', 'syntax', 'adapters', 'market-data', 'llm', 'builder', 'x402', 'venue-ccxt']),
-  only('cli', ['core', 'syntax', 'adapters', 'market-data', 'llm', 'builder', 'x402', 'venue-ccxt', 'server']),
+  only('cli', ['core', 'syntax', 'adapters', 'market-data', 'llm', 'builder', 'x402', 'venue-ccxt', 'client', 'server']),
 ];
 
 describe('the dependency graph', () => {

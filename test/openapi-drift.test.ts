@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { HMAC_ROUTE_TABLE } from '@eql/core';
 import { buildServer } from '../packages/server/src/index.js';
-import { generate, target } from '../scripts/openapi.mjs';
+import { generate, generateTypes, target, typesTarget } from '../scripts/openapi.mjs';
 
 // schemas/openapi.json derives from the route schemas and schemas/eql.schema.json (scripts/openapi.mjs,
 // packages/server/src/openapi.ts); CI fails when it drifts. No OpenAPI validator is installed, so the
@@ -44,9 +44,11 @@ function collect(value: unknown, visit: (node: Node, path: string) => void, path
 }
 
 describe('schemas/openapi.json', () => {
-  it('matches what the host serves (run `npm run openapi` after changing a route schema or the EQL schema)', { timeout: 60_000 }, async () => {
+  it('matches what the host serves, and so do the client\'s types (run `npm run openapi` after changing a route schema or the EQL schema)', { timeout: 60_000 }, async () => {
     const committed = await readFile(target, 'utf8');
-    expect(committed, 'schemas/openapi.json is out of date').toBe(await generate(buildServer));
+    const served = await generate(buildServer);
+    expect(committed, 'schemas/openapi.json is out of date').toBe(served);
+    expect(await readFile(typesTarget, 'utf8'), 'packages/client/src/generated/openapi.ts is out of date').toBe(await generateTypes(served));
   });
 
   it('is an OpenAPI 3.1 document with the security scheme, tags and components it names', () => {

@@ -15,12 +15,15 @@ function lastEventId(request: FastifyRequest): number {
   return Number(raw);
 }
 
+/** The wait a refused stream is told to take (`retry-after`): a slot is free as soon as another of the key's streams closes. */
+const STREAM_SLOT_RETRY_SECONDS = 1;
+
 /** One of the caller's stream slots (429 `too_many_streams` when it has the most it may have open). */
 function reserveStream(context: HostContext, keyId: number): StreamSlot {
   const slot = context.hub.reserve(keyId);
   if (slot) return slot;
   const limit = context.hub.maxStreamsPerKey;
-  throw new ApiError(429, 'too_many_streams', `this API key already has ${limit} event streams open, the most it may: close one first (the all-queries stream, GET /v2/auto/queries/stream, follows every query over one connection)`, { limit });
+  throw new ApiError(429, 'too_many_streams', `this API key already has ${limit} event streams open, the most it may: close one first (the all-queries stream, GET /v2/auto/queries/stream, follows every query over one connection)`, { limit }, { 'retry-after': String(STREAM_SLOT_RETRY_SECONDS) });
 }
 
 /**
