@@ -26,6 +26,7 @@ const SKIPPED: Array<[RegExp, string]> = [
   [/^npx eql serve\b/, 'starts the HTTP host'],
   [/^node examples\/webhook-receiver\.mjs\b/, 'a server that runs until it is stopped'],
   [/^npx eql sign\b/, "needs a key's HMAC secret and a host: run by test/readme-walkthrough.test.ts"],
+  [/^npx eql remote\b/, 'needs a host: run by test/readme-walkthrough.test.ts and packages/cli/test/remote.test.ts'],
 ];
 /** `eql` subcommands that write the host's store: run with `--data-dir` set to a temporary directory. */
 const WRITES_STORE = new Set(['ingest', 'keys']);

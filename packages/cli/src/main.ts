@@ -4,6 +4,7 @@ import { estimateCommand } from './commands/estimate.js';
 import { fmtCommand } from './commands/fmt.js';
 import { previewCommand } from './commands/preview.js';
 import { registerHostCommands } from './commands/host-commands.js';
+import { registerRemoteCommands } from './commands/remote.js';
 import { validateFilesCommand } from './commands/validate.js';
 import { type CliIo, processIo, UnusableInput } from './io.js';
 
@@ -74,6 +75,7 @@ function program(io: CliIo, exit: { code: number }): Command {
     });
 
   registerHostCommands(eql, io, exit);
+  registerRemoteCommands(eql, io, exit);
 
   eql
     .command('fmt')
