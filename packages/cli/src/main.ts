@@ -16,7 +16,7 @@ const modeOption = () =>
   new Option('--mode <mode>', 'access model the query is checked for').choices(['api-key', 'payment']).default('api-key');
 
 /** Builds the `eql` program around an IO; the exit code of the command run lands in `exit`. */
-function program(io: CliIo, exit: { code: number }): Command {
+function program(io: CliIo, exit: { code: number }, env: NodeJS.ProcessEnv): Command {
   const eql = new Command('eql')
     .description('Write, check and run EQL conditional market queries')
     .version(VERSION)
@@ -75,7 +75,7 @@ function program(io: CliIo, exit: { code: number }): Command {
     });
 
   registerHostCommands(eql, io, exit);
-  registerRemoteCommands(eql, io, exit);
+  registerRemoteCommands(eql, io, exit, env);
 
   eql
     .command('fmt')
@@ -112,10 +112,10 @@ function program(io: CliIo, exit: { code: number }): Command {
  * Runs `eql` with the given arguments and returns the exit code: 0 success (valid), 1 invalid,
  * 2 unusable input or bad usage.
  */
-export async function main(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
+export async function main(argv: readonly string[], io: CliIo = processIo(), env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const exit = { code: 0 };
   try {
-    await program(io, exit).parseAsync([...argv], { from: 'user' });
+    await program(io, exit, env).parseAsync([...argv], { from: 'user' });
     return exit.code;
   } catch (error) {
     if (error instanceof UnusableInput) {

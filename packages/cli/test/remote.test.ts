@@ -1,14 +1,16 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { readFile, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../src/index.js';
 import { killChildren, serveChild } from '../../server/test/support/child-host.js';
 import { freePort, removeDir } from '../../server/test/support/harness.js';
 
-// `eql remote …` as a user runs it: the built CLI as a child process, against `eql serve` as another
-// (`npx tsc -b` first), over a loopback socket, with the key and secret in the environment.
+// `eql remote …` against `eql serve` as a child process (`npx tsc -b` first), over a loopback socket,
+// with the key and secret in the environment. The commands run in this process through `main` (as the
+// bin runs them, with their output in memory); one test runs the built bin as a child process too.
 
 const BIN = fileURLToPath(new URL('../bin/eql.js', import.meta.url));
 const EXAMPLES = fileURLToPath(new URL('../../../examples/', import.meta.url));
@@ -24,7 +26,17 @@ interface Run {
   stderr: string;
 }
 
-function eql(args: string[], env: Record<string, string> = {}): Promise<Run> {
+/** `eql remote ARGS` with EQL_URL and EQL_API_KEY set (and `env` on top), in this process. */
+async function eql(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const io = { stdout: (text: string) => (stdout += text), stderr: (text: string) => (stderr += text), readStdin: () => Promise.resolve(''), readFile: (path: string) => readFile(path, 'utf8'), color: false };
+  const code = await main(['remote', ...args], io, { EQL_URL: url, EQL_API_KEY: API_KEY, ...env });
+  return { code, stdout, stderr };
+}
+
+/** The built bin as a child process. */
+function eqlBin(args: string[], env: Record<string, string> = {}): Promise<Run> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => key !== 'NODE_OPTIONS' && !key.startsWith('EQL_')));
   return new Promise((resolve) => {
     execFile(process.execPath, [BIN, 'remote', ...args], { env: { ...base, NO_COLOR: '1', EQL_URL: url, EQL_API_KEY: API_KEY, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
@@ -55,7 +67,15 @@ afterAll(async () => {
   await removeDir(dir);
 });
 
-describe('eql remote', () => {
+describe('eql remote', { timeout: 60_000 }, () => {
+  it('runs as the built bin: ping answers, an unreachable host is exit 3', async () => {
+    expect(await eqlBin(['ping'])).toMatchObject({ code: 0, stdout: 'the host answers\n' });
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const unreachable = await eqlBin(['ping', '--host', closed]);
+    expect(unreachable.code).toBe(3);
+    expect(unreachable.stderr).toContain(`cannot reach ${closed}: ECONNREFUSED`);
+  });
+
   it('pings; validates on the host (exit 0 valid, 1 invalid with the reasons)', async () => {
     expect(await eql(['ping'])).toMatchObject({ code: 0, stdout: 'the host answers\n' });
     const valid = await eql(['validate', join(EXAMPLES, 'price-alert.eql')]);

@@ -1,11 +1,11 @@
-import type { IRecognitionException, IToken } from 'chevrotain';
+import type { IToken } from 'chevrotain';
 import { buildRequest } from './build/request.js';
 import type { JsonObject, LineItem } from './build/context.js';
-import { isRealToken } from './build/cst.js';
 import type { SyntaxIssue } from './errors.js';
 import { tokenize } from './lexer/lexer.js';
 import * as T from './lexer/tokens.js';
-import { parseTokens } from './parser/parser.js';
+import { repairLexicalMistakes } from './recover/lexical-mistakes.js';
+import { parseWithRecovery } from './recover/parse-recovery.js';
 import { LineIndex } from './source-map/line-index.js';
 import type { SourceMap } from './source-map/types.js';
 
@@ -47,15 +47,18 @@ export function parseDocument(text: string): ParsedDocument {
     const lexed = tokenize(text, lines);
     const tooDeep = nestingProblem(lexed.tokens, lines);
     if (tooDeep !== undefined) return { errors: [...lexed.errors, tooDeep], map: empty, tokens: lexed.tokens, comments: lexed.comments, lineItems: [] };
-    const parsed = parseTokens(lexed.tokens);
+    const lexical = repairLexicalMistakes(lexed.tokens, lines);
+    const parsed = parseWithRecovery(lexical.tokens, lines);
     const built = buildRequest(parsed.cst, lines);
-    const errors = sortIssues([...lexed.errors, ...parsed.errors.map((error) => recognitionIssue(error, lines, text)), ...built.context.errors]);
+    // What the builder finds on a line the parser recovered by itself is the same mistake seen again.
+    const builtErrors = built.context.errors.filter((issue) => !parsed.unsureLines.has(issue.range.start.line));
+    const errors = sortIssues([...lexed.errors, ...lexical.issues, ...parsed.issues, ...builtErrors]);
     const map: SourceMap = { format: 'text', entries: built.context.entries };
     const document: ParsedDocument = {
       partial: built.value,
       errors,
       map,
-      tokens: lexed.tokens,
+      tokens: parsed.tokens,
       comments: lexed.comments,
       lineItems: built.context.lineItems,
     };
@@ -82,14 +85,6 @@ function nestingProblem(tokens: readonly IToken[], lines: LineIndex): SyntaxIssu
     }
   }
   return undefined;
-}
-
-/** A parser error at its token; a token inserted by recovery (or the end) has no place: the previous token's is used. */
-function recognitionIssue(error: IRecognitionException, lines: LineIndex, text: string): SyntaxIssue {
-  const previous = (error as IRecognitionException & { previousToken?: IToken }).previousToken;
-  const at = isRealToken(error.token) ? error.token : isRealToken(previous) ? previous : undefined;
-  const range = at ? lines.range(at.startOffset, at.startOffset + at.image.length) : lines.range(text.length, text.length);
-  return { message: error.message, range };
 }
 
 function sortIssues(issues: SyntaxIssue[]): SyntaxIssue[] {

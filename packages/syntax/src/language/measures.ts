@@ -1,4 +1,5 @@
 import { TA_METHODS } from '@eql/core';
+import { nearestWord } from '../recover/spelling.js';
 
 /**
  * The measures of the text form: the word before `of` names the source and method of a price or
@@ -35,27 +36,5 @@ export function takesWindow(series: Series): boolean {
 
 /** The nearest measure word to a misspelled one, for "did you mean". */
 export function nearestMeasure(word: string): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const candidate of MEASURES.keys()) {
-    const d = editDistance(word.toLowerCase(), candidate);
-    if (d < bestDistance) {
-      best = candidate;
-      bestDistance = d;
-    }
-  }
-  return best !== undefined && bestDistance <= Math.max(1, Math.floor(word.length / 3)) ? best : undefined;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
+  return nearestWord(word, MEASURES.keys());
 }

@@ -145,6 +145,36 @@ export const KEYWORD_TOKENS: readonly TokenType[] = [
 /** Every reserved word: such a name is written in quotes where a plain name is expected. */
 export const KEYWORDS: ReadonlySet<string> = new Set(KEYWORD_TOKENS.map((token) => token.name.slice('Kw_'.length)));
 
+// ------------------------------------------------------------------ common mistakes
+
+// Forms people write that the language does not have. The lexer reads each as one token, so it never
+// breaks a word apart; `repairLexicalMistakes` then reports it with the form to write instead and puts
+// that form in its place, so the parse goes on as if it had been written right (one message per mistake).
+
+/** `=>`, `=<`, `<>`, `=`, `≥`, `≤`, `≠`: operators of other languages. */
+export const MistakeOperator = createToken({ name: 'MistakeOperator', pattern: /=>|=<|<>|=(?!=)|≥|≤|≠/, label: 'an operator of another language' });
+/** `'text'`: a string in single quotes. */
+export const MistakeSingleQuoted = createToken({ name: 'MistakeSingleQuoted', pattern: /'(?:[^'\\\n\r]|\\[^\n\r])*'/, label: 'a string in single quotes' });
+/** `“text”`: a string in typographic quotes (pasted from a document). */
+export const MistakeCurlyQuoted = createToken({ name: 'MistakeCurlyQuoted', pattern: /[\u201C\u201D][^\u201C\u201D\n\r]*[\u201C\u201D]/, label: 'a string in typographic quotes' });
+/** `https://…` without quotes. */
+export const MistakeBareUrl = createToken({ name: 'MistakeBareUrl', pattern: /https?:\/\/[^\s"'()[\]{},]+/, label: 'a URL without quotes' });
+/** `2 days`, `30mins`, `1hr`: a duration spelled out. */
+export const MistakeSpelledDuration = createToken({
+  name: 'MistakeSpelledDuration',
+  pattern: /\d+[ \t]*(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|wks?)(?![\w.\-/:])/i,
+  label: 'a duration spelled out',
+});
+/** `1.5h`: a duration with a fraction. */
+export const MistakeDecimalDuration = createToken({ name: 'MistakeDecimalDuration', pattern: /\d+\.\d+[smhdw](?![\w.\-/:])/, label: 'a duration with a fraction' });
+/** `100k`, `1.5M`, `2B`: a number with a magnitude suffix. */
+export const MistakeNumberSuffix = createToken({ name: 'MistakeNumberSuffix', pattern: /\$?-?(?:0|[1-9]\d*)(?:\.\d+)?[kKMbB](?![\w.\-/:])/, label: 'a number with a suffix' });
+/** `100,000`: a number with thousands separators (outside parentheses, where a comma separates values). */
+export const MistakeThousands = createToken({ name: 'MistakeThousands', pattern: /\$?-?[1-9]\d{0,2}(?:,\d{3})+(?![\d.])/, label: 'a number with thousands separators' });
+
+/** The mistake tokens, each repaired before parsing. */
+export const MISTAKE_TOKENS: readonly TokenType[] = [MistakeOperator, MistakeSingleQuoted, MistakeCurlyQuoted, MistakeBareUrl, MistakeSpelledDuration, MistakeDecimalDuration, MistakeNumberSuffix, MistakeThousands];
+
 // ------------------------------------------------------------------ punctuation and operators
 
 export const GreaterEqual = createToken({ name: 'GreaterEqual', pattern: />=/, label: "'>='", categories: [Comparison] });
@@ -167,14 +197,22 @@ export const ALL_TOKENS: readonly TokenType[] = [
   WhiteSpace,
   Comment,
   StringLiteral,
+  MistakeSingleQuoted,
+  MistakeCurlyQuoted,
   DateTime,
+  MistakeNumberSuffix,
+  MistakeThousands,
   Dollars,
+  MistakeSpelledDuration,
+  MistakeDecimalDuration,
   Percent,
   NumberLiteral,
   Duration,
   Handle,
+  MistakeBareUrl,
   ...KEYWORD_TOKENS,
   Identifier,
+  MistakeOperator,
   GreaterEqual,
   LessEqual,
   Equal,

@@ -34,21 +34,36 @@ function keywordHint(expected: string, actual: IToken | undefined): string {
   return ` ('${actual.image}' is a reserved word: write "${actual.image}" in quotes to use it as a name)`;
 }
 
+/**
+ * The token types each error of the last parse expected, by the token found (filled as the parser builds
+ * its messages): the recovery reads them to suggest the word meant (`did you mean 'notify'?`).
+ */
+export const expectedAt = new Map<IToken, readonly TokenType[]>();
+
+/** Remembers what was expected where `actual` was found (the first error at a token wins). */
+function expect(actual: IToken | undefined, types: readonly TokenType[]): void {
+  if (actual !== undefined && !expectedAt.has(actual)) expectedAt.set(actual, types);
+}
+
 /** Messages that name what was expected and what was found, with the word before for context. */
 export const errorMessages: IParserErrorMessageProvider = {
   buildMismatchTokenMessage({ expected, actual, previous }) {
+    expect(actual, [expected]);
     const label = describeType(expected);
     return `expected ${label}${after(previous)}, found ${describeToken(actual)}${keywordHint(label, actual)}`;
   },
   buildNotAllInputParsedMessage({ firstRedundant }) {
+    expect(firstRedundant, []);
     return `unexpected ${describeToken(firstRedundant)}: expected another action, a clause (title, description, expires in, repeat after) or the end of the text`;
   },
   buildNoViableAltMessage({ expectedPathsPerAlt, actual, previous, customUserDescription }) {
+    expect(actual[0], expectedPathsPerAlt.flatMap((paths) => paths.flatMap((path) => (path[0] ? [path[0]] : []))));
     const labels = expectedPathsPerAlt.flatMap((paths) => paths.map((path) => (path[0] ? describeType(path[0]) : 'nothing')));
     const expected = customUserDescription ?? oneOf(labels);
     return `expected ${expected}${after(previous)}, found ${describeToken(actual[0])}`;
   },
   buildEarlyExitMessage({ expectedIterationPaths, actual, previous, customUserDescription }) {
+    expect(actual[0], expectedIterationPaths.flatMap((path) => (path[0] ? [path[0]] : [])));
     const labels = expectedIterationPaths.map((path) => (path[0] ? describeType(path[0]) : 'nothing'));
     return `expected at least one ${customUserDescription ?? oneOf(labels)}${after(previous)}, found ${describeToken(actual[0])}`;
   },

@@ -1,0 +1,207 @@
+import { createTokenInstance, EOF, type CstNode, type IRecognitionException, type IToken, type TokenType } from 'chevrotain';
+import { isRealToken } from '../build/cst.js';
+import type { SyntaxIssue } from '../errors.js';
+import { MEASURES } from '../language/measures.js';
+import * as T from '../lexer/tokens.js';
+import { describeToken, expectedAt } from '../parser/error-messages.js';
+import { parseTokens } from '../parser/parser.js';
+import type { LineIndex } from '../source-map/line-index.js';
+import { nearestWord } from './spelling.js';
+
+/**
+ * One message per mistake, and the rest of the document still read. The parser (Chevrotain, with its
+ * own single-token recovery) runs; its first error is explained, and where the mistake is known (a
+ * misspelled keyword, `and` between conditions, a missing `then`, a percentage as a threshold, words
+ * the parser could not place) the tokens are repaired as the message says and the parse runs again.
+ * Further errors on a line already reported are the same mistake seen again and are dropped. A
+ * document has few mistakes, so the extra parses cost little, and a clean document parses once.
+ */
+
+/** What {@link parseWithRecovery} gives: the parse of the repaired tokens, the issues, and the lines they are on. */
+export interface RecoveredParse {
+  cst: CstNode;
+  /** The tokens after the repairs (for the builder and the formatter). */
+  tokens: IToken[];
+  issues: SyntaxIssue[];
+  /** Lines (1-based) where an error was left to the parser's own recovery: what was built there is unsure. */
+  unsureLines: Set<number>;
+  /** Lines with an issue of the parser, repaired or not. */
+  reportedLines: Set<number>;
+}
+
+/** At most this many repairs (each a parse) per document; what is left after them is reported as the parser found it. */
+const MAX_REPAIRS = 32;
+
+/** Words that start a line of the text form: a clause, a condition, a group or an action. */
+const LINE_START_WORDS = ['when', 'then', 'title', 'description', 'expires', 'repeat', 'notify', 'webhook', 'bot', 'llm', 'market', 'limit', 'tweet', 'news', 'every', 'at', 'all', 'any'];
+/** Every keyword but the JSON literals: what may be meant where the parser could not place a word. */
+const ANY_KEYWORD = [...T.KEYWORDS].filter((word) => word !== 'true' && word !== 'false' && word !== 'null');
+const KEYWORD_TYPE = new Map<string, TokenType>(T.KEYWORD_TOKENS.map((type) => [type.name.slice('Kw_'.length), type]));
+const ACTION_STARTERS = new Set<TokenType>([T.Notify, T.Webhook, T.Bot, T.Market, T.Limit]);
+const JOIN_WORDS: Record<string, 'all' | 'any'> = { and: 'all', or: 'any' };
+
+type Repair = (tokens: IToken[]) => IToken[];
+
+interface Explained {
+  issue: SyntaxIssue;
+  repair?: Repair;
+  /** The line the mistake is on. */
+  line: number;
+}
+
+/** Parses `tokens`, repairing known mistakes; see the file's comment. */
+export function parseWithRecovery(tokens: IToken[], lines: LineIndex): RecoveredParse {
+  let current = tokens;
+  const issues: SyntaxIssue[] = [];
+  const reportedLines = new Set<number>();
+  const unsureLines = new Set<number>();
+  for (let round = 0; ; round += 1) {
+    expectedAt.clear();
+    const parsed = parseTokens(current);
+    let repaired: IToken[] | undefined;
+    for (const error of parsed.errors) {
+      const explained = explain(error, current, lines);
+      if (reportedLines.has(explained.line)) continue;
+      reportedLines.add(explained.line);
+      issues.push(explained.issue);
+      if (explained.repair && round < MAX_REPAIRS) {
+        repaired = explained.repair(current);
+        break;
+      }
+      unsureLines.add(explained.line);
+    }
+    if (repaired === undefined) return { cst: parsed.cst, tokens: current, issues, unsureLines, reportedLines };
+    current = repaired;
+  }
+}
+
+/** The token an error is about: the one found, or (at the end, or where recovery inserted a token) the one before. */
+function placeOf(error: IRecognitionException): IToken | undefined {
+  const previous = (error as IRecognitionException & { previousToken?: IToken }).previousToken;
+  return isRealToken(error.token) && error.token.tokenType !== EOF ? error.token : isRealToken(previous) ? previous : undefined;
+}
+
+function rangeOf(token: IToken | undefined, lines: LineIndex) {
+  return token ? lines.range(token.startOffset, token.startOffset + token.image.length) : lines.range(lines.text.length, lines.text.length);
+}
+
+/** The words that head the line of `token`, up to it: its first token, and the one after `when`, `then`, `[` or `,`. */
+function lineHeads(tokens: readonly IToken[], token: IToken, lines: LineIndex): IToken[] {
+  const line = lines.position(token.startOffset).line;
+  let index = tokens.indexOf(token);
+  while (index > 0 && lines.position((tokens[index - 1] as IToken).startOffset).line === line) index -= 1;
+  const heads: IToken[] = [];
+  for (let at = index; at < tokens.length; at += 1) {
+    const current = tokens[at] as IToken;
+    if (lines.position(current.startOffset).line !== line || current.startOffset > token.startOffset) break;
+    const previous = tokens[at - 1];
+    if (at === index || previous?.tokenType === T.When || previous?.tokenType === T.Then || previous?.tokenType === T.LBracket || previous?.tokenType === T.Comma) heads.push(current);
+  }
+  return heads;
+}
+
+/** An empty keyword token inserted just before `anchor` (a word the text lacks). */
+function keywordAt(anchor: IToken, word: string): IToken {
+  return createTokenInstance(KEYWORD_TYPE.get(word) as TokenType, '', anchor.startOffset, anchor.startOffset - 1, NaN, NaN, NaN, NaN);
+}
+
+/** The keyword token `word` standing where `original` was. */
+function keywordIn(original: IToken, word: string): IToken {
+  const type = KEYWORD_TYPE.get(word) as TokenType;
+  return createTokenInstance(type, word, original.startOffset, original.endOffset ?? original.startOffset + original.image.length - 1, NaN, NaN, NaN, NaN);
+}
+
+const replaceToken =
+  (original: IToken, by: IToken): Repair =>
+  (tokens) =>
+    tokens.map((token) => (token === original ? by : token));
+
+const insertBefore =
+  (anchor: IToken, inserted: IToken): Repair =>
+  (tokens) => {
+    const index = tokens.indexOf(anchor);
+    return index < 0 ? tokens : [...tokens.slice(0, index), inserted, ...tokens.slice(index)];
+  };
+
+/** Drops `from` and what follows it on its line. */
+const dropRestOfLine =
+  (from: IToken, lines: LineIndex): Repair =>
+  (tokens) => {
+    const line = lines.position(from.startOffset).line;
+    return tokens.filter((token) => token.startOffset < from.startOffset || lines.position(token.startOffset).line !== line);
+  };
+
+/** The keywords among expected token types. */
+function expectedKeywords(types: readonly TokenType[]): string[] {
+  return types.filter((type) => type.name.startsWith('Kw_')).map((type) => type.name.slice('Kw_'.length));
+}
+
+/** Explains one parser error, with a repair where the mistake is known. */
+function explain(error: IRecognitionException, tokens: IToken[], lines: LineIndex): Explained {
+  const found = isRealToken(error.token) && error.token.tokenType !== EOF ? error.token : undefined;
+  const place = placeOf(error);
+  const line = place ? lines.position(place.startOffset).line : lines.position(lines.text.length).line;
+  const plain = { issue: { message: error.message, range: rangeOf(place, lines) }, line };
+  const expected = found ? (expectedAt.get(found) ?? []) : [];
+  // Words after a complete query (Chevrotain reports them as a missing end of input).
+  const notAllParsed = error.name === 'NotAllInputParsedException' || (expected.length === 1 && expected[0] === EOF);
+  if (notAllParsed && found) plain.issue.message = `unexpected ${describeToken(found)}: expected another action, a clause (title, description, expires in, repeat after) or the end of the text`;
+
+  // A misspelled word at the head of the line: `wen`, `notfy`, `when twet by …`, `expirs`.
+  if (found) {
+    for (const head of lineHeads(tokens, found, lines)) {
+      if (head.tokenType !== T.Identifier || MEASURES.has(head.image)) continue;
+      const meant = nearestWord(head.image, LINE_START_WORDS);
+      if (meant !== undefined && meant !== head.image) {
+        return { issue: { message: `'${head.image}' is not a word of EQL: did you mean '${meant}'?`, range: rangeOf(head, lines) }, repair: replaceToken(head, keywordIn(head, meant)), line: lines.position(head.startOffset).line };
+      }
+    }
+  }
+  if (found) {
+    const word = found.image.toLowerCase();
+    // `price of BTC > 1 and price of ETH > 2`: conditions are joined by a group.
+    const join = JOIN_WORDS[word];
+    if (join !== undefined && found.tokenType === T.Identifier) {
+      const message =
+        join === 'all'
+          ? `conditions are not joined with '${found.image}': write all of [ … ] for conditions that must all hold`
+          : `conditions are not joined with '${found.image}': write any of [ … ] for conditions of which one must hold`;
+      return { issue: { message, range: rangeOf(found, lines) }, repair: dropRestOfLine(found, lines), line };
+    }
+    // `crosses over 100`: the direction is above or below.
+    const before = tokens[tokens.indexOf(found) - 1];
+    if (before?.tokenType === T.Crosses && found.tokenType !== T.Above && found.tokenType !== T.Below) {
+      // `crosses 70`: the direction is missing, the value is there.
+      if (found.tokenType !== T.Identifier && !found.tokenType.name.startsWith('Kw_')) return { ...plain, repair: insertBefore(found, keywordAt(found, 'above')) };
+      const meant = nearestWord(found.image, ['above', 'below']);
+      const message = meant ? `'${found.image}' is not a direction: did you mean 'crosses ${meant}'?` : `write 'crosses above' or 'crosses below', not 'crosses ${found.image}'`;
+      return { issue: { message, range: rangeOf(found, lines) }, repair: replaceToken(found, keywordIn(found, meant ?? 'above')), line };
+    }
+    // A threshold written as a percentage or an amount in USD.
+    if (expected.includes(T.NumberLiteral) && (found.tokenType === T.Percent || found.tokenType === T.Dollars)) {
+      const number = found.image.replace(/[$%]/g, '');
+      const message =
+        found.tokenType === T.Percent
+          ? `'${found.image}' is a percentage, and a threshold is a plain number: for a move in percent, compare the change (change of BTC over 24h < ${number})`
+          : `'${found.image}' is an amount in USD, and a threshold is a plain number: write ${number}`;
+      return { issue: { message, range: rangeOf(found, lines) }, repair: replaceToken(found, createTokenInstance(T.NumberLiteral, number, found.startOffset, found.endOffset ?? found.startOffset, NaN, NaN, NaN, NaN)), line };
+    }
+    // An action where the conditions should have ended: `then` is missing.
+    if (expected.includes(T.Then) && ACTION_STARTERS.has(found.tokenType)) {
+      return { issue: { message: `expected 'then' before the actions, found '${found.image}'`, range: rangeOf(found, lines) }, repair: insertBefore(found, keywordAt(found, 'then')), line };
+    }
+    // A misspelled keyword where the parser expected one (`price off BTC`, `notify "x" ass n`, `market by`).
+    const isKeyword = found.tokenType.name.startsWith('Kw_');
+    if (found.tokenType === T.Identifier || isKeyword) {
+      const candidates = notAllParsed ? ANY_KEYWORD : expectedKeywords(expected);
+      const meant = nearestWord(found.image, candidates.filter((candidate) => candidate !== found.image));
+      if (meant !== undefined) {
+        const message = isKeyword ? `'${found.image}' does not fit here: did you mean '${meant}'?` : `'${found.image}' is not a word of EQL: did you mean '${meant}'?`;
+        return { issue: { message, range: rangeOf(found, lines) }, repair: replaceToken(found, keywordIn(found, meant)), line };
+      }
+    }
+    // Words the parser could not place after a complete query: dropped to the end of their line, so the lines after are read.
+    if (notAllParsed) return { ...plain, repair: dropRestOfLine(found, lines) };
+  }
+  return plain;
+}
