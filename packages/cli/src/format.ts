@@ -1,5 +1,5 @@
-import { readablePath, type Diagnostic, type SimulationLlmCallsEstimate, type ValidationResult, type EstimatedCost } from '@eql/core';
-import { rangeOfPointer, type SourceMap, type SourceRange, type SyntaxIssue } from '@eql/syntax';
+import { diagnosticText, readablePath, type Diagnostic, type SimulationLlmCallsEstimate, type ValidationResult, type EstimatedCost } from '@eql/core';
+import { type PlacedDiagnostic, rangeOfPointer, type SourceMap, type SourceRange, type SyntaxIssue } from '@eql/syntax';
 import { type CliIo, paint } from './io.js';
 
 function at(range: SourceRange | undefined): string {
@@ -55,21 +55,32 @@ export function validationJson(result: ValidationResult, map?: SourceMap): strin
   return `${JSON.stringify({ ...result, diagnostics }, null, 2)}\n`;
 }
 
-/** Syntax errors of the text form, for people: `line:column message`. */
-export function syntaxErrorsText(io: CliIo, name: string, errors: readonly SyntaxIssue[]): string {
-  let text = `${paint(io, 'red', '✗')} ${name} is invalid: ${plural(errors.length, 'syntax error')}\n`;
-  for (const error of errors) text += `  ${paint(io, 'red', 'error  ')} ${paint(io, 'dim', at(error.range))} ${error.message} ${paint(io, 'dim', '[syntax]')}\n`;
+/**
+ * Syntax errors of the text form, for people: `line:column message`; with `others` (the validator's
+ * findings in the parts read without error, `checkDocument`), those too, each on its line.
+ */
+export function syntaxErrorsText(io: CliIo, name: string, errors: readonly SyntaxIssue[], others: readonly PlacedDiagnostic[] = [], map?: SourceMap): string {
+  const more = others.filter(({ diagnostic }) => diagnostic.severity === 'error').length;
+  let text = `${paint(io, 'red', '✗')} ${name} is invalid: ${plural(errors.length, 'syntax error')}${more > 0 ? `, ${plural(more, 'other error')}` : ''}\n`;
+  const lines = [
+    ...errors.map((error) => ({ offset: error.range.start.offset, line: `  ${paint(io, 'red', 'error  ')} ${paint(io, 'dim', at(error.range))} ${error.message} ${paint(io, 'dim', '[syntax]')}\n` })),
+    ...others.map(({ diagnostic, range }) => ({ offset: range?.start.offset ?? Infinity, line: diagnosticLine(io, diagnostic, map) })),
+  ];
+  for (const { line } of lines.sort((a, b) => a.offset - b.offset)) text += line;
   return text;
 }
 
-/** Syntax errors in the shape of a validation result (`--json`): not valid, one diagnostic each. */
-export function syntaxErrorsJson(errors: readonly SyntaxIssue[]): string {
+/** Syntax errors in the shape of a validation result (`--json`): not valid, one diagnostic each, then the other layers' (`others`). */
+export function syntaxErrorsJson(errors: readonly SyntaxIssue[], others: readonly PlacedDiagnostic[] = []): string {
   return `${JSON.stringify(
     {
       valid: false,
-      errors: errors.map((error) => `${at(error.range)}: ${error.message}`),
-      warnings: [],
-      diagnostics: errors.map((error) => ({ code: 'syntax', severity: 'error', message: error.message, path: '', range: error.range })),
+      errors: [...errors.map((error) => `${at(error.range)}: ${error.message}`), ...others.filter(({ diagnostic }) => diagnostic.severity === 'error').map(({ diagnostic }) => diagnosticText(diagnostic))],
+      warnings: others.filter(({ diagnostic }) => diagnostic.severity === 'warning').map(({ diagnostic }) => diagnosticText(diagnostic)),
+      diagnostics: [
+        ...errors.map((error) => ({ code: 'syntax', severity: 'error', message: error.message, path: '', range: error.range })),
+        ...others.map(({ diagnostic, range }) => (range ? { ...diagnostic, range } : diagnostic)),
+      ],
     },
     null,
     2,

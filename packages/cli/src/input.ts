@@ -15,6 +15,8 @@ export interface LoadedDocument extends InputText {
   map: SourceMap;
   /** Errors of the text form (always empty for JSON, which is unusable when broken). */
   syntaxErrors: SyntaxIssue[];
+  /** The document as @eql/syntax read it (for `checkDocument`: the other layers beside syntax errors). */
+  source: ReadDocument;
 }
 
 /** Reads FILE, or standard input for `-`; a missing, unreadable or empty input is unusable (exit 2). */
@@ -53,9 +55,9 @@ export async function loadDocument(file: string, io: CliIo): Promise<LoadedDocum
   const document = readDocument(input.text);
   if (document.form === 'json') {
     if (document.errors.length > 0) throw unusableJson(input.name, document);
-    return { ...input, format: 'json', value: document.value, map: document.map, syntaxErrors: [] };
+    return { ...input, format: 'json', value: document.value, map: document.map, syntaxErrors: [], source: document };
   }
-  return { ...input, format: 'text', value: document.value, map: document.map, syntaxErrors: [...document.errors] };
+  return { ...input, format: 'text', value: document.value, map: document.map, syntaxErrors: [...document.errors], source: document };
 }
 
 /** A broken JSON document: unusable, with its first error and where it is. */

@@ -201,3 +201,25 @@ describe('eql convert', () => {
     expect((await run(['convert', 'q.eql', '--to', 'yaml'], { 'q.eql': query })).code).toBe(2);
   });
 });
+
+describe('eql validate with a syntax mistake', () => {
+  const broken = 'when all of\n  price of BTC => 100000\n  llm athena_condition "x?" every 30m\nthen\n  notfy "up" as n\n';
+
+  it('names every mistake at once: the syntax errors and the findings of the lines read cleanly, in document order', async () => {
+    const { code, stdout } = await run(['validate', 'q.eql'], { 'q.eql': broken });
+    expect(code).toBe(1);
+    expect(stdout.split('\n').filter(Boolean)).toEqual([
+      '✗ q.eql is invalid: 2 syntax errors, 1 other error',
+      "  error   2:16 '=>' is not an operator of EQL: write '>=' [syntax]",
+      '  error   3:35 query.conditions.AND[1].args.period: an llm condition period must be at least 1h (got 30m) [llm-period-too-short]',
+      "  error   5:3 'notfy' is not a word of EQL: did you mean 'notify'? [syntax]",
+    ]);
+  });
+
+  it('gives them as JSON too', async () => {
+    const { stdout } = await run(['validate', 'q.eql', '--json'], { 'q.eql': broken });
+    const result = JSON.parse(stdout) as { valid: boolean; diagnostics: Array<{ code: string }> };
+    expect(result.valid).toBe(false);
+    expect(result.diagnostics.map((diagnostic) => diagnostic.code)).toEqual(['syntax', 'syntax', 'llm-period-too-short']);
+  });
+});

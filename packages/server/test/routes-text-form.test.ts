@@ -41,4 +41,13 @@ describe('the text form over HTTP', () => {
     expect(errors[0]).toMatchObject({ line: 1, column: 15 });
     expect(errors[0]?.message).toMatch(/expected/);
   });
+
+  it('names every mistake in one answer: the syntax errors and the findings of the parts read cleanly', async () => {
+    const raw = 'when all of\n  price off BTC > 5\n  llm athena_condition "x?" every 30m\nthen notify "x" as n\n';
+    const broken = await call(host.app, { method: 'POST', url: '/v2/auto/queries/validate', key, raw, headers: text });
+    expect(broken.statusCode).toBe(400);
+    const details = at(json(broken), 'error', 'details') as { errors: Array<{ message: string; line: number }>; diagnostics: Array<{ code: string; line: number; path: string }> };
+    expect(details.errors).toEqual([{ message: "'off' is not a word of EQL: did you mean 'of'?", line: 2, column: 9 }]);
+    expect(details.diagnostics).toEqual([expect.objectContaining({ code: 'llm-period-too-short', line: 3, path: '/query/conditions/AND/1/args/period' })]);
+  });
 });

@@ -1,5 +1,6 @@
 import { isAbsolute } from 'node:path';
 import { parseRecording, RecordingError, type ServedData, validate, type ValidationMode } from '@eql/core';
+import { checkDocument } from '@eql/syntax';
 import { syntaxErrorsJson, syntaxErrorsText, validationJson, validationText } from '../format.js';
 import { type LoadedDocument, loadDocument } from '../input.js';
 import { type CliIo, UnusableInput } from '../io.js';
@@ -23,8 +24,13 @@ export interface ValidateFlags {
  */
 export async function validateCommand(file: string, flags: ValidateFlags, io: CliIo): Promise<number> {
   const document = await loadDocument(file, io);
-  if (reportSyntaxErrors(document, flags.json, io)) return 1;
   const served = flags.data !== undefined ? await servedByFile(flags.data, io) : servedByFlags(flags.served, flags.history ?? true);
+  if (document.syntaxErrors.length > 0) {
+    // Every layer at once: the validator's findings in the parts read without error, beside the syntax errors.
+    const others = checkDocument(document.source, served ? { mode: flags.mode, served } : { mode: flags.mode }).diagnostics;
+    io.stdout(flags.json ? syntaxErrorsJson(document.syntaxErrors, others) : syntaxErrorsText(io, document.name, document.syntaxErrors, others, document.map));
+    return 1;
+  }
   const result = validate(document.value, served ? { mode: flags.mode, served } : { mode: flags.mode });
   io.stdout(flags.json ? validationJson(result, document.map) : validationText(io, document.name, flags.mode, result, document.map));
   return result.valid ? 0 : 1;
@@ -76,8 +82,9 @@ export async function validateFilesCommand(patterns: string[], flags: ValidateFl
     }
     if (document.syntaxErrors.length > 0) {
       invalid += 1;
-      if (flags.json) reports.push({ file, ...(JSON.parse(syntaxErrorsJson(document.syntaxErrors)) as Record<string, unknown>) });
-      else io.stdout(syntaxErrorsText(io, document.name, document.syntaxErrors));
+      const others = checkDocument(document.source, served ? { mode: flags.mode, served } : { mode: flags.mode }).diagnostics;
+      if (flags.json) reports.push({ file, ...(JSON.parse(syntaxErrorsJson(document.syntaxErrors, others)) as Record<string, unknown>) });
+      else io.stdout(syntaxErrorsText(io, document.name, document.syntaxErrors, others, document.map));
       continue;
     }
     const result = validate(document.value, served ? { mode: flags.mode, served } : { mode: flags.mode });

@@ -12,8 +12,8 @@ export const SYNTAX_CODE = 'syntax';
 /** Turns a validated document into LSP diagnostics: syntax errors, or the validator's findings at their tokens. */
 export interface DiagnosticProvider {
   /**
-   * The document's diagnostics: its syntax errors when it has any, else the validator's findings, each at the
-   * range of its JSON pointer.
+   * The document's diagnostics: its syntax errors, and the validator's findings (with syntax errors, those of
+   * the parts read without error), each at the range of its JSON pointer.
    */
   diagnostics(document: ValidatedDocument): Diagnostic[];
   /** Where a validator diagnostic lands in the document. */
@@ -70,20 +70,21 @@ export class DefaultDiagnosticProvider implements DiagnosticProvider {
 
   private compute(document: ValidatedDocument, docsUrl: string): Diagnostic[] {
     const { errors } = document.parse;
+    const syntax: Diagnostic[] = [];
     if (errors.length > 0) {
       const codeDescription = codeDescriptionOf(SYNTAX_CODE, docsUrl);
-      return errors.map((issue) => ({
+      syntax.push(...errors.map((issue) => ({
         range: lspRange(issue.range),
         severity: DiagnosticSeverity.Error,
         code: SYNTAX_CODE,
         ...(codeDescription && { codeDescription }),
         source: DIAGNOSTIC_SOURCE,
         message: issue.message,
-      }));
+      })));
     }
     const found = document.validation?.diagnostics ?? [];
     const ranges = this.rangesOf(document, found);
-    return found.map((diagnostic, index) => {
+    return [...syntax, ...found.map((diagnostic, index) => {
       const codeDescription = codeDescriptionOf(diagnostic.code, docsUrl);
       return {
         range: ranges[index] ?? EMPTY_RANGE,
@@ -94,6 +95,6 @@ export class DefaultDiagnosticProvider implements DiagnosticProvider {
         message: diagnostic.message,
         data: { path: diagnostic.path },
       };
-    });
+    })];
   }
 }

@@ -1,10 +1,14 @@
-import { validate, type ValidationResult } from '@eql/core';
+import type { ValidationResult } from '@eql/core';
+import { checkDocument } from '@eql/syntax';
 import type { SettingsStore } from '../settings.js';
 import type { ParseOutcome } from './eql-document.js';
 
 /** Runs the core validator on a parsed document. */
 export interface DocumentValidator {
-  /** The validator's result, or undefined when the document has syntax errors (they stop semantic checks). */
+  /**
+   * The validator's result; with syntax errors, a result (not valid) holding the diagnostics of the parts
+   * read without error (`checkDocument` of @eql/syntax), so every layer is reported at once.
+   */
   validate(parse: ParseOutcome): ValidationResult | undefined;
 }
 
@@ -16,8 +20,10 @@ export class DefaultDocumentValidator implements DocumentValidator {
   ) {}
 
   validate(parse: ParseOutcome): ValidationResult | undefined {
-    if (parse.errors.length > 0 || parse.value === undefined) return undefined;
     const { mode, served } = this.settings.current.validation;
-    return validate(parse.value, served ? { mode, now: this.now(), served } : { mode, now: this.now() });
+    const check = checkDocument(parse, served ? { mode, now: this.now(), served } : { mode, now: this.now() });
+    if (check.result !== undefined) return check.result;
+    if (parse.partial === undefined) return undefined;
+    return { valid: false, errors: [], warnings: [], diagnostics: check.diagnostics.map(({ diagnostic }) => diagnostic) };
   }
 }
