@@ -212,6 +212,17 @@ describe('the language server over JSON-RPC streams', () => {
       expect(apply(BAD_TEXT, strip?.edit?.changes?.[URIS.badText] ?? [])).toBe(BAD_TEXT.replace('"@elonmusk"', '@elonmusk'));
     });
 
+    it('fixes syntax mistakes: did you mean, and the form EQL writes, each a quick fix on its diagnostic', async () => {
+      const uri = 'file:///work/queries/typos.eql';
+      const text = 'when price of BTC => 100k\nthen\n  notfy "up" as n\nexpires in 2 days\n';
+      const diagnostics = await openAndWait(uri, 'eql', text);
+      expect(diagnostics.map((diagnostic) => diagnostic.code)).toEqual(['syntax', 'syntax', 'syntax', 'syntax']);
+      const fixes = await Promise.all(diagnostics.map(async (diagnostic) => (await codeActions(uri, diagnostic)).filter((action) => action.kind === 'quickfix')));
+      expect(fixes.map((actions) => actions.map((action) => action.title))).toEqual([["Write >= for =>"], ['Write 100000 for 100k'], ["Change 'notfy' to 'notify'"], ['Write 2d for 2 days']]);
+      const all = fixes.flat().flatMap((action) => action.edit?.changes?.[uri] ?? []);
+      expect(apply(text, all)).toBe('when price of BTC >= 100000\nthen\n  notify "up" as n\nexpires in 2d\n');
+    });
+
     it('fixes JSON in place', async () => {
       const { diagnostics } = await client.diagnostics(URIS.badJson, (params) => params.version === 1);
       const actions = await codeActions(URIS.badJson, byCode(diagnostics, 'llm-period-too-short') as Diagnostic);

@@ -9,4 +9,14 @@ import type { SourceRange } from './source-map/types.js';
 export interface SyntaxIssue {
   message: string;
   range: SourceRange;
+  /** The repair the message names, when it is certain (a misspelled word, a unit written otherwise): editors offer it as a quick fix. */
+  fix?: SyntaxFix;
+}
+
+/** One text edit that repairs a syntax issue: replace `range` with `text` (an empty range inserts). */
+export interface SyntaxFix {
+  /** What the fix does, for a menu: `Change 'notfy' to 'notify'`. */
+  title: string;
+  range: SourceRange;
+  text: string;
 }

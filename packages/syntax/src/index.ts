@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 export { parseText, type ParseResult } from './parse.js';
-export type { SyntaxIssue } from './errors.js';
+export type { SyntaxFix, SyntaxIssue } from './errors.js';
 export type { JsonObject, JsonValue } from './build/context.js';
 export { printText, PrintError, type PrintOptions } from './print/printer.js';
 export { formatText, isFormatted, type FormatResult } from './format/formatter.js';

@@ -37,6 +37,18 @@ describe('fixtures/typos', () => {
     expect(partial?.query?.actions?.length ?? 0, row.name).toBeGreaterThan(0);
   });
 
+  it('fixes each mistake its message can name the repair of: the fix applied, the document parses', () => {
+    let fixed = 0;
+    for (const row of table) {
+      const [issue] = parseText(row.text).errors;
+      if (issue?.fix === undefined) continue;
+      const repaired = row.text.slice(0, issue.fix.range.start.offset) + issue.fix.text + row.text.slice(issue.fix.range.end.offset);
+      expect(parseText(repaired).errors, `${row.name}: ${repaired}`).toEqual([]);
+      fixed += 1;
+    }
+    expect(fixed).toBeGreaterThanOrEqual(40);
+  });
+
   it('suggests only near words: a symbol or a name is never taken for a keyword', () => {
     const text = 'when price of BTC > 100000\nthen\n  notify "x" as a\n  notify "y" as on_time\n';
     expect(parseText(text).errors).toEqual([]);

@@ -1,9 +1,15 @@
-import { type CodeAction, type CodeActionContext, CodeActionKind, type Range } from 'vscode-languageserver-types';
+import { type CodeAction, type CodeActionContext, CodeActionKind, type Diagnostic, type Range } from 'vscode-languageserver-types';
 import type { ValidatedDocument } from '../workspace/eql-document.js';
 import { rangesTouch } from '../workspace/lsp-ranges.js';
 import { COMMANDS } from './commands.js';
 import type { DiagnosticProvider } from './diagnostic-provider.js';
 import { fixTextEdits } from './fix-edits.js';
+
+/** The repair a syntax diagnostic carries in its `data` (see the diagnostic provider), if any. */
+function syntaxFixOf(diagnostic: Diagnostic): { title: string; range: Range; text: string } | undefined {
+  const fix = (diagnostic.data as { fix?: { title?: unknown; range?: unknown; text?: unknown } } | undefined)?.fix;
+  return fix && typeof fix.title === 'string' && typeof fix.text === 'string' && typeof fix.range === 'object' && fix.range !== null ? { title: fix.title, range: fix.range as Range, text: fix.text } : undefined;
+}
 
 /** What a `textDocument/codeAction` request asks about. */
 export interface CodeActionRequest {
@@ -48,10 +54,17 @@ export class DefaultCodeActionProvider implements CodeActionProvider {
   private quickFixes(document: ValidatedDocument, params: CodeActionRequest): CodeAction[] {
     const found = document.validation?.diagnostics ?? [];
     const published = this.diagnostics.diagnostics(document);
+    // The syntax errors come first among the published diagnostics, then the validator's in its order.
+    const syntaxCount = document.parse.errors.length;
     const actions: CodeAction[] = [];
+    for (const lsp of published.slice(0, syntaxCount)) {
+      const fix = syntaxFixOf(lsp);
+      if (fix === undefined || !rangesTouch(lsp.range, params.range)) continue;
+      actions.push({ title: fix.title, kind: CodeActionKind.QuickFix, isPreferred: true, diagnostics: [lsp], edit: { changes: { [document.uri]: [{ range: fix.range, newText: fix.text }] } } });
+    }
     found.forEach((diagnostic, index) => {
       if (diagnostic.fix === undefined) return;
-      const lsp = published[index];
+      const lsp = published[syntaxCount + index];
       const range = lsp?.range ?? this.diagnostics.rangeOf(document, diagnostic);
       if (!rangesTouch(range, params.range)) return;
       const edits = fixTextEdits(document, diagnostic.fix.edits);

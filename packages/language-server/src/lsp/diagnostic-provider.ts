@@ -80,6 +80,7 @@ export class DefaultDiagnosticProvider implements DiagnosticProvider {
         ...(codeDescription && { codeDescription }),
         source: DIAGNOSTIC_SOURCE,
         message: issue.message,
+        ...(issue.fix && { data: { fix: { title: issue.fix.title, range: lspRange(issue.fix.range), text: issue.fix.text } } }),
       })));
     }
     const found = document.validation?.diagnostics ?? [];

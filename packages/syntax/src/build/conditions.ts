@@ -90,6 +90,7 @@ function buildSubject(context: BuildContext, node: CstNode | undefined, target: 
     context.error(
       `unknown measure '${measure.image}'${near ? ` (did you mean '${near}'?)` : ''}; expected one of ${[...MEASURES.keys()].join(', ')}`,
       spanOf(measure),
+      near ? { title: `Change '${measure.image}' to '${near}'`, text: near } : undefined,
     );
     return false;
   }

@@ -36,9 +36,11 @@ export class BuildContext {
 
   constructor(readonly lines: LineIndex) {}
 
-  error(message: string, span: Span | undefined): void {
+  /** Records an error at `span` (the end of the text without one); `replacement` makes its quick fix: the span rewritten. */
+  error(message: string, span: Span | undefined, replacement?: { title: string; text: string }): void {
     const at = span ?? { start: this.lines.text.length, end: this.lines.text.length };
-    this.errors.push({ message, range: this.lines.range(at.start, at.end) });
+    const range = this.lines.range(at.start, at.end);
+    this.errors.push(replacement && span ? { message, range, fix: { title: replacement.title, range, text: replacement.text } } : { message, range });
   }
 
   /** Records where the value at `pointer` (and the key naming it) comes from. */

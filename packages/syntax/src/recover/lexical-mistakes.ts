@@ -134,7 +134,11 @@ export function repairLexicalMistakes(tokens: readonly IToken[], lines: LineInde
       continue;
     }
     const fix = repairOne(token, parentheses > 0);
-    if (fix.message !== undefined) issues.push({ message: fix.message, range: lines.range(token.startOffset, token.startOffset + token.image.length) });
+    if (fix.message !== undefined) {
+      const range = lines.range(token.startOffset, token.startOffset + token.image.length);
+      const text = fix.tokens.map((replaced) => replaced.image).join('');
+      issues.push({ message: fix.message, range, fix: { title: `Write ${text} for ${token.image}`, range, text } });
+    }
     repaired.push(...fix.tokens);
   }
   return { tokens: repaired, issues };

@@ -1,6 +1,6 @@
 import { createTokenInstance, EOF, type CstNode, type IRecognitionException, type IToken, type TokenType } from 'chevrotain';
 import { isRealToken } from '../build/cst.js';
-import type { SyntaxIssue } from '../errors.js';
+import type { SyntaxFix, SyntaxIssue } from '../errors.js';
 import { MEASURES } from '../language/measures.js';
 import * as T from '../lexer/tokens.js';
 import { describeToken, expectedAt } from '../parser/error-messages.js';
@@ -111,6 +111,11 @@ function keywordIn(original: IToken, word: string): IToken {
   return createTokenInstance(type, word, original.startOffset, original.endOffset ?? original.startOffset + original.image.length - 1, NaN, NaN, NaN, NaN);
 }
 
+/** The quick fix that writes `text` in place of `token`. */
+function change(token: IToken, text: string, lines: LineIndex): SyntaxFix {
+  return { title: `Change '${token.image}' to '${text}'`, range: rangeOf(token, lines), text };
+}
+
 const replaceToken =
   (original: IToken, by: IToken): Repair =>
   (tokens) =>
@@ -153,7 +158,7 @@ function explain(error: IRecognitionException, tokens: IToken[], lines: LineInde
       if (head.tokenType !== T.Identifier || MEASURES.has(head.image)) continue;
       const meant = nearestWord(head.image, LINE_START_WORDS);
       if (meant !== undefined && meant !== head.image) {
-        return { issue: { message: `'${head.image}' is not a word of EQL: did you mean '${meant}'?`, range: rangeOf(head, lines) }, repair: replaceToken(head, keywordIn(head, meant)), line: lines.position(head.startOffset).line };
+        return { issue: { message: `'${head.image}' is not a word of EQL: did you mean '${meant}'?`, range: rangeOf(head, lines), fix: change(head, meant, lines) }, repair: replaceToken(head, keywordIn(head, meant)), line: lines.position(head.startOffset).line };
       }
     }
   }
@@ -175,7 +180,7 @@ function explain(error: IRecognitionException, tokens: IToken[], lines: LineInde
       if (found.tokenType !== T.Identifier && !found.tokenType.name.startsWith('Kw_')) return { ...plain, repair: insertBefore(found, keywordAt(found, 'above')) };
       const meant = nearestWord(found.image, ['above', 'below']);
       const message = meant ? `'${found.image}' is not a direction: did you mean 'crosses ${meant}'?` : `write 'crosses above' or 'crosses below', not 'crosses ${found.image}'`;
-      return { issue: { message, range: rangeOf(found, lines) }, repair: replaceToken(found, keywordIn(found, meant ?? 'above')), line };
+      return { issue: { message, range: rangeOf(found, lines), ...(meant && { fix: change(found, meant, lines) }) }, repair: replaceToken(found, keywordIn(found, meant ?? 'above')), line };
     }
     // A threshold written as a percentage or an amount in USD.
     if (expected.includes(T.NumberLiteral) && (found.tokenType === T.Percent || found.tokenType === T.Dollars)) {
@@ -184,11 +189,12 @@ function explain(error: IRecognitionException, tokens: IToken[], lines: LineInde
         found.tokenType === T.Percent
           ? `'${found.image}' is a percentage, and a threshold is a plain number: for a move in percent, compare the change (change of BTC over 24h < ${number})`
           : `'${found.image}' is an amount in USD, and a threshold is a plain number: write ${number}`;
-      return { issue: { message, range: rangeOf(found, lines) }, repair: replaceToken(found, createTokenInstance(T.NumberLiteral, number, found.startOffset, found.endOffset ?? found.startOffset, NaN, NaN, NaN, NaN)), line };
+      return { issue: { message, range: rangeOf(found, lines), ...(found.tokenType === T.Dollars && { fix: change(found, number, lines) }) }, repair: replaceToken(found, createTokenInstance(T.NumberLiteral, number, found.startOffset, found.endOffset ?? found.startOffset, NaN, NaN, NaN, NaN)), line };
     }
     // An action where the conditions should have ended: `then` is missing.
     if (expected.includes(T.Then) && ACTION_STARTERS.has(found.tokenType)) {
-      return { issue: { message: `expected 'then' before the actions, found '${found.image}'`, range: rangeOf(found, lines) }, repair: insertBefore(found, keywordAt(found, 'then')), line };
+      const at = lines.range(found.startOffset, found.startOffset);
+      return { issue: { message: `expected 'then' before the actions, found '${found.image}'`, range: rangeOf(found, lines), fix: { title: "Insert 'then'", range: at, text: 'then ' } }, repair: insertBefore(found, keywordAt(found, 'then')), line };
     }
     // A misspelled keyword where the parser expected one (`price off BTC`, `notify "x" ass n`, `market by`).
     const isKeyword = found.tokenType.name.startsWith('Kw_');
@@ -197,7 +203,7 @@ function explain(error: IRecognitionException, tokens: IToken[], lines: LineInde
       const meant = nearestWord(found.image, candidates.filter((candidate) => candidate !== found.image));
       if (meant !== undefined) {
         const message = isKeyword ? `'${found.image}' does not fit here: did you mean '${meant}'?` : `'${found.image}' is not a word of EQL: did you mean '${meant}'?`;
-        return { issue: { message, range: rangeOf(found, lines) }, repair: replaceToken(found, keywordIn(found, meant)), line };
+        return { issue: { message, range: rangeOf(found, lines), fix: change(found, meant, lines) }, repair: replaceToken(found, keywordIn(found, meant)), line };
       }
     }
     // Words the parser could not place after a complete query: dropped to the end of their line, so the lines after are read.
