@@ -277,7 +277,11 @@ describe('the language server over JSON-RPC streams', () => {
     await client.open(json, 'eql-json', minified);
     const jsonEdits = await client.request<TextEdit[]>('textDocument/formatting', { textDocument: { uri: json }, options: { tabSize: 2, insertSpaces: true } });
     expect(apply(minified, jsonEdits)).toBe(`${JSON.stringify(JSON.parse(minified), null, 2)}\n`);
+    const before = client.messages.length;
     expect(await client.request<TextEdit[]>('textDocument/formatting', { textDocument: { uri: URIS.syntax }, options: { tabSize: 2, insertSpaces: true } })).toEqual([]);
+    // Refused visibly: a message names the syntax error to fix first (sent before the answer, on the same stream).
+    expect(client.messages.length).toBe(before + 1);
+    expect(client.messages.at(-1)).toEqual({ type: 2, message: "EQL: syntax.eql was not formatted: fix its syntax error first (1:15 expected a name after 'of', found '>')" });
   });
 
   it('lists the conditions and actions as document symbols', async () => {

@@ -10,6 +10,8 @@ export interface FormattingProvider {
    * JSON is indented as `options` say.
    */
   format(document: ParsedDocument, options: FormattingOptions): TextEdit[];
+  /** Why the document cannot be formatted (its syntax errors, the first named), or undefined when it can. */
+  refusal(document: ParsedDocument): string | undefined;
 }
 
 /** The formatting provider of the server, with one edit over the lines that change. */
@@ -19,6 +21,15 @@ export class DefaultFormattingProvider implements FormattingProvider {
     if (formatted === undefined) return [];
     const edit = minimalEdit(document.textDocument, formatted);
     return edit === undefined ? [] : [edit];
+  }
+
+  refusal(document: ParsedDocument): string | undefined {
+    const { errors } = document.parse;
+    const first = errors[0];
+    if (first === undefined) return undefined;
+    const name = document.uri.slice(document.uri.lastIndexOf('/') + 1);
+    const count = errors.length === 1 ? 'its syntax error' : `its ${errors.length} syntax errors`;
+    return `EQL: ${name} was not formatted: fix ${count} first (${first.range.start.line}:${first.range.start.column} ${first.message})`;
   }
 
   private formatTextForm(document: ParsedDocument): string | undefined {

@@ -56,7 +56,14 @@ export function startServer(connection: Connection, services: EqlServices = crea
   });
   connection.onDocumentFormatting(({ textDocument, options }) => {
     const document = documents.get(textDocument.uri, 'parsed');
-    return document === undefined ? [] : services.formatting.format(document, options);
+    if (document === undefined) return [];
+    // Formatting a document that does not parse would guess at its layout: refused, and said (editors show nothing for no edits).
+    const refusal = services.formatting.refusal(document);
+    if (refusal !== undefined) {
+      tell(connection, MessageType.Warning, refusal);
+      return [];
+    }
+    return services.formatting.format(document, options);
   });
   connection.onDocumentSymbol(({ textDocument }) => {
     const document = documents.get(textDocument.uri, 'parsed');
