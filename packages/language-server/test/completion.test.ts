@@ -69,7 +69,7 @@ describe('completion in the text form', () => {
     const { text, position } = withCursor('when rsi of BTC (timeframe 1h, per|');
     const { services, parsed } = openDocument(text);
     const [item] = services.completion.complete(parsed(), position);
-    expect(item).toMatchObject({ label: 'period', detail: 'integer 1 to 500', textEdit: { newText: 'period ', range: { start: { line: 0, character: 31 }, end: { line: 0, character: 34 } } } });
+    expect(item).toMatchObject({ label: 'period', detail: 'whole number 1 to 500', textEdit: { newText: 'period ', range: { start: { line: 0, character: 31 }, end: { line: 0, character: 34 } } } });
   });
 
   it('documents measures with their source and method', () => {

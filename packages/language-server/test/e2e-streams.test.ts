@@ -146,7 +146,7 @@ describe('the language server over JSON-RPC streams', () => {
       const items = await client.request<CompletionItem[]>('textDocument/completion', { textDocument: { uri: 'file:///c/args.eql' }, position });
       expect(labels(items)).toEqual(['timeframe', 'fastPeriod', 'slowPeriod', 'signalPeriod', 'exchange']);
       const fast = items.find((item) => item.label === 'fastPeriod');
-      expect(fast?.detail).toBe('integer 1 to 500');
+      expect(fast?.detail).toBe('whole number 1 to 500');
       expect((fast?.documentation as MarkupContent).value).toContain('Fast EMA length (default 12).');
       expect(await completion('file:///c/args.eql.json', 'eql-json', '{"query": {"conditions": {"AND": [{"source": "llm", "args": {"query": "x", |}}]}}}')).toEqual(['period', 'speed', 'minConfidence']);
     });
@@ -183,7 +183,7 @@ describe('the language server over JSON-RPC streams', () => {
       expect(markdown(onPeriod)).toContain('How often the predicate is judged; at least 1h.');
       expect(onPeriod.range).toEqual(rangeOf(BAD_TEXT, '30m'));
       const onKey = await client.request<Hover>('textDocument/hover', { textDocument: { uri: URIS.badJson }, position: rangeOf(BAD_JSON, 'username').start });
-      expect(markdown(onKey)).toContain('**username** · `string` · required');
+      expect(markdown(onKey)).toContain('**username** · `text` · required');
       expect(markdown(onKey)).toContain('The posting account, without the leading @.');
     });
 

@@ -52,6 +52,31 @@ describe('the schema model', () => {
   });
 });
 
+describe("EQL's own words", () => {
+  const model = new DefaultSchemaModel();
+  /** Type names of JSON Schema or TypeScript, and TypeScript's union and object syntax. */
+  const FOREIGN = /\b(string|integer|boolean|object|array|undefined|Record|Array)\b| \| |\{|\}/;
+
+  it('names every argument and parameter in the words of the language (text, whole number, one of …), never a type name', () => {
+    const labels = [
+      ...model.sources().flatMap((source) => {
+        const methods = model.methods(source.name);
+        return methods.length === 0 ? model.args(source.name) : methods.flatMap((method) => model.args(source.name, method.name));
+      }),
+      ...model.actionTypes().flatMap((type) => [...model.params(type.name), ...model.params(type.name, { callback: true })]),
+    ].map((property) => `${property.name}: ${property.type}`);
+    expect(labels.length).toBeGreaterThan(60);
+    expect(labels.filter((label) => FOREIGN.test(label))).toEqual([]);
+  });
+
+  it('says on hover over an unknown key that it is unknown, and which keys are allowed', () => {
+    const text = 'when llm "Is it bullish?" every 1h (perod 2h)\nthen notify "x" as n\n';
+    const { services, validated } = openDocument(text);
+    const hover = services.hover.hover(validated(), rangeOf(text, 'perod').start);
+    expect((hover?.contents as MarkupContent).value).toBe('**perod**: unknown property "perod"; did you mean "period"?\n\nAllowed here: query, period, speed, minConfidence');
+  });
+});
+
 describe('documentation', () => {
   it('has docs for every keyword of the text form', () => {
     expect([...KEYWORDS].filter((keyword) => KEYWORD_DOCS[keyword] === undefined)).toEqual([]);
@@ -62,7 +87,7 @@ describe('documentation', () => {
     const hover = services.hover.hover(validated(), rangeOf(BAD_JSON, 'athena_condition').start);
     const text = (hover?.contents as MarkupContent).value;
     expect(text).toContain('**llm.athena_condition**: The LLM condition judge');
-    expect(text).toContain('**method** · `"athena_condition"` · optional · default "athena_condition"');
+    expect(text).toContain('**method** · `always athena_condition` · optional · default "athena_condition"');
     const onQuery = services.hover.hover(validated(), rangeOf(BAD_JSON, '"query"').start);
     expect((onQuery?.contents as MarkupContent).value).toContain('**Estimated cost: 245 credits ($2.205)** — the query has errors\n\nLLM calls, upper bounds: conditions 48 (fast 48); actions 0');
   });

@@ -45,6 +45,13 @@ export class DefaultHoverProvider implements HoverProvider {
     if (pointer !== undefined && pointer !== '' && request !== undefined) {
       const doc = describePointer(this.schema, request, pointer);
       if (doc !== undefined) parts.push(doc);
+      // A key the schema does not have: say so, with the keys allowed there (the validator's own words).
+      const unknown = onKey === undefined ? undefined : document.validation?.diagnostics.find((diagnostic) => diagnostic.code === 'unknown-property' && diagnostic.path === onKey.pointer);
+      if (unknown !== undefined && doc === undefined && onKey !== undefined) {
+        const parent = onKey.pointer.slice(0, onKey.pointer.lastIndexOf('/'));
+        const allowed = this.schema.propertiesAt(request, parent).map((property) => property.name);
+        parts.push(`**${keyName(onKey.pointer)}**: ${unknown.message}${allowed.length > 0 ? `\n\nAllowed here: ${allowed.join(', ')}` : ''}`);
+      }
       const valueRange = map.entries.get(pointer)?.value;
       if (range === undefined && valueRange !== undefined) range = lspRange(valueRange);
     }
@@ -57,6 +64,11 @@ export class DefaultHoverProvider implements HoverProvider {
     if (range !== undefined) hover.range = range;
     return hover;
   }
+}
+
+/** The last token of a JSON pointer (the property's name). */
+function keyName(pointer: string): string {
+  return (pointer.slice(pointer.lastIndexOf('/') + 1) || pointer).replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
 /** The innermost pointer whose key (a property name) holds `offset`. */

@@ -219,16 +219,19 @@ export class DefaultSchemaModel implements SchemaModel {
     return info;
   }
 
+  /** What a value is, in EQL's words (text, whole number, one of fast or expert, …), never a schema's or TypeScript's type name. */
   private typeLabel(raw: SchemaNode, schema: SchemaNode): string {
     const values = enumOf(schema);
-    if (values.length > 0) return values.map((value) => JSON.stringify(value)).join(' | ');
+    if (values.length === 1) return `always ${plainValue(values[0])}`;
+    if (values.length > 0) return `one of ${orList(values.map(plainValue))}`;
     const ref = refName(raw) ?? refName(schema);
     const named = ref === undefined ? undefined : REF_LABELS[ref];
     if (named !== undefined) return named;
-    const type = Array.isArray(schema.type) ? schema.type.join(' or ') : typeof schema.type === 'string' ? schema.type : isRecord(schema.properties) ? 'object' : 'value';
+    const types = Array.isArray(schema.type) ? (schema.type as unknown[]) : typeof schema.type === 'string' ? [schema.type] : [isRecord(schema.properties) ? 'object' : 'value'];
+    const type = orList(types.map((name) => TYPE_WORDS[String(name)] ?? String(name)));
     const high = typeof schema.maximum === 'number' ? ` to ${schema.maximum}` : '';
     if (typeof schema.minimum === 'number') return `${type} ${schema.minimum}${high}`;
-    if (typeof schema.exclusiveMinimum === 'number') return `${type} > ${schema.exclusiveMinimum}${high === '' ? '' : `,${high.replace(' to', ' at most')}`}`;
+    if (typeof schema.exclusiveMinimum === 'number') return `${type} above ${schema.exclusiveMinimum}${high === '' ? '' : `,${high.replace(' to', ' at most')}`}`;
     return type;
   }
 
@@ -298,23 +301,45 @@ export class DefaultSchemaModel implements SchemaModel {
   }
 }
 
+/** JSON Schema's type names in EQL's words. */
+const TYPE_WORDS: Readonly<Record<string, string>> = {
+  string: 'text',
+  integer: 'whole number',
+  number: 'number',
+  boolean: 'true or false',
+  object: 'parameters',
+  array: 'list',
+  null: 'null',
+  value: 'value',
+};
+
+/** A value as written in a query: text bare, the rest as JSON. */
+function plainValue(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** `a`, `a or b`, `a, b or c`. */
+function orList(words: readonly string[]): string {
+  return words.length <= 1 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} or ${words[words.length - 1] ?? ''}`;
+}
+
 /** Types named by their definition: what people know them as. */
 const REF_LABELS: Readonly<Record<string, string>> = {
   duration: 'duration (30m, 1h, 24h, 7d)',
   holdFor: 'duration (30m, 1h, 24h, 7d)',
-  lookback: 'integer 1 to 500',
-  exchangeId: 'exchange id (binance, hyperliquid, paper)',
+  lookback: 'whole number 1 to 500',
+  exchangeId: 'exchange (binance, hyperliquid, paper)',
   confidence: 'number 0 to 100',
   symbol: 'symbol (BTC, BTC/USDT, BTC-PERP)',
   stepId: 'step id',
-  positiveNumber: 'number > 0',
-  message: 'string',
-  exitLevel: '{price} or {percent}',
-  operand: 'number or live operand',
-  conditionGroup: '{"AND": [...]} or {"OR": [...]}',
-  repeatPolicy: '{cooldown, maxTriggers}',
-  query: '{conditions, actions, expiresIn, repeat}',
-  callbackAction: '{type, params}',
+  positiveNumber: 'number above 0',
+  message: 'text',
+  exitLevel: 'a price or a percentage (95000, 2.5%)',
+  operand: 'number or live operand (ema of BTC)',
+  conditionGroup: 'group of conditions (all of, any of)',
+  repeatPolicy: 'repeat policy (cooldown, maxTriggers)',
+  query: 'query (conditions, actions, expiresIn, repeat)',
+  callbackAction: 'action (its type and parameters)',
 };
 
 function enumOf(node: SchemaNode | undefined): unknown[] {
