@@ -52,6 +52,19 @@ describe('the schema model', () => {
   });
 });
 
+describe('adding a missing required property', () => {
+  it('adds it with a placeholder, in JSON and in the text form', () => {
+    const json = JSON.stringify({ query: { conditions: { AND: [{ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '>', value: 1 }] }, actions: [{ stepId: 'n', type: 'notify', params: {} }] } }, null, 2);
+    const opened = openDocument(json, { json: true });
+    const fixed = JSON.parse(apply(json, quickFix(opened.validated(), 'Add "message" ("TODO: message")', opened.uri))) as { query: { actions: Array<{ params: unknown }> } };
+    expect(fixed.query.actions[0]?.params).toEqual({ message: 'TODO: message' });
+
+    const text = 'when price of BTC > 1\nthen\n  webhook as hook\n';
+    const { validated, uri } = openDocument(text);
+    expect(apply(text, quickFix(validated(), 'Add "url" ("https://example.com/hook")', uri))).toBe('when price of BTC > 1\nthen\n  webhook "https://example.com/hook" as hook\n');
+  });
+});
+
 describe("EQL's own words", () => {
   const model = new DefaultSchemaModel();
   /** Type names of JSON Schema or TypeScript, and TypeScript's union and object syntax. */

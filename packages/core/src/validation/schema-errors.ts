@@ -2,6 +2,7 @@ import { closest, distance } from 'fastest-levenshtein';
 import { isRecord, joinPointer, valueAtPointer } from '../util/json-pointer.js';
 import type { DiagnosticCode } from './codes.js';
 import type { Diagnostic, DiagnosticFix } from './diagnostic.js';
+import { placeholderFor } from './placeholders.js';
 import type { ErrorObject } from './schema-check.js';
 
 /**
@@ -102,8 +103,16 @@ function genericDiagnostic(error: ErrorObject, document: unknown): Diagnostic | 
   const params = error.params as Record<string, unknown>;
   const error_ = (code: DiagnosticCode, message: string, at = path): Diagnostic => ({ code, severity: 'error', message, path: at });
   switch (error.keyword) {
-    case 'required':
-      return error_('missing-property', `missing required property ${JSON.stringify(params.missingProperty)}`);
+    case 'required': {
+      const missing = String(params.missingProperty);
+      const diagnostic = error_('missing-property', `missing required property ${JSON.stringify(missing)}`);
+      const properties = isRecord(error.parentSchema) && isRecord(error.parentSchema.properties) ? error.parentSchema.properties : {};
+      if (missing in properties) {
+        const value = placeholderFor(missing, properties[missing]);
+        diagnostic.fix = { title: `Add "${missing}" (${JSON.stringify(value)})`, edits: [{ op: 'replace', path: joinPointer(path, missing), value }] };
+      }
+      return diagnostic;
+    }
     case 'dependentRequired':
       return error_(
         'missing-property',
