@@ -25,3 +25,4 @@ export { DefaultFormattingProvider, type FormattingProvider } from './lsp/format
 export { DefaultDocumentSymbolProvider, type DocumentSymbolProvider } from './lsp/document-symbol-provider.js';
 export { DefaultCodeLensProvider, type CodeLensProvider } from './lsp/code-lens-provider.js';
 export { DefaultConversionProvider, type ConversionProvider } from './lsp/conversion-provider.js';
+export { DefaultSemanticTokensProvider, SEMANTIC_TOKENS_LEGEND, type SemanticTokensProvider } from './lsp/semantic-tokens-provider.js';

@@ -6,6 +6,7 @@ import { DefaultDiagnosticProvider, type DiagnosticProvider } from './lsp/diagno
 import { DefaultDocumentSymbolProvider, type DocumentSymbolProvider } from './lsp/document-symbol-provider.js';
 import { DefaultFormattingProvider, type FormattingProvider } from './lsp/formatting-provider.js';
 import { DefaultHoverProvider, type HoverProvider } from './lsp/hover-provider.js';
+import { DefaultSemanticTokensProvider, type SemanticTokensProvider } from './lsp/semantic-tokens-provider.js';
 import { DefaultSchemaModel, type SchemaModel } from './schema/schema-model.js';
 import { SettingsStore } from './settings.js';
 import { DefaultDocumentManager, type DocumentManager, type Timers } from './workspace/document-manager.js';
@@ -27,6 +28,7 @@ export interface EqlServices {
   symbols: DocumentSymbolProvider;
   codeLens: CodeLensProvider;
   conversion: ConversionProvider;
+  semanticTokens: SemanticTokensProvider;
 }
 
 /** Replacements for default services: each gets the services built before it (in the order of `EqlServices`). */
@@ -69,5 +71,6 @@ export function createEqlServices(options: EqlServiceOptions = {}): EqlServices 
   const symbols = make('symbols', () => new DefaultDocumentSymbolProvider());
   const codeLens = make('codeLens', () => new DefaultCodeLensProvider());
   const conversion = make('conversion', () => new DefaultConversionProvider());
-  return { settings, schema, parser, validator, documents, diagnostics, completion, hover, codeActions, formatting, symbols, codeLens, conversion };
+  const semanticTokens = make('semanticTokens', () => new DefaultSemanticTokensProvider());
+  return { settings, schema, parser, validator, documents, diagnostics, completion, hover, codeActions, formatting, symbols, codeLens, conversion, semanticTokens };
 }

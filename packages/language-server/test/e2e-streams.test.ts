@@ -284,6 +284,30 @@ describe('the language server over JSON-RPC streams', () => {
     expect(client.messages.at(-1)).toEqual({ type: 2, message: "EQL: syntax.eql was not formatted: fix its syntax error first (1:15 expected a name after 'of', found '>')" });
   });
 
+  it('colours the text form with semantic tokens: keywords, measures, symbols, parameters, numbers, strings, operators, comments', async () => {
+    const uri = 'file:///work/queries/colours.eql';
+    const text = '# watch\nwhen all of\n  rsi of SOL (period 14) < 30\n  price of BTC > 100000\nthen\n  notify "x" as n\n';
+    await client.open(uri, 'eql', text);
+    const legend = initialized.capabilities.semanticTokensProvider?.legend.tokenTypes ?? [];
+    const { data } = await client.request<{ data: number[] }>('textDocument/semanticTokens/full', { textDocument: { uri } });
+    const lines = text.split('\n');
+    const words: string[] = [];
+    let line = 0;
+    let character = 0;
+    for (let index = 0; index < data.length; index += 5) {
+      const [deltaLine = 0, deltaStart = 0, length = 0, type = 0] = data.slice(index, index + 4);
+      line += deltaLine;
+      character = deltaLine === 0 ? character + deltaStart : deltaStart;
+      words.push(`${lines[line]?.slice(character, character + length) ?? ''}:${legend[type] ?? ''}`);
+    }
+    expect(words).toEqual([
+      '# watch:comment', 'when:keyword', 'all:keyword', 'of:keyword',
+      'rsi:function', 'of:keyword', 'SOL:variable', 'period:parameter', '14:number', '<:operator', '30:number',
+      'price:function', 'of:keyword', 'BTC:variable', '>:operator', '100000:number',
+      'then:keyword', 'notify:keyword', '"x":string', 'as:keyword', 'n:variable',
+    ]);
+  });
+
   it('lists the conditions and actions as document symbols', async () => {
     const symbols = await client.request<DocumentSymbol[]>('textDocument/documentSymbol', { textDocument: { uri: URIS.valid } });
     expect(symbols.map((symbol) => symbol.name)).toEqual(['all of', 'actions']);

@@ -20,4 +20,5 @@ export { checkDocument, type DocumentCheck, type PlacedDiagnostic } from './docu
 export { detectForm, loadDocument, plainJson, type DocumentForm, type LoadedDocument, type PointerQuery } from './document/load-document.js';
 export type { Position, SourceMap, SourceMapEntry, SourceRange } from './source-map/types.js';
 export { KEYWORDS } from './lexer/tokens.js';
+export { HIGHLIGHT_KINDS, highlightTokens, type HighlightKind, type HighlightToken } from './highlight.js';
 export { MEASURES } from './language/measures.js';

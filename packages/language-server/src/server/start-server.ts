@@ -65,6 +65,10 @@ export function startServer(connection: Connection, services: EqlServices = crea
     }
     return services.formatting.format(document, options);
   });
+  connection.languages.semanticTokens.on(({ textDocument }) => {
+    const document = documents.get(textDocument.uri, 'parsed');
+    return document === undefined ? { data: [] } : services.semanticTokens.semanticTokens(document);
+  });
   connection.onDocumentSymbol(({ textDocument }) => {
     const document = documents.get(textDocument.uri, 'parsed');
     return document === undefined ? [] : services.symbols.symbols(document);
