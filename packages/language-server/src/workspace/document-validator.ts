@@ -1,4 +1,4 @@
-import type { ValidationResult } from '@eql/core';
+import { validate, type ValidationResult } from '@eql/core';
 import { checkDocument } from '@eql/syntax';
 import type { SettingsStore } from '../settings.js';
 import type { ParseOutcome } from './eql-document.js';
@@ -21,8 +21,10 @@ export class DefaultDocumentValidator implements DocumentValidator {
 
   validate(parse: ParseOutcome): ValidationResult | undefined {
     const { mode, served } = this.settings.current.validation;
-    const check = checkDocument(parse, served ? { mode, now: this.now(), served } : { mode, now: this.now() });
-    if (check.result !== undefined) return check.result;
+    const options = served ? { mode, now: this.now(), served } : { mode, now: this.now() };
+    // A document that parses is validated as it is (the diagnostic provider places the findings once).
+    if (parse.errors.length === 0 && parse.value !== undefined) return validate(parse.value, options);
+    const check = checkDocument(parse, options);
     if (parse.partial === undefined) return undefined;
     return { valid: false, errors: [], warnings: [], diagnostics: check.diagnostics.map(({ diagnostic }) => diagnostic) };
   }
