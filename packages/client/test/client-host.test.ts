@@ -194,7 +194,9 @@ describe('notifications', () => {
       for await (const event of stream) {
         seen.push(event);
         if (event.event === 'ready') ready();
-        if (event.event === 'notification:new' && event.data.title === 'after restart') break;
+        // Both, in whichever order the restarted host fires them (the first may fire only once it is back).
+        const titles = new Set(notificationsOf(seen).map((notification) => notification.data.title));
+        if (titles.has('after restart') && titles.has('before kill')) break;
       }
     })();
     await readyOnce;
@@ -207,7 +209,7 @@ describe('notifications', () => {
     await reading;
     const titles = notificationsOf(seen).map((event) => event.data.title);
     expect(titles.filter((title) => title === 'before kill')).toHaveLength(1);
-    expect(titles.at(-1)).toBe('after restart');
+    expect(titles.filter((title) => title === 'after restart')).toHaveLength(1);
     expect(new Set(notificationsOf(seen).map((event) => event.id)).size).toBe(notificationsOf(seen).length);
     expect(reconnects.length).toBeGreaterThan(0);
     expect(seen.filter((event) => event.event === 'ready').length).toBeGreaterThanOrEqual(2);
@@ -228,11 +230,14 @@ describe('429', () => {
     counting.onStatus((status) => {
       if (status === 429) open[0]!.abort();
     });
-    const eql = createEqlClient({ baseUrl: base, apiKey: API_KEY, fetch: counting.fetch });
+    // Retried until the host has seen the first stream close (one retry on an idle machine, more on a loaded one).
+    const eql = createEqlClient({ baseUrl: base, apiKey: API_KEY, fetch: counting.fetch, retry: { maxRetries: 30 } });
     const third = eql.notifications();
     const first = await third.next();
     expect(first.value).toMatchObject({ event: 'ready' });
-    expect(counting.statuses).toEqual([429, 200]);
+    expect(counting.statuses.at(-1)).toBe(200);
+    expect(counting.statuses.slice(0, -1).length).toBeGreaterThan(0);
+    expect(counting.statuses.slice(0, -1).every((status) => status === 429)).toBe(true);
     await third.return(undefined);
     open[1]!.abort();
   });
