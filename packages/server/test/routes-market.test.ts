@@ -293,3 +293,25 @@ describe('the keyword-mentions total is capped at 10,000', () => {
     market.close();
   });
 });
+
+describe('numbers too large to be numbers', () => {
+  it('answers ?page=1e400 with a 400 naming the parameter, never a 500 (found by the no-500 property, seed 1406623040)', async () => {
+    const { buildServer, createApiKey, defaultConfig } = await import('../src/index.js');
+    const fs = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'eql-infinity-'));
+    const host = await buildServer({ config: defaultConfig({ dataDir, marketSeed: false }), logger: false });
+    try {
+      const { key } = await createApiKey(host.context.store, host.context.box, { name: 'infinity', plan: 'pro' });
+      for (const query of ['?page=1e400', '?pageSize=-1e400']) {
+        const response = await host.app.inject({ method: 'GET', url: `/v2/aggregations/trending-cas/twitter${query}`, headers: { 'x-svc-api-key': key } });
+        expect(response.statusCode, query).toBe(400);
+        expect(response.json()).toMatchObject({ success: false, error: { code: 'invalid_request' } });
+      }
+    } finally {
+      await host.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
