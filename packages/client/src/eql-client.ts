@@ -3,7 +3,7 @@ import { EqlApiError } from './errors.js';
 import type { components, operations, paths } from './generated/openapi.js';
 import { createTransport, type TransportOptions } from './host-fetch.js';
 import { followNotifications, type StreamEvent, type StreamOptions } from './notification-stream.js';
-import { retryAfterMs, sleep as realSleep } from './retry-after.js';
+import { retryAfterSeconds, sleep as realSleep } from './retry-after.js';
 
 /**
  * The client of an EQL host: typed methods for the common calls, each returning the body of a 2xx and
@@ -82,7 +82,7 @@ export function createEqlClient(options: EqlClientOptions): EqlClient {
   /** The body of a 2xx, or the host's error as `EqlApiError`. */
   const unwrap = async <Body>(call: Promise<FetchResult>): Promise<Body> => {
     const { data, error, response } = await call;
-    if (!response.ok) throw new EqlApiError(response.status, error, seconds(retryAfterMs(response.headers.get('retry-after'), now())));
+    if (!response.ok) throw new EqlApiError(response.status, error, retryAfterSeconds(response, now()));
     return data as Body;
   };
   /** The body options of an EQL request: JSON as it is, the text form as `text/x-eql`. */
@@ -110,8 +110,4 @@ export function createEqlClient(options: EqlClientOptions): EqlClient {
       cancelQuery: (queryId) => unwrap(api.POST('/x402/v2/auto/queries/{queryId}/cancel', queryPath(queryId))),
     },
   };
-}
-
-function seconds(ms: number | undefined): number | undefined {
-  return ms === undefined ? undefined : Math.ceil(ms / 1000);
 }

@@ -11,5 +11,5 @@ export { EqlApiError, EqlClientError, type HostErrorBody } from './errors.js';
 export { createTransport, routePath, type RequestFetch, type TransportOptions } from './host-fetch.js';
 export { followNotifications, type Notification, type StreamContext, type StreamEvent, type StreamOptions } from './notification-stream.js';
 export { signatureHeaders, type RequestToSign, type SigningSecret } from './request-signing.js';
-export { fetchRetrying429, retryAfterMs, sleep, type RetryContext, type RetryPolicy, type Sleep } from './retry-after.js';
+export { fetchRetrying429, retryAfterMs, retryAfterSeconds, sleep, type RetryContext, type RetryPolicy, type Sleep } from './retry-after.js';
 export type { components, operations, paths } from './generated/openapi.js';

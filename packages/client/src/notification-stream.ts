@@ -1,7 +1,7 @@
 import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { EqlApiError, EqlClientError } from './errors.js';
 import type { RequestFetch } from './host-fetch.js';
-import { retryAfterMs, type Sleep } from './retry-after.js';
+import { retryAfterSeconds, type Sleep } from './retry-after.js';
 
 /**
  * Notifications as an async iterator over the host's Server-Sent Events (docs/http-api.md, "Events"):
@@ -79,7 +79,7 @@ export async function* followNotifications(context: StreamContext, options: Stre
       if (response.status === 204) return;
       if (!response.ok) {
         const body: unknown = await response.json().catch(() => undefined);
-        throw new EqlApiError(response.status, body, secondsOf(retryAfterMs(response.headers.get('retry-after'), context.now())));
+        throw new EqlApiError(response.status, body, retryAfterSeconds(response, context.now()));
       }
       if (response.body === null) throw new EqlClientError('stream_closed', 'the host answered the stream without a body');
       const events = response.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream({ onRetry: (ms) => (hostRetryMs = ms) }));
@@ -111,10 +111,6 @@ export async function* followNotifications(context: StreamContext, options: Stre
       return;
     }
   }
-}
-
-function secondsOf(ms: number | undefined): number | undefined {
-  return ms === undefined ? undefined : Math.ceil(ms / 1000);
 }
 
 function toEvent(name: string, id: string | undefined, text: string): StreamEvent {

@@ -53,6 +53,12 @@ export function retryAfterMs(value: string | null | undefined, nowMs: number): n
 /** The shortest wait before a request is sent again. */
 const MIN_RETRY_DELAY_MS = 1_000;
 
+/** The `retry-after` of a response in whole seconds (rounded up), or undefined when it names none. */
+export function retryAfterSeconds(response: Response, nowMs: number): number | undefined {
+  const ms = retryAfterMs(response.headers.get('retry-after'), nowMs);
+  return ms === undefined ? undefined : Math.ceil(ms / 1000);
+}
+
 /** What {@link fetchRetrying429} needs: the policy, a clock and a sleep (both replaceable in tests). */
 export interface RetryContext {
   policy: RetryPolicy;
