@@ -173,6 +173,43 @@ for (const { name, request } of cases) {
     if (form === 'text') parseOnly.push([name, our.median, (await measure(() => parseText(source))).median]);
   }
 }
+
+// Keystrokes: one incremental change (a range edit, as an editor sends it) to the open 2,000-line text
+// document, then its diagnostics. Each edit is undone by the next run, so every run is a real change.
+const keystrokeText = textOf(big);
+const keystrokeUri = 'file:///bench/keystroke.eql';
+services.documents.open(keystrokeUri, 'eql', version, keystrokeText);
+const positionOf = (offset) => {
+  const before = keystrokeText.slice(0, offset);
+  return { line: before.split('\n').length - 1, character: offset - before.lastIndexOf('\n') - 1 };
+};
+function keystroke(offset, typed) {
+  const at = positionOf(offset);
+  let typedNow = false;
+  return () => {
+    version += 1;
+    const range = typedNow ? { start: at, end: { line: at.line, character: at.character + typed.length } } : { start: at, end: at };
+    services.documents.change(keystrokeUri, version, [{ range, text: typedNow ? '' : typed }]);
+    typedNow = !typedNow;
+    const document = services.documents.get(keystrokeUri, 'validated');
+    produced = services.diagnostics.diagnostics(document).length;
+  };
+}
+const levels = keystrokeText.indexOf('"levels"');
+const keystrokes = [
+  ['a digit inside a payload (stays valid)', keystroke(keystrokeText.indexOf('1000', levels), '7')],
+  ['a comma missing inside a payload', keystroke(keystrokeText.indexOf(',', levels) + 1, ' x')],
+  ['a word typed in the conditions', keystroke(keystrokeText.indexOf('price of'), 'q')],
+];
+let keystrokeAim = true;
+console.log(`\n  keystroke in the ${lines(keystrokeText)}-line text document, then its diagnostics (median / p95 in ms; aim: median <= 2 ms)`);
+for (const [name, run] of keystrokes) {
+  const result = await measure(run);
+  keystrokeAim &&= result.median <= 2;
+  console.log(`    ${name.padEnd(42)} ${ms(result.median)} /${ms(result.p95)}`);
+}
+console.log(`  aim, a keystroke re-validated in <= 2 ms: ${keystrokeAim ? 'MET' : 'NOT MET'}`);
+
 console.log(`\n  aim, ours <= theirs on the same JSON (like for like): ${aims.json ? 'MET' : 'NOT MET'}`);
 console.log(`  the text form against theirs on the JSON:            ${aims.text ? 'MET' : 'NOT MET'}; of its median, parseText (@eql/syntax) alone takes:`);
 for (const [name, total, parse] of parseOnly) console.log(`    ${name.padEnd(28)} ${ms(parse)} of ${ms(total)} ms`);

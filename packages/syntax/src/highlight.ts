@@ -45,7 +45,7 @@ function kindOf(token: IToken, previous: IToken | undefined, next: IToken | unde
 
 /** The highlighted words of a text-form document, in document order, comments included. */
 export function highlightTokens(text: string): HighlightToken[] {
-  const { tokens, comments } = tokenize(text, new LineIndex(text));
+  const { tokens, comments } = tokenize(text, new LineIndex(text), false);
   const out: HighlightToken[] = comments.map((comment) => ({ offset: comment.startOffset, length: comment.image.length, kind: 'comment' as const }));
   let parentheses = 0;
   tokens.forEach((token, index) => {

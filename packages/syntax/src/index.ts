@@ -17,7 +17,7 @@ export { textSourceMap } from './source-map/text-map.js';
 export { LineIndex } from './source-map/line-index.js';
 export { locateJsonPointers, type Located } from './source-map/json-locator.js';
 export { checkDocument, type DocumentCheck, type PlacedDiagnostic } from './document/check-document.js';
-export { detectForm, loadDocument, plainJson, type DocumentForm, type LoadedDocument, type PointerQuery } from './document/load-document.js';
+export { detectForm, loadDocument, type DocumentForm, type LoadedDocument, type PointerQuery } from './document/load-document.js';
 export type { Position, SourceMap, SourceMapEntry, SourceRange } from './source-map/types.js';
 export { KEYWORDS } from './lexer/tokens.js';
 export { HIGHLIGHT_KINDS, highlightTokens, type HighlightKind, type HighlightToken } from './highlight.js';

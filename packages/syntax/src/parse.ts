@@ -40,11 +40,16 @@ export function parseText(text: string): ParseResult {
   return value === undefined ? { partial, errors, map } : { value, partial, errors, map };
 }
 
-export function parseDocument(text: string): ParsedDocument {
+/**
+ * {@link parseText} with what the formatter needs. With `jsonLiterals` false, JSON values are read token
+ * by token by the grammar instead of by the lexer's fast path: the reference the fast path is tested
+ * against (both must give the same value, map and messages).
+ */
+export function parseDocument(text: string, jsonLiterals = true): ParsedDocument {
   const lines = new LineIndex(text);
   const empty: SourceMap = { format: 'text', entries: new Map() };
   try {
-    const lexed = tokenize(text, lines);
+    const lexed = tokenize(text, lines, jsonLiterals);
     const tooDeep = nestingProblem(lexed.tokens, lines);
     if (tooDeep !== undefined) return { errors: [...lexed.errors, tooDeep], map: empty, tokens: lexed.tokens, comments: lexed.comments, lineItems: [] };
     const lexical = repairLexicalMistakes(lexed.tokens, lines);

@@ -1,7 +1,7 @@
 import { joinPointer } from '@eql/core';
 import type { SyntaxIssue } from '../errors.js';
 import type { LineIndex } from '../source-map/line-index.js';
-import type { SourceMapEntry } from '../source-map/types.js';
+import { type LiteralParts, TextSourceMapEntries } from '../source-map/text-entries.js';
 import type { Span } from './cst.js';
 
 /** JSON values as the builder makes them. */
@@ -31,10 +31,12 @@ export function hasProperty(target: JsonObject, key: string): boolean {
 /** What the builder collects while it walks: problems, the source map and the line items. */
 export class BuildContext {
   readonly errors: SyntaxIssue[] = [];
-  readonly entries = new Map<string, SourceMapEntry>();
+  readonly entries: TextSourceMapEntries;
   readonly lineItems: LineItem[] = [];
 
-  constructor(readonly lines: LineIndex) {}
+  constructor(readonly lines: LineIndex) {
+    this.entries = new TextSourceMapEntries(lines);
+  }
 
   /** Records an error at `span` (the end of the text without one); `replacement` makes its quick fix: the span rewritten. */
   error(message: string, span: Span | undefined, replacement?: { title: string; text: string }): void {
@@ -46,9 +48,13 @@ export class BuildContext {
   /** Records where the value at `pointer` (and the key naming it) comes from. */
   record(pointer: string, value: Span | undefined, key?: Span): void {
     if (value === undefined) return;
-    const entry: SourceMapEntry = { value: this.lines.range(value.start, value.end) };
-    if (key !== undefined) entry.key = this.lines.range(key.start, key.end);
-    this.entries.set(pointer, entry);
+    if (key === undefined) this.entries.set(pointer, value.start, value.end);
+    else this.entries.set(pointer, value.start, value.end, key.start, key.end);
+  }
+
+  /** Records the parts of a JSON literal at `pointer`; their ranges are made when the map is read. */
+  recordLiteral(pointer: string, parts: LiteralParts): void {
+    this.entries.addLiteral(pointer, parts);
   }
 
   line(pointer: string, span: Span | undefined): void {

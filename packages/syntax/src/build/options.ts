@@ -1,5 +1,6 @@
 import { joinPointer } from '@eql/core';
-import { type CstNode, tokenMatcher } from 'chevrotain';
+import { type CstNode, type IToken, tokenMatcher } from 'chevrotain';
+import type { JsonLiteralPayload } from '../lexer/json-literal.js';
 import * as T from '../lexer/tokens.js';
 import { EXIT_LEVEL_KEYS } from '../language/parameters.js';
 import type { BuildContext, JsonObject, JsonValue } from './context.js';
@@ -21,6 +22,7 @@ export function addOptions(context: BuildContext, node: CstNode | undefined, tar
     const keySpan = spanOf(keyToken);
     const at = joinPointer(pointer, key);
     const scalar = token(entry, 'scalar');
+    const literal = token(entry, 'literal');
     const object = child(entry, 'object');
     const array = child(entry, 'array');
     let value: JsonValue | undefined;
@@ -35,14 +37,23 @@ export function addOptions(context: BuildContext, node: CstNode | undefined, tar
       } else {
         value = scalarValue(context, scalar);
       }
+    } else if (literal !== undefined) {
+      value = literalValue(context, literal, at);
     } else if (object !== undefined) {
       value = jsonObject(context, object, at);
     } else if (array !== undefined) {
       value = jsonArray(context, array, at);
     }
     if (value === undefined) continue;
-    context.put(target, pointer, key, value, spanOf(scalar ?? object ?? array), keySpan);
+    context.put(target, pointer, key, value, spanOf(scalar ?? literal ?? object ?? array), keySpan);
   }
+}
+
+/** The value the lexer read from a well-formed JSON literal, with every part of it in the source map. */
+function literalValue(context: BuildContext, literal: IToken, pointer: string): JsonValue {
+  const payload = literal.payload as JsonLiteralPayload;
+  context.recordLiteral(pointer, payload);
+  return payload.value;
 }
 
 /** A JSON value written inside the text (webhook headers and payload, asset metadata, …). */

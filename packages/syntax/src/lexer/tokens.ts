@@ -1,4 +1,5 @@
-import { createToken, Lexer, type TokenType } from 'chevrotain';
+import { createToken, type IToken, Lexer, tokenMatcher, type TokenType } from 'chevrotain';
+import { scanJsonLiteral } from './json-literal.js';
 
 /**
  * The tokens of the EQL text form. Keywords are reserved lowercase words; anything else made of
@@ -192,6 +193,45 @@ export const RBrace = createToken({ name: 'RBrace', pattern: /}/, label: "'}'" }
 export const Comma = createToken({ name: 'Comma', pattern: /,/, label: "','" });
 export const Colon = createToken({ name: 'Colon', pattern: /:/, label: "':'" });
 
+/** Whether the comma at `index` separates parameters `( … )`, not the items of a (broken) JSON value. */
+function inParameters(tokens: readonly IToken[], index: number): boolean {
+  let depth = 0;
+  for (let at = index - 1; at >= 0; at -= 1) {
+    const type = (tokens[at] as IToken).tokenType;
+    if (type === RParen || type === RBrace || type === RBracket) depth += 1;
+    else if (type === LParen || type === LBrace || type === LBracket) {
+      if (depth === 0) return type === LParen;
+      depth -= 1;
+    }
+  }
+  return false;
+}
+
+/**
+ * A whole well-formed JSON object or array given as a parameter value (`payload {...}`): one token whose
+ * payload is the value (see json-literal.ts). Only right after a parameter name, and only JSON that the
+ * scanner takes; otherwise the brackets, strings and numbers are lexed one by one as before.
+ */
+export const JsonLiteral = createToken({
+  name: 'JsonLiteral',
+  pattern: {
+    exec(text: string, offset: number, tokens: IToken[]): RegExpExecArray | null {
+      const key = tokens[tokens.length - 1];
+      const before = tokens[tokens.length - 2];
+      if (key === undefined || before === undefined || !tokenMatcher(key, OptionKey)) return null;
+      if (before.tokenType !== LParen && (before.tokenType !== Comma || !inParameters(tokens, tokens.length - 2))) return null;
+      const scanned = scanJsonLiteral(text, offset);
+      if (scanned === undefined) return null;
+      const match = [text.slice(offset, scanned.end)] as unknown as RegExpExecArray & { payload: unknown };
+      match.payload = scanned.payload;
+      return match;
+    },
+  },
+  start_chars_hint: ['{', '['],
+  line_breaks: true,
+  label: 'JSON',
+});
+
 /** Lexing order: first match wins, so longer and more specific patterns come first. */
 export const ALL_TOKENS: readonly TokenType[] = [
   WhiteSpace,
@@ -213,6 +253,7 @@ export const ALL_TOKENS: readonly TokenType[] = [
   ...KEYWORD_TOKENS,
   Identifier,
   MistakeOperator,
+  JsonLiteral,
   GreaterEqual,
   LessEqual,
   Equal,

@@ -1,21 +1,57 @@
 import { EOF, type IParserErrorMessageProvider, type IToken, type TokenType } from 'chevrotain';
+import { JsonLiteral } from '../lexer/tokens.js';
 
 /** What a token type is called in messages: its label (`'of'`, `a number`) or its name. */
 export function describeType(type: TokenType): string {
   return type.LABEL ?? type.name;
 }
 
+/**
+ * The image a message quotes: a JSON literal (one token for a whole payload) is named by the bracket the
+ * grammar would have met, its first where it was found, its last where it came before.
+ */
+function imageOf(token: IToken, edge: 'first' | 'last'): string {
+  if (token.tokenType === JsonLiteral) return edge === 'first' ? token.image.charAt(0) : token.image.charAt(token.image.length - 1);
+  return token.image.length > 30 ? `${token.image.slice(0, 29)}…` : token.image;
+}
+
 /** The token that was found, quoted, or "the end of the text". */
 export function describeToken(token: IToken | undefined): string {
   if (token === undefined || token.tokenType === EOF) return 'the end of the text';
-  const image = token.image.length > 30 ? `${token.image.slice(0, 29)}…` : token.image;
+  const image = imageOf(token, 'first');
   return token.tokenType.name.startsWith('Kw_') ? `the keyword '${image}'` : `'${image}'`;
+}
+
+/** The tokens being parsed: the word before a found token is read from them. */
+let input: readonly IToken[] = [];
+
+/** Tells the messages which tokens the parser reads (called before each parse). */
+export function setMessageInput(tokens: readonly IToken[]): void {
+  input = tokens;
+}
+
+/**
+ * The token before `actual` in the text. Chevrotain's own `previous` is the last token it consumed, which
+ * after its recovery has skipped ahead can be a token after the one found.
+ */
+function tokenBefore(actual: IToken | undefined, previous: IToken | undefined): IToken | undefined {
+  if (input.length === 0) return previous;
+  const atEnd = actual === undefined || actual.tokenType === EOF || !Number.isFinite(actual.startOffset);
+  let low = atEnd ? input.length : 0;
+  let high = input.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((input[middle] as IToken).startOffset < (actual as IToken).startOffset) low = middle + 1;
+    else high = middle;
+  }
+  // Words the recovery inserted (an empty image) are not in the text.
+  while (low > 0 && (input[low - 1] as IToken).image === '') low -= 1;
+  return low > 0 ? input[low - 1] : undefined;
 }
 
 function after(previous: IToken | undefined): string {
   if (previous === undefined || previous.tokenType === EOF || Number.isNaN(previous.startOffset)) return '';
-  const image = previous.image.length > 30 ? `${previous.image.slice(0, 29)}…` : previous.image;
-  return ` after '${image}'`;
+  return ` after '${imageOf(previous, 'last')}'`;
 }
 
 function oneOf(labels: readonly string[]): string {
@@ -50,7 +86,7 @@ export const errorMessages: IParserErrorMessageProvider = {
   buildMismatchTokenMessage({ expected, actual, previous }) {
     expect(actual, [expected]);
     const label = describeType(expected);
-    return `expected ${label}${after(previous)}, found ${describeToken(actual)}${keywordHint(label, actual)}`;
+    return `expected ${label}${after(tokenBefore(actual, previous))}, found ${describeToken(actual)}${keywordHint(label, actual)}`;
   },
   buildNotAllInputParsedMessage({ firstRedundant }) {
     expect(firstRedundant, []);
@@ -60,11 +96,11 @@ export const errorMessages: IParserErrorMessageProvider = {
     expect(actual[0], expectedPathsPerAlt.flatMap((paths) => paths.flatMap((path) => (path[0] ? [path[0]] : []))));
     const labels = expectedPathsPerAlt.flatMap((paths) => paths.map((path) => (path[0] ? describeType(path[0]) : 'nothing')));
     const expected = customUserDescription ?? oneOf(labels);
-    return `expected ${expected}${after(previous)}, found ${describeToken(actual[0])}`;
+    return `expected ${expected}${after(tokenBefore(actual[0], previous))}, found ${describeToken(actual[0])}`;
   },
   buildEarlyExitMessage({ expectedIterationPaths, actual, previous, customUserDescription }) {
     expect(actual[0], expectedIterationPaths.flatMap((path) => (path[0] ? [path[0]] : [])));
     const labels = expectedIterationPaths.map((path) => (path[0] ? describeType(path[0]) : 'nothing'));
-    return `expected at least one ${customUserDescription ?? oneOf(labels)}${after(previous)}, found ${describeToken(actual[0])}`;
+    return `expected at least one ${customUserDescription ?? oneOf(labels)}${after(tokenBefore(actual[0], previous))}, found ${describeToken(actual[0])}`;
   },
 };

@@ -1,6 +1,6 @@
 import { type CstNode, CstParser, type IRecognitionException, type IToken } from 'chevrotain';
 import * as T from '../lexer/tokens.js';
-import { errorMessages } from './error-messages.js';
+import { errorMessages, setMessageInput } from './error-messages.js';
 
 const CONDITION = 'a condition (such as price of BTC > 100000, tweet by @account about "…", news about "…", llm "…" every 1h, at 2026-01-01T09:00:00Z, every 1d) or a group (all of [ … ], any of [ … ])';
 const ACTION = 'an action (notify, webhook, bot, llm, market or limit)';
@@ -348,6 +348,7 @@ export class EqlParser extends CstParser {
     this.OR({
       DEF: [
         { ALT: () => this.CONSUME(T.ScalarValue, { LABEL: 'scalar' }) },
+        { ALT: () => this.CONSUME(T.JsonLiteral, { LABEL: 'literal' }) },
         { ALT: () => this.SUBRULE(this.jsonObject, { LABEL: 'object' }) },
         { ALT: () => this.SUBRULE(this.jsonArray, { LABEL: 'array' }) },
       ],
@@ -399,6 +400,7 @@ export interface Parsed {
 
 /** Parses tokens into a concrete syntax tree, recovering from errors where it can. */
 export function parseTokens(tokens: IToken[]): Parsed {
+  setMessageInput(tokens);
   parser.input = tokens;
   const cst = parser.request();
   return { cst, errors: [...parser.errors] };

@@ -76,28 +76,41 @@ export function parseWithRecovery(tokens: IToken[], lines: LineIndex): Recovered
 }
 
 /** The token an error is about: the one found, or (at the end, or where recovery inserted a token) the one before. */
-function placeOf(error: IRecognitionException): IToken | undefined {
+function placeOf(error: IRecognitionException): { token: IToken; edge: 'first' | 'last' } | undefined {
   const previous = (error as IRecognitionException & { previousToken?: IToken }).previousToken;
-  return isRealToken(error.token) && error.token.tokenType !== EOF ? error.token : isRealToken(previous) ? previous : undefined;
+  if (isRealToken(error.token) && error.token.tokenType !== EOF) return { token: error.token, edge: 'first' };
+  return isRealToken(previous) ? { token: previous, edge: 'last' } : undefined;
 }
 
-function rangeOf(token: IToken | undefined, lines: LineIndex) {
-  return token ? lines.range(token.startOffset, token.startOffset + token.image.length) : lines.range(lines.text.length, lines.text.length);
+/**
+ * Where a token is. A JSON literal (a whole payload in one token) is placed at its opening bracket, or
+ * at its closing one where the error comes after it, as the grammar reading it token by token would.
+ */
+function rangeOf(token: IToken | undefined, lines: LineIndex, edge: 'first' | 'last' = 'first') {
+  if (token === undefined) return lines.range(lines.text.length, lines.text.length);
+  if (token.tokenType !== T.JsonLiteral) return lines.range(token.startOffset, token.startOffset + token.image.length);
+  const at = edge === 'first' ? token.startOffset : token.startOffset + token.image.length - 1;
+  return lines.range(at, at + 1);
 }
 
 /** The words that head the line of `token`, up to it: its first token, and the one after `when`, `then`, `[` or `,`. */
 function lineHeads(tokens: readonly IToken[], token: IToken, lines: LineIndex): IToken[] {
   const line = lines.position(token.startOffset).line;
   let index = tokens.indexOf(token);
-  while (index > 0 && lines.position((tokens[index - 1] as IToken).startOffset).line === line) index -= 1;
+  while (index > 0 && lastLineOf(tokens[index - 1] as IToken, lines) === line) index -= 1;
   const heads: IToken[] = [];
   for (let at = index; at < tokens.length; at += 1) {
     const current = tokens[at] as IToken;
-    if (lines.position(current.startOffset).line !== line || current.startOffset > token.startOffset) break;
+    if (lastLineOf(current, lines) !== line || current.startOffset > token.startOffset) break;
     const previous = tokens[at - 1];
     if (at === index || previous?.tokenType === T.When || previous?.tokenType === T.Then || previous?.tokenType === T.LBracket || previous?.tokenType === T.Comma) heads.push(current);
   }
   return heads;
+}
+
+/** The line a token ends on: its own, but the last line of a JSON literal spread over several. */
+function lastLineOf(token: IToken, lines: LineIndex): number {
+  return lines.position(token.tokenType === T.JsonLiteral ? token.startOffset + token.image.length - 1 : token.startOffset).line;
 }
 
 /** An empty keyword token inserted just before `anchor` (a word the text lacks). */
@@ -128,12 +141,23 @@ const insertBefore =
     return index < 0 ? tokens : [...tokens.slice(0, index), inserted, ...tokens.slice(index)];
   };
 
-/** Drops `from` and what follows it on its line. */
+/**
+ * Drops `from` and what follows it on its line. A JSON literal dropped with it takes the lines it spans
+ * along: what follows it on its last line goes too, as when the grammar drops its tokens line by line.
+ */
 const dropRestOfLine =
   (from: IToken, lines: LineIndex): Repair =>
   (tokens) => {
     const line = lines.position(from.startOffset).line;
-    return tokens.filter((token) => token.startOffset < from.startOffset || lines.position(token.startOffset).line !== line);
+    let lastLine = line;
+    const kept: IToken[] = [];
+    for (const token of tokens) {
+      if (token.startOffset < from.startOffset) kept.push(token);
+      else if (lines.position(token.startOffset).line <= lastLine) {
+        if (token.tokenType === T.JsonLiteral) lastLine = Math.max(lastLine, lines.position(token.startOffset + token.image.length - 1).line);
+      } else kept.push(token);
+    }
+    return kept;
   };
 
 /** The keywords among expected token types. */
@@ -145,8 +169,9 @@ function expectedKeywords(types: readonly TokenType[]): string[] {
 function explain(error: IRecognitionException, tokens: IToken[], lines: LineIndex): Explained {
   const found = isRealToken(error.token) && error.token.tokenType !== EOF ? error.token : undefined;
   const place = placeOf(error);
-  const line = place ? lines.position(place.startOffset).line : lines.position(lines.text.length).line;
-  const plain = { issue: { message: error.message, range: rangeOf(place, lines) }, line };
+  const range = rangeOf(place?.token, lines, place?.edge);
+  const line = range.start.line;
+  const plain = { issue: { message: error.message, range }, line };
   const expected = found ? (expectedAt.get(found) ?? []) : [];
   // Words after a complete query (Chevrotain reports them as a missing end of input).
   const notAllParsed = error.name === 'NotAllInputParsedException' || (expected.length === 1 && expected[0] === EOF);

@@ -5,6 +5,10 @@ export class LineIndex {
   private readonly starts: number[] = [0];
 
   constructor(readonly text: string) {
+    if (!text.includes('\r')) {
+      for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) this.starts.push(at + 1);
+      return;
+    }
     for (let i = 0; i < text.length; i += 1) {
       const code = text.charCodeAt(i);
       if (code === 10) this.starts.push(i + 1);
