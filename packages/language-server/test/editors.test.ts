@@ -122,7 +122,7 @@ if (typeof helix === 'string') {
           env: { ...process.env, ...helix.env, XDG_CONFIG_HOME: config, PATH: `${join(prefix, 'bin')}:${process.env.PATH ?? ''}`, NO_COLOR: '1' },
           timeout: 60_000,
         });
-        const plain = stdout.replace(/\x1b\[[0-9;]*m/g, '');
+        const plain = stdout.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g'), '');
         expect(plain, language).toContain(`✓ eql-language-server: ${join(prefix, 'bin/eql-language-server')}`);
       }
     });
