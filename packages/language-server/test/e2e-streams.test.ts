@@ -223,6 +223,16 @@ describe('the language server over JSON-RPC streams', () => {
       expect(apply(text, all)).toBe('when price of BTC >= 100000\nthen\n  notify "up" as n\nexpires in 2d\n');
     });
 
+    it('converts a percentage threshold: on a price into a change in percent, on an indicator into its number', async () => {
+      const uri = 'file:///work/queries/percent.eql';
+      const text = 'when any of [\n  price of ETH >= 5%\n  rsi of ETH (timeframe 4h) crosses above 70%\n]\nthen\n  notify "moved" as n\n';
+      const diagnostics = await openAndWait(uri, 'eql', text);
+      const fixes = await Promise.all(diagnostics.map(async (diagnostic) => (await codeActions(uri, diagnostic)).filter((action) => action.kind === 'quickfix')));
+      expect(fixes.map((actions) => actions.map((action) => action.title))).toEqual([['Compare the change over 24h: change of ETH over 24h >= 5'], ["Change '70%' to '70'"]]);
+      const all = fixes.flat().flatMap((action) => action.edit?.changes?.[uri] ?? []);
+      expect(apply(text, all)).toBe('when any of [\n  change of ETH over 24h >= 5\n  rsi of ETH (timeframe 4h) crosses above 70\n]\nthen\n  notify "moved" as n\n');
+    });
+
     it('fixes JSON in place', async () => {
       const { diagnostics } = await client.diagnostics(URIS.badJson, (params) => params.version === 1);
       const actions = await codeActions(URIS.badJson, byCode(diagnostics, 'llm-period-too-short') as Diagnostic);

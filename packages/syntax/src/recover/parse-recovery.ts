@@ -1,4 +1,4 @@
-import { createTokenInstance, EOF, type CstNode, type IRecognitionException, type IToken, type TokenType } from 'chevrotain';
+import { createTokenInstance, EOF, tokenMatcher, type CstNode, type IRecognitionException, type IToken, type TokenType } from 'chevrotain';
 import { isRealToken } from '../build/cst.js';
 import type { SyntaxFix, SyntaxIssue } from '../errors.js';
 import { MEASURES } from '../language/measures.js';
@@ -160,6 +160,35 @@ const dropRestOfLine =
     return kept;
   };
 
+/**
+ * A percentage where a threshold goes. The fix converts the unit: on a price, a move in percent is the
+ * change (`price of ETH > 5%` becomes `change of ETH over 24h > 5`); on a measure that is a percentage or
+ * an index already (change, rsi, …), the number is meant as it is (`rsi of BTC 4h > 70%` becomes `> 70`).
+ */
+function percentThreshold(found: IToken, number: string, tokens: readonly IToken[], lines: LineIndex): SyntaxIssue {
+  const range = rangeOf(found, lines);
+  const index = tokens.indexOf(found);
+  let of = -1;
+  for (let at = index - 1; at > 0 && at >= index - 12; at -= 1) {
+    if ((tokens[at] as IToken).tokenType === T.Of) {
+      of = at;
+      break;
+    }
+  }
+  const measure = of > 0 ? (tokens[of - 1] as IToken) : undefined;
+  const operator = tokens.slice(of + 1, index).find((token) => tokenMatcher(token, T.Comparison) || token.tokenType === T.Crosses);
+  if (measure?.image === 'price' && operator !== undefined && of + 1 < index) {
+    const subject = lines.text.slice((tokens[of + 1] as IToken).startOffset, operator.startOffset).trim();
+    const comparison = lines.text.slice(operator.startOffset, found.startOffset).trim();
+    const message = `'${found.image}' is a percentage, and a price is compared with a plain number: for a move in percent, compare the change (change of ${subject} over 24h ${comparison} ${number})`;
+    if (subject.includes('(')) return { message, range };
+    const text = `change of ${subject} over 24h ${comparison} ${number}`;
+    return { message, range, fix: { title: `Compare the change over 24h: ${text}`, range: lines.range(measure.startOffset, found.startOffset + found.image.length), text } };
+  }
+  const what = measure === undefined ? 'a threshold is a plain number' : measure.image === 'change' ? 'a change is in percent already' : `${measure.image} is compared with a plain number`;
+  return { message: `'${found.image}' is a percentage, and ${what}: write ${number}`, range, fix: { title: `Change '${found.image}' to '${number}'`, range, text: number } };
+}
+
 /** The keywords among expected token types. */
 function expectedKeywords(types: readonly TokenType[]): string[] {
   return types.filter((type) => type.name.startsWith('Kw_')).map((type) => type.name.slice('Kw_'.length));
@@ -210,11 +239,11 @@ function explain(error: IRecognitionException, tokens: IToken[], lines: LineInde
     // A threshold written as a percentage or an amount in USD.
     if (expected.includes(T.NumberLiteral) && (found.tokenType === T.Percent || found.tokenType === T.Dollars)) {
       const number = found.image.replace(/[$%]/g, '');
-      const message =
-        found.tokenType === T.Percent
-          ? `'${found.image}' is a percentage, and a threshold is a plain number: for a move in percent, compare the change (change of BTC over 24h < ${number})`
-          : `'${found.image}' is an amount in USD, and a threshold is a plain number: write ${number}`;
-      return { issue: { message, range: rangeOf(found, lines), ...(found.tokenType === T.Dollars && { fix: change(found, number, lines) }) }, repair: replaceToken(found, createTokenInstance(T.NumberLiteral, number, found.startOffset, found.endOffset ?? found.startOffset, NaN, NaN, NaN, NaN)), line };
+      const repair = replaceToken(found, createTokenInstance(T.NumberLiteral, number, found.startOffset, found.endOffset ?? found.startOffset, NaN, NaN, NaN, NaN));
+      if (found.tokenType === T.Dollars) {
+        return { issue: { message: `'${found.image}' is an amount in USD, and a threshold is a plain number: write ${number}`, range: rangeOf(found, lines), fix: change(found, number, lines) }, repair, line };
+      }
+      return { issue: percentThreshold(found, number, tokens, lines), repair, line };
     }
     // An action where the conditions should have ended: `then` is missing.
     if (expected.includes(T.Then) && ACTION_STARTERS.has(found.tokenType)) {
