@@ -85,9 +85,15 @@ export class Market {
  * are placed on either side; == sits on the price grid.
  */
 export class Population {
-  constructor(size, market) {
+  /**
+   * `workload` 'idle' puts thresholds 0.2-10 % from the price (few fire: free for an index, costly for
+   * a scan); 'firing' puts them 0.01-0.5 % from it, inside the ~0.8 % the price moves, so many fire
+   * every second and every fire replaces a query (remove, compile, index).
+   */
+  constructor(size, market, workload = 'idle') {
     this.size = size;
     this.market = market;
+    this.workload = workload;
     this.symbol = new Uint16Array(size);
     this.operator = new Uint8Array(size);
     this.generation = new Uint32Array(size);
@@ -103,7 +109,7 @@ export class Population {
     const s = this.symbol[slot];
     const price = this.market.price[s];
     const u = unit(slot * 31 + 1, generation);
-    const distance = 0.002 + 0.098 * u * u;
+    const distance = this.workload === 'firing' ? 0.0001 + 0.0049 * u * u : 0.002 + 0.098 * u * u;
     const operator = OPERATORS[this.operator[slot]];
     let above;
     if (operator === '>' || operator === '>=') above = true;

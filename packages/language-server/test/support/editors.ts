@@ -96,7 +96,7 @@ async function trixieEditor(binary: 'nvim' | 'hx', name: string): Promise<Editor
   const found = await trixieRoot();
   if (typeof found === 'string') return found;
   const command = [found.loader, '--library-path', found.libraries, join(found.root, 'usr/bin', binary)];
-  const env = binary === 'nvim' ? { VIMRUNTIME: join(found.root, 'usr/share/nvim/runtime') } : { HELIX_RUNTIME: join(found.root, 'usr/lib/helix/runtime') };
+  const env: Record<string, string> = binary === 'nvim' ? { VIMRUNTIME: join(found.root, 'usr/share/nvim/runtime') } : { HELIX_RUNTIME: join(found.root, 'usr/lib/helix/runtime') };
   const version = await versionOf(command, env);
   if (version === undefined) return `Debian trixie's ${binary} does not start here`;
   return { label: `${name} ${version} (Debian trixie)`, command, env };
