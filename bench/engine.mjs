@@ -29,13 +29,19 @@ import { fileURLToPath } from 'node:url';
 import { BehaviorSubject, filter, map, pairwise, take } from 'rxjs';
 import { Engine, PushSource, validate } from '@eql/core';
 import { HeapVirtualScheduler } from './support/heap-scheduler.mjs';
+import { LimitSystem } from './support/limit-system.mjs';
 import { eqlRequest, hash2, Market, OPERATORS, Population, slotOf, SYMBOL_COUNT, SYMBOLS } from './support/price-workload.mjs';
 
 const require = createRequire(import.meta.url);
 const { Engine: RulesEngine, Rule } = require('json-rules-engine');
 
-const SIZES = [1_000, 10_000, 100_000];
-const SYSTEMS = ['eql', 'jre', 'rxjs'];
+const SIZES = [1_000, 10_000, 100_000, 1_000_000];
+const WORKLOADS = ['idle', 'firing'];
+/** The systems run per workload and size: the peers that hold 1M queries in reasonable memory and time only. */
+function systemsFor(workload, size) {
+  const all = workload === 'idle' ? ['eql', 'limit', 'rxjs', 'jre'] : ['eql', 'limit', 'rxjs'];
+  return size >= 1_000_000 ? all.filter((name) => name === 'eql' || name === 'limit') : all;
+}
 const START = Date.UTC(2025, 0, 1);
 const TICK_MS = 10; // virtual time between two ticks
 const CHECK_TICKS = 5_000; // fired sets of every system are compared over these first ticks
@@ -291,11 +297,11 @@ async function measureLatency(system, population, check) {
   return { samples: samples.length, ...quantiles(samples), withGc: samples.length - clean.length, withoutGc: quantiles(clean) };
 }
 
-async function worker(systemName, size) {
+async function worker(systemName, size, workload) {
   const market = new Market(1);
-  const population = new Population(size, market);
+  const population = new Population(size, market, workload);
   const check = { count: 0, sum: 0 };
-  const result = { system: systemName, size };
+  const result = { system: systemName, size, workload };
   let system;
   const setupStart = performance.now();
   if (systemName === 'eql') {
@@ -304,9 +310,10 @@ async function worker(systemName, size) {
     for (let slot = 0; slot < size; slot++) system.add(slot);
     const after = heapUsed();
     result.bytesPerQuery = (after - before) / size;
+    result.heapUsed = after;
     if (system.engine.size !== size) throw new Error(`engine holds ${system.engine.size} queries, expected ${size}`);
   } else {
-    system = systemName === 'jre' ? new JreSystem(population) : new RxjsSystem(population);
+    system = systemName === 'jre' ? new JreSystem(population) : systemName === 'limit' ? new LimitSystem(population) : new RxjsSystem(population);
     for (let slot = 0; slot < size; slot++) system.add(slot);
   }
   result.setupMs = performance.now() - setupStart;
@@ -328,7 +335,7 @@ async function worker(systemName, size) {
   result.measured = measured;
   result.ticksPerSecond = measured.ticks / (measured.ms / 1000);
   result.ticksPerCpuSecond = measured.ticks / (measured.cpuMs / 1000);
-  if (systemName === 'eql') {
+  if (systemName === 'eql' && workload === 'idle') {
     heapUsed();
     result.latency = await measureLatency(system, population, check);
     if (system.engine.size !== size) throw new Error(`engine holds ${system.engine.size} queries after the run, expected ${size}`);
@@ -359,104 +366,115 @@ function validateSamples() {
   return checked;
 }
 
-function spawnWorker(systemName, size) {
+function spawnWorker(systemName, size, workload) {
   const self = fileURLToPath(import.meta.url);
-  const child = spawnSync(process.execPath, ['--expose-gc', self, '--worker', systemName, String(size)], {
+  const child = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=6144', self, '--worker', systemName, String(size), workload], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 16 * 1024 * 1024,
   });
-  if (child.status !== 0) throw new Error(`worker ${systemName} ${size} failed (exit ${child.status})`);
+  if (child.status !== 0) throw new Error(`worker ${systemName} ${size} ${workload} failed (exit ${child.status})`);
   const lines = child.stdout.trim().split('\n');
   return JSON.parse(lines[lines.length - 1]);
 }
 
-const LABELS = { eql: 'EQL Engine', jre: 'json-rules-engine', rxjs: 'naive RxJS' };
+const LABELS = { eql: 'EQL Engine', limit: 'plain-JS limit', jre: 'json-rules-engine', rxjs: 'naive RxJS' };
 const load = () => loadavg().map((n) => n.toFixed(1)).join(' ');
 
 async function main() {
   const began = performance.now();
   const validated = validateSamples();
-  console.log('engine benchmark: EQL Engine vs json-rules-engine 7 vs naive RxJS, price.current queries over 500 symbols');
+  console.log('engine benchmark: EQL Engine vs the plain-JS limit vs naive RxJS vs json-rules-engine 7, price.current queries over 500 symbols');
   console.log(`  ${validated} sample queries (one per operator) validated with validate() from @eql/core`);
-  console.log('  ticks round-robin over the symbols (mean-reverting random walk, 0.05 %/tick); operators > 20%, >= 10%, < 20%, <= 10%,');
-  console.log('  crosses_above 19%, crosses_below 19%, == 2%; thresholds 0.2-10 % from the price, on the side where the level does not hold yet');
+  console.log('  ticks round-robin over the symbols (mean-reverting random walk, 0.05 %/tick, spread ~0.8 %); operators > 20%, >= 10%,');
+  console.log('  < 20%, <= 10%, crosses_above 19%, crosses_below 19%, == 2%, on the side where the level does not hold yet; two workloads:');
+  console.log('    idle:   thresholds 0.2-10 % from the price (few fire: free for an index, costly for a scan)');
+  console.log('    firing: thresholds 0.01-0.5 % from the price (many fire; each fire removes the query and adds its replacement)');
   console.log('  fired queries are final: they leave the system and their slot gets a new query around the current price (N stays constant)');
+  console.log('  plain-JS limit (bench/support/limit-system.mjs): sorted thresholds per symbol and operator, binary search, no framework');
   console.log('  EQL: virtual time (heap scheduler), synchronous PushSource.push(); each cell in a fresh `node --expose-gc` process;');
   console.log(`  warmup >= ${WARMUP_MS / 1000} s and >= ${fmt(CHECK_TICKS)} ticks, then >= ${MEASURE_MS / 1000} s (json-rules-engine at 100k: ${JRE_100K_MEASURE_MS / 1000} s)`);
   console.log(`  load average at start: ${load()} (${availableParallelism()} CPUs)`);
   console.log('');
   const results = new Map();
-  for (const size of SIZES) {
-    for (const systemName of SYSTEMS) {
-      const result = spawnWorker(systemName, size);
-      results.set(`${systemName}:${size}`, result);
-      console.log(`  done ${sizeLabel(size).padStart(4)} ${LABELS[systemName].padEnd(19)} ${fmt(result.ticksPerSecond).padStart(9)} ticks/s, setup ${fmt(result.setupMs / 1000, 1)} s`);
+  for (const workload of WORKLOADS) {
+    for (const size of SIZES) {
+      for (const systemName of systemsFor(workload, size)) {
+        const result = spawnWorker(systemName, size, workload);
+        results.set(`${workload}:${systemName}:${size}`, result);
+        console.log(`  done ${workload.padEnd(6)} ${sizeLabel(size).padStart(4)} ${LABELS[systemName].padEnd(19)} ${fmt(result.ticksPerSecond).padStart(11)} ticks/s, setup ${fmt(result.setupMs / 1000, 1)} s`);
+      }
     }
   }
-  const get = (systemName, size) => results.get(`${systemName}:${size}`);
+  const get = (workload, systemName, size) => results.get(`${workload}:${systemName}:${size}`);
 
-  console.log('\nThroughput (wall clock; cpu = ticks per CPU-second of the process, less sensitive to other load on the machine)');
-  console.log('  queries  system               ticks/s   ticks/cpu-s   measured ticks   fires/1k ticks   GC % of window');
-  for (const size of SIZES) {
-    for (const systemName of SYSTEMS) {
-      const r = get(systemName, size);
-      const m = r.measured;
-      console.log(
-        `  ${(systemName === 'eql' ? sizeLabel(size) : '').padStart(7)}  ${LABELS[systemName].padEnd(19)} ${fmt(r.ticksPerSecond).padStart(9)} ${fmt(r.ticksPerCpuSecond).padStart(13)} ${fmt(m.ticks).padStart(16)} ${fmt((1000 * m.fires) / m.ticks, 1).padStart(16)} ${fmt((100 * m.gcMs) / m.ms, 1).padStart(16)}`,
-      );
+  for (const workload of WORKLOADS) {
+    console.log(`\nThroughput, ${workload} workload (wall clock; cpu = ticks per CPU-second of the process, less sensitive to other load)`);
+    console.log('  queries  system                 ticks/s   ticks/cpu-s   measured ticks   fires/1k ticks   GC % of window');
+    for (const size of SIZES) {
+      systemsFor(workload, size).forEach((systemName, index) => {
+        const r = get(workload, systemName, size);
+        const m = r.measured;
+        console.log(
+          `  ${(index === 0 ? sizeLabel(size) : '').padStart(7)}  ${LABELS[systemName].padEnd(19)} ${fmt(r.ticksPerSecond).padStart(11)} ${fmt(r.ticksPerCpuSecond).padStart(13)} ${fmt(m.ticks).padStart(16)} ${fmt((1000 * m.fires) / m.ticks, 1).padStart(16)} ${fmt((100 * m.gcMs) / m.ms, 1).padStart(16)}`,
+        );
+      });
     }
-  }
-
-  console.log('\nRatios (wall clock; cpu in parentheses)');
-  console.log('  queries   EQL/json-rules-engine   EQL/naive RxJS');
-  const ratio = (a, b) => `${fmt(a.ticksPerSecond / b.ticksPerSecond, 2)}x (${fmt(a.ticksPerCpuSecond / b.ticksPerCpuSecond, 2)}x)`;
-  for (const size of SIZES) {
-    const [eql, jre, rx] = SYSTEMS.map((systemName) => get(systemName, size));
-    console.log(`  ${sizeLabel(size).padStart(7)}   ${ratio(eql, jre).padStart(21)}   ${ratio(eql, rx).padStart(14)}`);
+    console.log(`  ratios (wall clock; cpu in parentheses)`);
+    console.log(`  queries   EQL/limit          EQL/naive RxJS     EQL/json-rules-engine`);
+    const ratio = (a, b) => (a && b ? `${fmt(a.ticksPerSecond / b.ticksPerSecond, 3)}x (${fmt(a.ticksPerCpuSecond / b.ticksPerCpuSecond, 3)}x)` : '-');
+    for (const size of SIZES) {
+      const eql = get(workload, 'eql', size);
+      console.log(`  ${sizeLabel(size).padStart(7)}   ${ratio(eql, get(workload, 'limit', size)).padEnd(18)} ${ratio(eql, get(workload, 'rxjs', size)).padEnd(18)} ${ratio(eql, get(workload, 'jre', size))}`);
+    }
   }
 
   console.log(`\nCross-check: queries fired over the first ${fmt(CHECK_TICKS)} ticks (count / order-free checksum of slot and generation)`);
   let consistent = true;
-  for (const size of SIZES) {
-    const checks = SYSTEMS.map((systemName) => get(systemName, size).check);
-    const same = checks.every((c) => c.count === checks[0].count && c.sum === checks[0].sum);
-    consistent &&= same;
-    console.log(`  ${sizeLabel(size).padStart(7)}: ${SYSTEMS.map((systemName, i) => `${systemName} ${checks[i].count}/${checks[i].sum.toString(16)}`).join(', ')}  ${same ? 'SAME' : 'DIFFERENT'}`);
+  for (const workload of WORKLOADS) {
+    for (const size of SIZES) {
+      const names = systemsFor(workload, size);
+      const checks = names.map((systemName) => get(workload, systemName, size).check);
+      const same = checks.every((c) => c.count === checks[0].count && c.sum === checks[0].sum);
+      consistent &&= same;
+      console.log(`  ${workload.padEnd(6)} ${sizeLabel(size).padStart(4)}: ${names.map((systemName, i) => `${systemName} ${checks[i].count}/${checks[i].sum.toString(16)}`).join(', ')}  ${same ? 'SAME' : 'DIFFERENT'}`);
+    }
   }
 
-  console.log(`\nEQL tick-to-trigger latency (push() to the synchronous trigger event, ${fmt(LATENCY_SAMPLES)} planted queries per size;`);
+  console.log(`\nEQL tick-to-trigger latency, idle workload (push() to the synchronous trigger event, ${fmt(LATENCY_SAMPLES)} planted queries per size;`);
   console.log('"without GC": the samples during which no GC pause started)');
   console.log('  queries  source                 p50         p99         max  | hit by GC   p99 without GC   max without GC');
   for (const size of SIZES) {
-    for (const systemName of ['eql']) {
-      const { latency } = get(systemName, size);
-      console.log(
-        `  ${(systemName === 'eql' ? sizeLabel(size) : '').padStart(7)}  ${'PushSource'.padEnd(15)} ${us(latency.p50).padStart(11)} ${us(latency.p99).padStart(11)} ${us(latency.max).padStart(11)}  | ${String(latency.withGc).padStart(9)} ${us(latency.withoutGc.p99).padStart(16)} ${us(latency.withoutGc.max).padStart(16)}`,
-      );
-    }
+    const { latency } = get('idle', 'eql', size);
+    console.log(
+      `  ${sizeLabel(size).padStart(7)}  ${'PushSource'.padEnd(15)} ${us(latency.p50).padStart(11)} ${us(latency.p99).padStart(11)} ${us(latency.max).padStart(11)}  | ${String(latency.withGc).padStart(9)} ${us(latency.withoutGc.p99).padStart(16)} ${us(latency.withoutGc.max).padStart(16)}`,
+    );
   }
 
   console.log('\nEQL heap per active query (heapUsed after gc with N queries minus with none, / N; the engine keeps the request,');
   console.log('and its MemoryStateStore whatever the queries saved)');
-  for (const size of SIZES) console.log(`  ${sizeLabel(size).padStart(7)}: ${fmt(get('eql', size).bytesPerQuery)} bytes`);
+  for (const size of SIZES) console.log(`  ${sizeLabel(size).padStart(7)}: ${fmt(get('idle', 'eql', size).bytesPerQuery)} bytes (heap in use ${fmt(get('idle', 'eql', size).heapUsed / 2 ** 20)} MiB)`);
 
-  const eql100k = get('eql', 100_000);
-  const jre100k = get('jre', 100_000);
-  const throughputRatio = eql100k.ticksPerSecond / jre100k.ticksPerSecond;
-  const cpuRatio = eql100k.ticksPerCpuSecond / jre100k.ticksPerCpuSecond;
-  const p99At10k = get('eql', 10_000).latency.p99;
-  const worstBytes = Math.max(get('eql', 10_000).bytesPerQuery, eql100k.bytesPerQuery);
   const verdict = (ok) => (ok ? 'MET' : 'NOT MET');
-  console.log('\nAIMS');
-  console.log(
-    `  at 100k queries EQL >= 50x json-rules-engine throughput: ${fmt(throughputRatio, 2)}x (${fmt(eql100k.ticksPerSecond)} vs ${fmt(jre100k.ticksPerSecond)} ticks/s; per CPU-second ${fmt(cpuRatio, 2)}x)  ${verdict(throughputRatio >= 50)}`,
-  );
-  console.log(`  p99 tick-to-trigger < 1 ms at 10k queries: ${us(p99At10k)}  ${verdict(p99At10k < 1e6)}`);
-  console.log(`  < 2 KB per query: ${fmt(get('eql', 10_000).bytesPerQuery)} B at 10k, ${fmt(eql100k.bytesPerQuery)} B at 100k  ${verdict(worstBytes < 2048)}`);
+  const tps = (workload, systemName, size) => get(workload, systemName, size).ticksPerSecond;
+  console.log('\nAIMS (issue 17)');
+  for (const workload of WORKLOADS) {
+    const toLimit = tps(workload, 'eql', 100_000) / tps(workload, 'limit', 100_000);
+    console.log(`  ${workload}: EQL >= 0.1x the limit at 100k: ${fmt(toLimit, 3)}x  ${verdict(toLimit >= 0.1)}`);
+    const toRx = SIZES.filter((size) => get(workload, 'rxjs', size)).map((size) => tps(workload, 'eql', size) / tps(workload, 'rxjs', size));
+    console.log(`  ${workload}: EQL >= 1x naive RxJS at every size: ${toRx.map((r) => `${fmt(r, 2)}x`).join(', ')}  ${verdict(toRx.every((r) => r >= 1))}`);
+    const slowdown = tps(workload, 'eql', 1_000) / tps(workload, 'eql', 100_000);
+    console.log(`  ${workload}: EQL slows <= 2x from 1k to 100k queries: ${fmt(slowdown, 2)}x  ${verdict(slowdown <= 2)}`);
+  }
+  const worstBytes = Math.max(...SIZES.map((size) => get('idle', 'eql', size).bytesPerQuery).filter((bytes) => Number.isFinite(bytes)));
+  console.log(`  <= 1 KB heap per active price query: at most ${fmt(worstBytes)} B  ${verdict(worstBytes <= 1024)}`);
+  const million = get('idle', 'eql', 1_000_000);
+  console.log(`  1M queries in <= 1.5 GB heap at >= 0.5M ticks/s: ${fmt(million.heapUsed / 2 ** 30, 2)} GB, ${fmt(million.ticksPerSecond)} ticks/s  ${verdict(million.heapUsed <= 1.5 * 2 ** 30 && million.ticksPerSecond >= 500_000)}`);
+  const p99 = get('idle', 'eql', 100_000).latency.p99;
+  console.log(`  p99 tick-to-trigger < 1 ms at 100k: ${us(p99)}  ${verdict(p99 < 1e6)}`);
   console.log(`  (fired queries identical across systems: ${consistent ? 'yes' : 'NO'}; load average at end: ${load()}; whole run ${fmt((performance.now() - began) / 1000)} s)`);
   if (!consistent) process.exitCode = 1;
 }
 
-if (process.argv[2] === '--worker') await worker(process.argv[3], Number(process.argv[4]));
+if (process.argv[2] === '--worker') await worker(process.argv[3], Number(process.argv[4]), process.argv[5]);
 else await main();
