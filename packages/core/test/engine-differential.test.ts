@@ -17,7 +17,8 @@ import { referenceTriggers } from '../../../test/support/reference-evaluator.js'
  * from docs/semantics.md section 8 (test/support/reference-evaluator.ts), over random recordings and
  * random queries.
  *
- * Recordings: 1 to 3 symbols around 100 (random walks on a cent grid, steps up to ±0.5%), 30 to 300
+ * Recordings: 1 to 3 symbols around 100 (random walks on a cent grid, steps up to ±0.5%, and a quarter
+ * of the ticks going back exactly to a price seen before, so ticks land on the thresholds), 30 to 300
  * observations at irregular times (gaps of 1 ms to 3 min, a few equal-time ticks of one symbol), integer
  * volumes, a few posts (two accounts) and news items whose texts come from a small vocabulary so that
  * the lexical matcher scores 0 to 100. Observation times are spread so that timers rarely land on an
@@ -146,6 +147,12 @@ interface RawEvent {
   user: (typeof USERS)[number];
   /** A boundary probe: this tick lands exactly this many minutes after an earlier tick of its symbol (not the first). */
   probeMinutes: number | undefined;
+  /**
+   * A revisit: this tick goes back exactly to an earlier price of its symbol (this fraction into the
+   * prices seen; near 1, the latest, a flat tick). Thresholds are drawn from the prices seen, so ticks
+   * land exactly on thresholds again and again, from either side: the edges of every operator.
+   */
+  revisit: number | undefined;
 }
 
 const rawEvent: fc.Arbitrary<RawEvent> = fc.record({
@@ -157,6 +164,7 @@ const rawEvent: fc.Arbitrary<RawEvent> = fc.record({
   words: fc.array(fc.constantFrom(...VOCAB), { minLength: 1, maxLength: 4 }),
   user: fc.constantFrom(...USERS),
   probeMinutes: fc.option(fc.constantFrom(5, 15, 30, 60), { nil: undefined, freq: 15 }),
+  revisit: fc.oneof({ weight: 2, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }) }),
 });
 
 /**
@@ -205,7 +213,11 @@ function buildRecording(symbolCount: number, startCents: number[], events: RawEv
       previousSymbol = k;
       (tickTimes[k] as number[]).push(t);
       const symbol = symbols[k] as string;
-      const next = Math.max(1, Math.round((cents[k] as number) * (1 + event.stepBp / 10_000)));
+      const seen = prices.get(symbols[k] as string) as number[];
+      const next =
+        event.revisit !== undefined && seen.length > 0
+          ? Math.round((seen[Math.floor(event.revisit * seen.length)] as number) * 100)
+          : Math.max(1, Math.round((cents[k] as number) * (1 + event.stepBp / 10_000)));
       cents[k] = next;
       const price = next / 100;
       (prices.get(symbol) as number[]).push(price);
@@ -250,8 +262,8 @@ function priceLevel(recording: TestRecording, symbol: string): fc.Arbitrary<numb
   const low = Math.min(...seen);
   const high = Math.max(...seen);
   return fc.oneof(
-    fc.integer({ min: 0, max: seen.length - 1 }).map((i) => seen[i] as number),
-    fc.double({ min: 0, max: 1, noNaN: true }).map((u) => Math.round((low + (high - low) * u) * 100) / 100),
+    { weight: 3, arbitrary: fc.integer({ min: 0, max: seen.length - 1 }).map((i) => seen[i] as number) },
+    { weight: 1, arbitrary: fc.double({ min: 0, max: 1, noNaN: true }).map((u) => Math.round((low + (high - low) * u) * 100) / 100) },
   );
 }
 
@@ -389,6 +401,54 @@ describe('engine vs reference evaluator (differential)', () => {
       { numRuns: Number(process.env.EQL_DIFF_RUNS ?? 300), ...(process.env.EQL_DIFF_SEED ? { seed: Number(process.env.EQL_DIFF_SEED) } : {}) },
     );
     expect(withTriggers / runs).toBeGreaterThan(0.25);
+  });
+
+  // The edges of the comparisons, where an off-by-one hides: one condition per query, on a series the
+  // ticks keep returning to exactly (half the ticks revisit a price seen), with its threshold one of
+  // those prices. A tree of conditions rarely makes one comparison decide, so this runs them alone,
+  // each operator several times per run, with repeat so every touch of the edge counts.
+  it('fires at the same instants when the ticks land exactly on the thresholds', () => {
+    const revisiting = fc
+      .record({
+        startCents: fc.array(fc.integer({ min: 9_900, max: 10_100 }), { minLength: 3, maxLength: 3 }),
+        events: fc.array(
+          rawEvent.chain((event) => fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }).map((u) => ({ ...event, kind: 'tick' as const, stepBp: Math.round(event.stepBp / 5), revisit: u < 0.5 ? u * 2 : undefined }))),
+          { minLength: 40, maxLength: 200 },
+        ),
+      })
+      .map(({ startCents, events }) => buildRecording(1, startCents, events, 0));
+    const edgeQueries = (recording: TestRecording) =>
+      fc.array(
+        fc
+          .record({
+            operator: fc.constantFrom(...OPERATORS),
+            method: fc.constantFrom('current', 'current', 'high', 'low'),
+            period,
+            level: fc.integer({ min: 0, max: Math.max(0, (recording.prices.get('BTC')?.length ?? 1) - 1) }),
+          })
+          .map(({ operator, method, period: p, level }): Query => ({
+            conditions: asNode({ AND: [{ source: 'price', method, args: method === 'current' ? { symbol: 'BTC' } : { symbol: 'BTC', period: p }, operator, value: recording.prices.get('BTC')?.[level] ?? 100 }] }),
+            actions: ACTIONS,
+            repeat: { cooldown: '1m' },
+          })),
+        { minLength: 1, maxLength: 8 },
+      );
+    fc.assert(
+      fc.property(
+        revisiting.chain((recording) => edgeQueries(recording).map((queries) => ({ recording, queries }))),
+        ({ recording, queries }) => {
+          for (const query of queries) assertValid(query);
+          const engine = runEngine(queries, recording);
+          expect(engine.problems).toEqual([]);
+          queries.forEach((query, index) => {
+            const expected = reference(query, recording);
+            if (expected.notes.length > 0) return;
+            expect(iso(engine.triggers[index] ?? []), JSON.stringify(query.conditions)).toEqual(iso(expected.triggers));
+          });
+        },
+      ),
+      { numRuns: Number(process.env.EQL_DIFF_RUNS ?? 100) },
+    );
   });
 });
 
