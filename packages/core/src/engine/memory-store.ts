@@ -12,6 +12,8 @@ export class MemoryStateStore implements StateStore {
   /** The outbox, by idempotency key. */
   readonly outbox = new Map<string, OutboxEntry>();
   private nextNotificationId = 1;
+  /** Notifications by the step that made them (`queryId`, `triggerIndex`, `stepId`): a repeat returns the first. */
+  private readonly notificationsByStep = new Map<string, Notification>();
 
   // The engine hands over fresh objects and never changes them afterwards, so they are kept as given.
   saveRuntime(queryId: string, state: RuntimeState): void {
@@ -28,12 +30,12 @@ export class MemoryStateStore implements StateStore {
 
   addNotification(draft: NotificationDraft): Notification {
     const { queryId, triggerIndex, stepId } = draft.data;
-    if (typeof triggerIndex === 'number' && typeof stepId === 'string') {
-      const earlier = this.notifications.find((stored) => stored.data.queryId === queryId && stored.data.triggerIndex === triggerIndex && stored.data.stepId === stepId);
-      if (earlier) return earlier;
-    }
+    const step = typeof triggerIndex === 'number' && typeof stepId === 'string' ? `${String(queryId)}\u0000${triggerIndex}\u0000${stepId}` : undefined;
+    const earlier = step === undefined ? undefined : this.notificationsByStep.get(step);
+    if (earlier) return earlier;
     const notification: Notification = { ...draft, id: this.nextNotificationId++ };
     this.notifications.push(notification);
+    if (step !== undefined) this.notificationsByStep.set(step, notification);
     return notification;
   }
 
