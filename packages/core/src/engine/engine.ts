@@ -34,7 +34,7 @@ import { scheduleLong } from './long-timer.js';
 import { querySecretValues, redactSecrets } from '../util/redact.js';
 import { describeTopic, type Observation, type Topic, topicKey } from './observations.js';
 import { QueryRuntime, type QueryServices } from './query-runtime.js';
-import type { SeriesDescription, SeriesValue } from './series-value.js';
+import type { SeriesDescription, SeriesReader, SeriesValue } from './series-value.js';
 
 export interface EngineOptions {
   /** Where observations come from; the first that supports a topic serves it. */
@@ -489,25 +489,24 @@ export class Engine {
 
   /** A series changed: flip the level conditions it crosses, re-judge live operands, watch held crossings. */
   private propagate(series: SeriesValue): void {
-    const value = series.value as number;
-    series.index.update(
-      series.previous,
-      value,
-      (leaf, holds) => {
-        leaf.flip(holds);
-        this.touch(leaf.queryId);
-      },
-      (leaf) => {
-        leaf.crossed();
-        this.touch(leaf.queryId);
-      },
-    );
+    series.index.update(series.previous, series.value as number, this.flipLeaf, this.crossLeaf);
     for (const leaf of series.dynamic) {
       leaf.evaluateDynamic();
       this.touch(leaf.queryId);
     }
     for (const leaf of series.watching) leaf.checkPendingCrossing();
   }
+
+  /** The threshold index's callbacks, made once (a tick must not allocate them). */
+  private readonly flipLeaf = (leaf: SeriesReader, holds: boolean): void => {
+    leaf.flip(holds);
+    this.touch(leaf.queryId);
+  };
+
+  private readonly crossLeaf = (leaf: SeriesReader): void => {
+    leaf.crossed();
+    this.touch(leaf.queryId);
+  };
 
   private touch(queryId: string): void {
     if (!this.subject.observed) return;

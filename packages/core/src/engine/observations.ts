@@ -79,7 +79,32 @@ export function describeTopic(topic: Topic): string {
  * `BTC`, `btc`, `BTC/USDT`, `BTC/USDT:USDT`, `BTC-PERP`, `BTC_USDT` all give `BTC`.
  */
 export function baseAsset(symbol: string): string {
-  return (symbol.split(/[/:_-]/)[0] ?? symbol).toUpperCase();
+  let base = baseAssets.get(symbol);
+  if (base === undefined) {
+    base = (symbol.split(/[/:_-]/)[0] ?? symbol).toUpperCase();
+    remember(baseAssets, symbol, base);
+  }
+  return base;
+}
+
+// Every tick asks for its symbol's asset and feed key: the answers are kept (a feed has a bounded set
+// of symbols; the caches start over past MAX_REMEMBERED, so a stream of new symbols cannot grow them).
+const MAX_REMEMBERED = 10_000;
+const baseAssets = new Map<string, string>();
+const priceFeedKeys = new Map<string, string>();
+
+function remember(cache: Map<string, string>, key: string, value: string): void {
+  if (cache.size >= MAX_REMEMBERED) cache.clear();
+  cache.set(key, value);
+}
+
+function priceFeedKey(symbol: string): string {
+  let key = priceFeedKeys.get(symbol);
+  if (key === undefined) {
+    key = `price:${baseAsset(symbol)}`;
+    remember(priceFeedKeys, symbol, key);
+  }
+  return key;
 }
 
 /**
@@ -89,7 +114,7 @@ export function baseAsset(symbol: string): string {
 export function feedKeyOfTopic(topic: Topic): string {
   switch (topic.source) {
     case 'price':
-      return `price:${baseAsset(topic.symbol)}`;
+      return priceFeedKey(topic.symbol);
     case 'tweet':
       return `tweet:${topic.username.toLowerCase()}`;
     case 'news':
@@ -101,7 +126,7 @@ export function feedKeyOfTopic(topic: Topic): string {
 export function feedKeyOfObservation(observation: Observation): string | undefined {
   switch (observation.source) {
     case 'price':
-      return `price:${baseAsset(observation.symbol)}`;
+      return priceFeedKey(observation.symbol);
     case 'tweet':
       return `tweet:${observation.username.toLowerCase()}`;
     case 'news':
