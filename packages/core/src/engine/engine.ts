@@ -1,6 +1,6 @@
 import { asyncScheduler, type Observable, type SchedulerLike, Subject, type Subscription } from 'rxjs';
 import { transition, type Transition } from '../lifecycle/query-lifecycle.js';
-import { runTrigger, type TriggerOutcome } from './action-runner.js';
+import { type ActionRunnerDeps, runTrigger, type TriggerOutcome } from './action-runner.js';
 import { LlmActionExecutor } from './actions/llm-analysis.js';
 import { MessengerBotExecutor } from './actions/messenger-bot.js';
 import { NotifyExecutor } from './actions/notify.js';
@@ -331,14 +331,7 @@ export class Engine {
   /** Runs a trigger's actions; `resumed` when a restart interrupted them (the outbox then settles sends in doubt). */
   private runActions(query: QueryRuntime, trigger: TriggerContext, final: boolean, completedSteps: string[], resumed = false): void {
     query.firing = true;
-    const deps = {
-      executors: this.executors,
-      store: this.store,
-      now: () => this.now(),
-      newId: this.newId,
-      emit: (event: EngineEvent) => this.emit(event),
-      persist: (target: QueryRuntime) => settle(this.store.saveRuntime(target.id, target.runtimeState())),
-    };
+    const deps = this.actionDeps;
     // The trigger is on record before any action runs: a restart resumes it, never fires it again.
     settle(this.store.saveRuntime(query.id, query.runtimeState())).subscribe({
       next: () => runTrigger(deps, query, trigger, completedSteps, resumed).subscribe((outcome) => this.batch(() => this.settleTrigger(query, final, outcome))),
@@ -495,6 +488,20 @@ export class Engine {
       this.touch(leaf.queryId);
     }
     for (const leaf of series.watching) leaf.checkPendingCrossing();
+  }
+
+  /** What the action runner needs, made once (on first use: the constructor sets what it holds). */
+  private actionDepsMade: ActionRunnerDeps | undefined;
+  private get actionDeps(): ActionRunnerDeps {
+    this.actionDepsMade ??= {
+      executors: this.executors,
+      store: this.store,
+      now: () => this.now(),
+      newId: this.newId,
+      emit: (event: EngineEvent) => this.emit(event),
+      persist: (target: QueryRuntime) => settle(this.store.saveRuntime(target.id, target.runtimeState())),
+    };
+    return this.actionDepsMade;
   }
 
   /** The threshold index's callbacks, made once (a tick must not allocate them). */

@@ -6,6 +6,14 @@ export function settle<T>(value: MaybePromise<T>): Observable<T> {
   return value instanceof Promise ? from(value) : of(value);
 }
 
+let lastEpochMs = Number.NaN;
+let lastIso = '';
+
+/** An instant as ISO 8601. A trigger writes the same instant several times (records, outbox, notification): the last one is kept. */
 export function isoTime(epochMs: number): string {
-  return new Date(epochMs).toISOString();
+  if (epochMs !== lastEpochMs) {
+    lastIso = new Date(epochMs).toISOString();
+    lastEpochMs = epochMs;
+  }
+  return lastIso;
 }
