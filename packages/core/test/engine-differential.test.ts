@@ -427,7 +427,7 @@ describe('engine vs reference evaluator (differential)', () => {
             level: fc.integer({ min: 0, max: Math.max(0, (recording.prices.get('BTC')?.length ?? 1) - 1) }),
           })
           .map(({ operator, method, period: p, level }): Query => ({
-            conditions: asNode({ AND: [{ source: 'price', method, args: method === 'current' ? { symbol: 'BTC' } : { symbol: 'BTC', period: p }, operator, value: recording.prices.get('BTC')?.[level] ?? 100 }] }),
+            conditions: { AND: [asNode({ source: 'price', method, args: method === 'current' ? { symbol: 'BTC' } : { symbol: 'BTC', period: p }, operator, value: recording.prices.get('BTC')?.[level] ?? 100 })] },
             actions: ACTIONS,
             repeat: { cooldown: '1m' },
           })),
