@@ -121,6 +121,8 @@ export class Engine {
   private readonly llm: LlmProvider | undefined;
   private readonly matcher: SemanticMatcher;
   private readonly executors: Map<string, ActionExecutor>;
+  /** What the action runner needs, made once. */
+  private readonly actionDeps: ActionRunnerDeps;
   private readonly newId: () => string;
   private readonly queries = new Map<string, QueryRuntime>();
   private readonly channels = new Map<string, ChannelEntry>();
@@ -149,6 +151,14 @@ export class Engine {
     this.paper = options.paper ?? new PaperExchange();
     this.services = this.createServices();
     this.executors = this.createExecutors(options);
+    this.actionDeps = {
+      executors: this.executors,
+      store: this.store,
+      now: () => this.now(),
+      newId: this.newId,
+      emit: (event: EngineEvent) => this.emit(event),
+      persist: (target: QueryRuntime) => settle(this.store.saveRuntime(target.id, target.runtimeState())),
+    };
     this.expiries = new ExpiryQueue<QueryRuntime>(() => this.now(), (delayMs, work) => this.services.schedule(delayMs, work), (query) => this.expire(query));
   }
 
@@ -488,20 +498,6 @@ export class Engine {
       this.touch(leaf.queryId);
     }
     for (const leaf of series.watching) leaf.checkPendingCrossing();
-  }
-
-  /** What the action runner needs, made once (on first use: the constructor sets what it holds). */
-  private actionDepsMade: ActionRunnerDeps | undefined;
-  private get actionDeps(): ActionRunnerDeps {
-    this.actionDepsMade ??= {
-      executors: this.executors,
-      store: this.store,
-      now: () => this.now(),
-      newId: this.newId,
-      emit: (event: EngineEvent) => this.emit(event),
-      persist: (target: QueryRuntime) => settle(this.store.saveRuntime(target.id, target.runtimeState())),
-    };
-    return this.actionDepsMade;
   }
 
   /** The threshold index's callbacks, made once (a tick must not allocate them). */

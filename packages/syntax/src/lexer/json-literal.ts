@@ -1,3 +1,4 @@
+import { escapePointerToken } from '@eql/core';
 import type { JsonObject, JsonValue } from '../build/context.js';
 
 /**
@@ -47,10 +48,6 @@ const CLOSE_BRACKET = 93;
 /** Thrown inside the scanner when the text is not JSON it takes; never leaves this module. */
 class NotTaken extends Error {}
 const NOT_TAKEN = new NotTaken();
-
-function escapeToken(token: string): string {
-  return token.includes('~') || token.includes('/') ? token.replace(/~/g, '~0').replace(/\//g, '~1') : token;
-}
 
 class Scanner {
   offset: number;
@@ -106,7 +103,7 @@ class Scanner {
       if (this.text.charCodeAt(this.offset) !== COLON) throw NOT_TAKEN;
       this.offset += 1;
       this.space();
-      const at = `${pointer}/${escapeToken(key)}`;
+      const at = `${pointer}/${escapePointerToken(key)}`;
       const valueStart = this.offset;
       const value = this.value(at, depth);
       // `__proto__` becomes an own property, as JSON.parse (and the grammar's builder) make it.

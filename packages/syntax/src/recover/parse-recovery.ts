@@ -89,7 +89,7 @@ function placeOf(error: IRecognitionException): { token: IToken; edge: 'first' |
 function rangeOf(token: IToken | undefined, lines: LineIndex, edge: 'first' | 'last' = 'first') {
   if (token === undefined) return lines.range(lines.text.length, lines.text.length);
   if (token.tokenType !== T.JsonLiteral) return lines.range(token.startOffset, token.startOffset + token.image.length);
-  const at = edge === 'first' ? token.startOffset : token.startOffset + token.image.length - 1;
+  const at = edge === 'first' ? token.startOffset : lastOffsetOf(token);
   return lines.range(at, at + 1);
 }
 
@@ -108,9 +108,14 @@ function lineHeads(tokens: readonly IToken[], token: IToken, lines: LineIndex): 
   return heads;
 }
 
+/** The offset of a token's last character. */
+function lastOffsetOf(token: IToken): number {
+  return token.startOffset + Math.max(0, token.image.length - 1);
+}
+
 /** The line a token ends on: its own, but the last line of a JSON literal spread over several. */
 function lastLineOf(token: IToken, lines: LineIndex): number {
-  return lines.position(token.tokenType === T.JsonLiteral ? token.startOffset + token.image.length - 1 : token.startOffset).line;
+  return lines.position(token.tokenType === T.JsonLiteral ? lastOffsetOf(token) : token.startOffset).line;
 }
 
 /** An empty keyword token inserted just before `anchor` (a word the text lacks). */
@@ -154,7 +159,7 @@ const dropRestOfLine =
     for (const token of tokens) {
       if (token.startOffset < from.startOffset) kept.push(token);
       else if (lines.position(token.startOffset).line <= lastLine) {
-        if (token.tokenType === T.JsonLiteral) lastLine = Math.max(lastLine, lines.position(token.startOffset + token.image.length - 1).line);
+        lastLine = Math.max(lastLine, lastLineOf(token, lines));
       } else kept.push(token);
     }
     return kept;
