@@ -1,4 +1,3 @@
-import { catchError, concatMap, defer, EMPTY, from, map, type Observable, of, switchMap, take, throwError, toArray } from 'rxjs';
 import type { Action, CallbackAction } from '../generated/eql-types.js';
 import { isRecord } from '../util/json-pointer.js';
 import { querySecretValues, secretRedactor } from '../util/redact.js';
@@ -9,12 +8,13 @@ import {
   type ActionOutcome,
   type ExecutionRecord,
   type LlmAnalysis,
+  type MaybePromise,
   type OutboxEntry,
   type StateStore,
   type TriggerContext,
 } from './interfaces.js';
 import type { EngineEvent } from './events.js';
-import { isoTime, settle } from './maybe.js';
+import { consume, isoTime } from './maybe.js';
 import type { QueryRuntime } from './query-runtime.js';
 
 export interface ActionRunnerDeps {
@@ -22,9 +22,11 @@ export interface ActionRunnerDeps {
   store: StateStore;
   now(): number;
   newId(): string;
+  /** Whether anyone listens to events (an event is only built when someone does). */
+  listening(): boolean;
   emit(event: EngineEvent): void;
   /** Persists the query's runtime state (after each completed step). */
-  persist(query: QueryRuntime): Observable<unknown>;
+  persist(query: QueryRuntime): MaybePromise<unknown>;
 }
 
 export type TriggerOutcome = 'succeeded' | 'failed' | 'stopped';
@@ -36,12 +38,15 @@ interface Step {
   callbackOf?: string;
 }
 
+type Next<T> = (value: T) => void;
+type Fail = (error: unknown) => void;
+
 /**
  * Runs the actions of one trigger, in order, each as an execution record (spec 2.6): `running`, then
  * `succeeded` with its result or `failed` with `{code, message}`. An llm step's callback runs right
  * after it as its own execution (stepId `<step>.callback`) with the analysis. The first failure stops
  * the chain. If the query is cancelled between steps, the remaining steps do not run (an expiry lets
- * the trigger finish).
+ * the trigger finish). `done` gets the outcome once.
  *
  * **Once across restarts.** Before a step runs, its outbox entry (keyed by the step's idempotency key
  * `<queryId>:<triggerIndex>:<stepId>`) is written `pending`; its outcome completes it. When a restart
@@ -50,32 +55,36 @@ interface Step {
  * (nothing runs again); still `pending`, the send is in doubt and the executor settles it under the same
  * execution id and idempotency key (`ActionExecutor.resume`, else `execute` again: see docs/semantics.md
  * for the rule of each action type).
+ *
+ * **Synchronous when it can be.** Each stage continues as soon as the store or the executor answers: a
+ * store and executors that answer synchronously (the memory store, notify) run the whole trigger before
+ * this returns, with no observable or promise built; a promise or a later observable continues it then.
  */
-export function runTrigger(deps: ActionRunnerDeps, query: QueryRuntime, trigger: TriggerContext, completedSteps: string[], resumed = false): Observable<TriggerOutcome> {
+export function runTrigger(deps: ActionRunnerDeps, query: QueryRuntime, trigger: TriggerContext, completedSteps: string[], resumed: boolean, done: Next<TriggerOutcome>): void {
   const steps = stepsOf(query);
   const analyses = new Map<string, LlmAnalysis>();
-  return from(steps).pipe(
-    concatMap((step) => {
+  let index = 0;
+  const failed: Fail = () => done('failed');
+  const nextStep = (): void => {
+    while (index < steps.length) {
+      const step = steps[index++] as Step;
       // A cancel stops the rest of the chain; an expiry during a re-arming trigger lets it finish.
-      if (query.status === 'cancelled' || query.status === 'failed') return throwError(() => new StopChain());
-      if (completedSteps.includes(step.stepId)) return EMPTY;
+      if (query.status === 'cancelled' || query.status === 'failed') return done('stopped');
+      if (completedSteps.includes(step.stepId)) continue;
       const analysis = step.callbackOf === undefined ? undefined : analyses.get(step.callbackOf);
-      if (step.callbackOf !== undefined && analysis === undefined) return EMPTY;
-      return runStep(deps, query, trigger, step, analysis, resumed).pipe(
-        switchMap((outcome) => {
-          if (outcome.analysis) analyses.set(step.stepId, outcome.analysis);
-          completedSteps.push(step.stepId);
-          return deps.persist(query);
-        }),
-      );
-    }),
-    toArray(),
-    map((): TriggerOutcome => 'succeeded'),
-    catchError((error: unknown) => of<TriggerOutcome>(error instanceof StopChain ? 'stopped' : 'failed')),
-  );
+      if (step.callbackOf !== undefined && analysis === undefined) continue;
+      const stepDone = (outcome: ActionOutcome): void => {
+        if (outcome.analysis) analyses.set(step.stepId, outcome.analysis);
+        completedSteps.push(step.stepId);
+        consume(() => deps.persist(query), nextStep, failed);
+      };
+      runStep(deps, query, trigger, step, analysis, resumed, stepDone, failed);
+      return;
+    }
+    done('succeeded');
+  };
+  nextStep();
 }
-
-class StopChain extends Error {}
 
 function stepsOf(query: QueryRuntime): Step[] {
   const steps: Step[] = [];
@@ -88,21 +97,28 @@ function stepsOf(query: QueryRuntime): Step[] {
   return steps;
 }
 
-function runStep(deps: ActionRunnerDeps, query: QueryRuntime, trigger: TriggerContext, step: Step, analysis: LlmAnalysis | undefined, resumed: boolean): Observable<ActionOutcome> {
+function runStep(deps: ActionRunnerDeps, query: QueryRuntime, trigger: TriggerContext, step: Step, analysis: LlmAnalysis | undefined, resumed: boolean, next: Next<ActionOutcome>, fail: Fail): void {
   const key = `${query.id}:${trigger.triggerIndex}:${step.stepId}`;
+  const store = deps.store;
   // Only a resumed trigger can find an entry: a fresh trigger's keys are new.
-  const earlier = resumed && deps.store.outboxEntry ? settle(deps.store.outboxEntry(key)) : of(undefined);
-  return earlier.pipe(
-    switchMap((entry) => (entry !== undefined && entry.status !== 'pending' ? recordedStep(deps, query, trigger, step, entry) : sendStep(deps, query, trigger, step, analysis, key, entry))),
+  if (!resumed || !store.outboxEntry) return sendStep(deps, query, trigger, step, analysis, key, undefined, next, fail);
+  consume(
+    () => (store.outboxEntry as NonNullable<StateStore['outboxEntry']>)(key),
+    (entry) => (entry !== undefined && entry.status !== 'pending' ? recordedStep(deps, query, trigger, step, entry, next, fail) : sendStep(deps, query, trigger, step, analysis, key, entry, next, fail)),
+    fail,
   );
 }
 
-function writeOutbox(store: StateStore, entry: OutboxEntry): Observable<void> {
-  return store.saveOutbox ? settle(store.saveOutbox(entry)) : of(undefined);
+function writeOutbox(store: StateStore, entry: OutboxEntry): MaybePromise<void> {
+  return store.saveOutbox ? store.saveOutbox(entry) : undefined;
+}
+
+function emitExecution(deps: ActionRunnerDeps, type: 'execution-started' | 'execution-succeeded' | 'execution-failed', record: ExecutionRecord): void {
+  if (deps.listening()) deps.emit({ type, queryId: record.queryId, at: deps.now(), execution: { ...record } });
 }
 
 /** A step whose outcome the outbox recorded before a restart: its execution record says it again, nothing runs. */
-function recordedStep(deps: ActionRunnerDeps, query: QueryRuntime, trigger: TriggerContext, step: Step, entry: OutboxEntry): Observable<ActionOutcome> {
+function recordedStep(deps: ActionRunnerDeps, query: QueryRuntime, trigger: TriggerContext, step: Step, entry: OutboxEntry, next: Next<ActionOutcome>, fail: Fail): void {
   const record: ExecutionRecord = {
     id: entry.executionId,
     queryId: query.id,
@@ -118,96 +134,125 @@ function recordedStep(deps: ActionRunnerDeps, query: QueryRuntime, trigger: Trig
   if (entry.result) record.result = entry.result;
   const error = entry.error ?? { code: 'ACTION_FAILED', message: 'the step failed before the restart' };
   if (record.status === 'failed') record.error = error;
-  return settle(deps.store.saveExecution({ ...record })).pipe(
-    switchMap(() => {
-      deps.emit({ type: record.status === 'succeeded' ? 'execution-succeeded' : 'execution-failed', queryId: query.id, at: deps.now(), execution: { ...record } });
-      if (record.status === 'failed') return throwError(() => new ActionError(error.code, error.message));
+  consume(
+    () => deps.store.saveExecution({ ...record }),
+    () => {
+      emitExecution(deps, record.status === 'succeeded' ? 'execution-succeeded' : 'execution-failed', record);
+      if (record.status === 'failed') return fail(new ActionError(error.code, error.message));
       const outcome: ActionOutcome = {};
       if (entry.result) outcome.result = entry.result;
       if (entry.analysis) outcome.analysis = entry.analysis;
-      return of(outcome);
-    }),
+      next(outcome);
+    },
+    fail,
   );
 }
 
 /**
  * Runs a step: its outbox entry `pending` first (durable before anything is sent), then the execution
  * `running`, the executor, and the outcome into both. With `inDoubt` (an entry a restart left pending) the
- * cut-off execution is continued and the executor settles the send its own way.
+ * cut-off execution is continued and the executor settles the send its own way. A failure anywhere records
+ * the step failed (outbox and execution) and fails with the original error.
  */
-function sendStep(deps: ActionRunnerDeps, query: QueryRuntime, trigger: TriggerContext, step: Step, analysis: LlmAnalysis | undefined, key: string, inDoubt: OutboxEntry | undefined): Observable<ActionOutcome> {
-  return defer(() => {
-    const record: ExecutionRecord = {
-      id: inDoubt?.executionId ?? deps.newId(),
-      queryId: query.id,
-      stepId: step.stepId,
-      type: step.action.type,
-      status: 'running',
-      triggerIndex: trigger.triggerIndex,
-      createdAt: inDoubt?.createdAt ?? isoTime(deps.now()),
-      observedAt: isoTime(trigger.firedAt),
-      attempts: 1,
-    };
-    const outbox: OutboxEntry = inDoubt ?? {
-      key,
-      queryId: query.id,
-      triggerIndex: trigger.triggerIndex,
-      stepId: step.stepId,
-      type: step.action.type,
-      executionId: record.id,
-      status: 'pending',
-      createdAt: record.createdAt,
-    };
-    const context: ActionContext = {
-      trigger,
-      stepId: step.stepId,
-      executionId: record.id,
-      idempotencyKey: key,
-      now: () => deps.now(),
-      ...(query.ownerId === undefined ? {} : { ownerId: query.ownerId }),
-      ...(analysis === undefined ? {} : { analysis }),
-      ...(inDoubt === undefined ? {} : { inDoubt: { executionId: inDoubt.executionId, since: inDoubt.createdAt } }),
-    };
-    const finish = (patch: Partial<ExecutionRecord>, type: 'execution-succeeded' | 'execution-failed') => {
-      Object.assign(record, patch, { finishedAt: isoTime(deps.now()) });
-      return settle(deps.store.saveExecution({ ...record })).pipe(
-        map(() => deps.emit({ type, queryId: query.id, at: deps.now(), execution: { ...record } })),
-      );
-    };
-    const executor = deps.executors.get(step.action.type);
-    // The outbox entry is on record before the execution and before anything is sent.
-    return (inDoubt ? of(undefined) : writeOutbox(deps.store, outbox)).pipe(
-      switchMap(() => settle(deps.store.saveExecution({ ...record }))),
-      switchMap(() => {
-        deps.emit({ type: 'execution-started', queryId: query.id, at: deps.now(), execution: { ...record } });
-        if (!executor) throw new ActionError('ACTION_NOT_CONFIGURED', `no executor is configured for ${step.action.type} actions`);
-        return from(inDoubt && executor.resume ? executor.resume(step.action, context) : executor.execute(step.action, context)).pipe(take(1));
-      }),
-      switchMap((given) => {
-        const outcome: ActionOutcome = inDoubt ? { ...given, result: { ...given.result, recoveredAfterRestart: true } } : given;
-        const attempts = typeof outcome.result?.attempts === 'number' ? outcome.result.attempts : record.attempts;
-        const patch: Partial<ExecutionRecord> = { status: 'succeeded', attempts };
-        if (outcome.result) patch.result = outcome.result;
-        const done: OutboxEntry = { ...outbox, status: 'succeeded', finishedAt: isoTime(deps.now()) };
-        if (outcome.result) done.result = outcome.result;
-        if (outcome.analysis) done.analysis = outcome.analysis;
-        return writeOutbox(deps.store, done).pipe(
-          switchMap(() => finish(patch, 'execution-succeeded')),
-          map(() => outcome),
-        );
-      }),
-      catchError((error: unknown) => {
-        // No error text repeats a secret of the query (a bot token in a URL, a webhook's Authorization).
-        const redact = secretRedactor(querySecretValues(query.query));
-        const failure =
-          error instanceof ActionError
-            ? { code: error.code, message: redact(error.message) }
-            : { code: 'ACTION_FAILED', message: redact(error instanceof Error ? error.message : String(error)) };
-        return writeOutbox(deps.store, { ...outbox, status: 'failed', finishedAt: isoTime(deps.now()), error: failure }).pipe(
-          switchMap(() => finish({ status: 'failed', error: failure }, 'execution-failed')),
-          switchMap(() => throwError(() => error)),
-        );
-      }),
+function sendStep(
+  deps: ActionRunnerDeps,
+  query: QueryRuntime,
+  trigger: TriggerContext,
+  step: Step,
+  analysis: LlmAnalysis | undefined,
+  key: string,
+  inDoubt: OutboxEntry | undefined,
+  next: Next<ActionOutcome>,
+  fail: Fail,
+): void {
+  const store = deps.store;
+  const record: ExecutionRecord = {
+    id: inDoubt?.executionId ?? deps.newId(),
+    queryId: query.id,
+    stepId: step.stepId,
+    type: step.action.type,
+    status: 'running',
+    triggerIndex: trigger.triggerIndex,
+    createdAt: inDoubt?.createdAt ?? isoTime(deps.now()),
+    observedAt: isoTime(trigger.firedAt),
+    attempts: 1,
+  };
+  const outbox: OutboxEntry = inDoubt ?? {
+    key,
+    queryId: query.id,
+    triggerIndex: trigger.triggerIndex,
+    stepId: step.stepId,
+    type: step.action.type,
+    executionId: record.id,
+    status: 'pending',
+    createdAt: record.createdAt,
+  };
+  const context: ActionContext = {
+    trigger,
+    stepId: step.stepId,
+    executionId: record.id,
+    idempotencyKey: key,
+    now: () => deps.now(),
+    ...(query.ownerId === undefined ? {} : { ownerId: query.ownerId }),
+    ...(analysis === undefined ? {} : { analysis }),
+    ...(inDoubt === undefined ? {} : { inDoubt: { executionId: inDoubt.executionId, since: inDoubt.createdAt } }),
+  };
+  /** Records the end of the execution (a fresh object: the store keeps what it is given). */
+  const finish = (patch: Partial<ExecutionRecord>, type: 'execution-succeeded' | 'execution-failed', then: () => void, failed: Fail) => {
+    Object.assign(record, patch, { finishedAt: isoTime(deps.now()) });
+    consume(
+      () => store.saveExecution({ ...record }),
+      () => {
+        emitExecution(deps, type, record);
+        then();
+      },
+      failed,
     );
-  });
+  };
+  let failing = false;
+  const stepFailed: Fail = (error) => {
+    // Only the first failure is recorded: one in the failure's own records fails the step as is.
+    if (failing) return fail(error);
+    failing = true;
+    // No error text repeats a secret of the query (a bot token in a URL, a webhook's Authorization).
+    const redact = secretRedactor(querySecretValues(query.query));
+    const failure =
+      error instanceof ActionError
+        ? { code: error.code, message: redact(error.message) }
+        : { code: 'ACTION_FAILED', message: redact(error instanceof Error ? error.message : String(error)) };
+    consume(
+      () => writeOutbox(store, { ...outbox, status: 'failed', finishedAt: isoTime(deps.now()), error: failure }),
+      () => finish({ status: 'failed', error: failure }, 'execution-failed', () => fail(error), fail),
+      fail,
+    );
+  };
+  const succeeded = (given: ActionOutcome): void => {
+    const outcome: ActionOutcome = inDoubt ? { ...given, result: { ...given.result, recoveredAfterRestart: true } } : given;
+    const attempts = typeof outcome.result?.attempts === 'number' ? outcome.result.attempts : record.attempts;
+    const patch: Partial<ExecutionRecord> = { status: 'succeeded', attempts };
+    if (outcome.result) patch.result = outcome.result;
+    const done: OutboxEntry = { ...outbox, status: 'succeeded', finishedAt: isoTime(deps.now()) };
+    if (outcome.result) done.result = outcome.result;
+    if (outcome.analysis) done.analysis = outcome.analysis;
+    consume(
+      () => writeOutbox(store, done),
+      () => finish(patch, 'execution-succeeded', () => next(outcome), stepFailed),
+      stepFailed,
+    );
+  };
+  const execute = (): void => {
+    emitExecution(deps, 'execution-started', record);
+    const executor = deps.executors.get(step.action.type);
+    if (!executor) return stepFailed(new ActionError('ACTION_NOT_CONFIGURED', `no executor is configured for ${step.action.type} actions`));
+    consume<ActionOutcome>(
+      () => (inDoubt && executor.resume ? executor.resume(step.action, context) : executor.execute(step.action, context)),
+      succeeded,
+      stepFailed,
+      () => new ActionError('ACTION_FAILED', `the ${step.action.type} executor finished without an outcome`),
+    );
+  };
+  const running = (): void => consume(() => store.saveExecution({ ...record }), execute, stepFailed);
+  // The outbox entry is on record before the execution and before anything is sent.
+  if (inDoubt) running();
+  else consume(() => writeOutbox(store, outbox), running, stepFailed);
 }

@@ -26,7 +26,7 @@ import type {
 } from './interfaces.js';
 import type { ConditionNode } from './condition-tree.js';
 import { LexicalMatcher } from './lexical-matcher.js';
-import { settle } from './maybe.js';
+import { consume } from './maybe.js';
 import { MemoryStateStore } from './memory-store.js';
 import { ExpiryQueue } from './expiry-queue.js';
 import type { PriceHistory } from './history.js';
@@ -156,8 +156,9 @@ export class Engine {
       store: this.store,
       now: () => this.now(),
       newId: this.newId,
+      listening: () => this.subject.observed,
       emit: (event: EngineEvent) => this.emit(event),
-      persist: (target: QueryRuntime) => settle(this.store.saveRuntime(target.id, target.runtimeState())),
+      persist: (target: QueryRuntime) => this.store.saveRuntime(target.id, target.runtimeState()),
     };
     this.expiries = new ExpiryQueue<QueryRuntime>(() => this.now(), (delayMs, work) => this.services.schedule(delayMs, work), (query) => this.expire(query));
   }
@@ -343,10 +344,11 @@ export class Engine {
     query.firing = true;
     const deps = this.actionDeps;
     // The trigger is on record before any action runs: a restart resumes it, never fires it again.
-    settle(this.store.saveRuntime(query.id, query.runtimeState())).subscribe({
-      next: () => runTrigger(deps, query, trigger, completedSteps, resumed).subscribe((outcome) => this.batch(() => this.settleTrigger(query, final, outcome))),
-      error: (error: unknown) => this.problem(query.id, 'STATE_STORE_ERROR', error),
-    });
+    consume(
+      () => this.store.saveRuntime(query.id, query.runtimeState()),
+      () => runTrigger(deps, query, trigger, completedSteps, resumed, (outcome) => this.batch(() => this.settleTrigger(query, final, outcome))),
+      (error: unknown) => this.problem(query.id, 'STATE_STORE_ERROR', error),
+    );
   }
 
   private settleTrigger(query: QueryRuntime, final: boolean, outcome: TriggerOutcome): void {
@@ -384,7 +386,11 @@ export class Engine {
   }
 
   private persist(query: QueryRuntime): void {
-    settle(this.store.saveRuntime(query.id, query.runtimeState())).subscribe({ error: (error: unknown) => this.problem(query.id, 'STATE_STORE_ERROR', error) });
+    consume(
+      () => this.store.saveRuntime(query.id, query.runtimeState()),
+      () => undefined,
+      (error: unknown) => this.problem(query.id, 'STATE_STORE_ERROR', error),
+    );
   }
 
   private emit(event: EngineEvent): void {
@@ -466,14 +472,24 @@ export class Engine {
     this.channels.delete(topicKey(topic));
   }
 
-  /** One observation as one batch, evaluated at the observation's instant. */
+  /** One observation as one batch, evaluated at the observation's instant (batch() spelled out: no closure per tick). */
   private observeAt(entry: ChannelEntry, observation: Observation): void {
     const outer = this.instantAt;
     // A nested observation (a source emitting from inside a batch) keeps the outer instant.
     if (outer === undefined) this.instantAt = Number.isFinite(observation.at) ? observation.at : undefined;
-    // batch() catches what the work throws, so the instant is always restored.
-    this.batch(() => this.observe(entry, observation));
-    this.instantAt = outer;
+    this.depth += 1;
+    try {
+      this.observe(entry, observation);
+    } catch (error) {
+      this.emit({ type: 'problem', queryId: '', at: this.instant(), code: 'ENGINE_ERROR', message: error instanceof Error ? error.message : String(error) });
+    } finally {
+      this.depth -= 1;
+    }
+    try {
+      if (this.depth === 0) this.flush();
+    } finally {
+      this.instantAt = outer;
+    }
   }
 
   private observe(entry: ChannelEntry, observation: Observation): void {
@@ -486,8 +502,12 @@ export class Engine {
     }
     if (!entry.price || observation.source !== 'price') return;
     this.paper.onPrice(observation.symbol, observation.price);
-    for (const series of entry.price.update(observation)) this.propagate(series);
-    for (const series of entry.price.takeReadinessChanges()) for (const leaf of series.readers) this.touch(leaf.queryId);
+    // Every series takes the tick before any condition is judged (a condition may compare two series).
+    const changed = entry.price.update(observation);
+    for (let i = 0; i < changed.length; i += 1) this.propagate(changed[i] as SeriesValue);
+    entry.price.recycle(changed);
+    const ready = entry.price.takeReadinessChanges();
+    if (ready !== undefined) for (const series of ready) for (const leaf of series.readers) this.touch(leaf.queryId);
   }
 
   /** A series changed: flip the level conditions it crosses, re-judge live operands, watch held crossings. */

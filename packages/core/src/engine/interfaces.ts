@@ -179,9 +179,11 @@ export class ActionError extends Error {
 export interface ActionExecutor {
   /**
    * Runs one action. A failure is an error (an {@link ActionError} gives it a stable code); an executor that
-   * retries, such as the webhook's, does so itself and reports `attempts` in its result.
+   * retries, such as the webhook's, does so itself and reports `attempts` in its result. The outcome may be
+   * given as is (the engine goes on at once), as a promise, or as an observable whose first value counts (one
+   * that completes without a value fails the step: `ACTION_FAILED`).
    */
-  execute(action: Action | CallbackAction, context: ActionContext): ObservableInput<ActionOutcome>;
+  execute(action: Action | CallbackAction, context: ActionContext): ActionOutcome | ObservableInput<ActionOutcome>;
   /**
    * Settles a run that a restart left in doubt (`context.inDoubt` is set): the outbox says it started, nothing
    * says how it ended. Without this method the engine runs `execute` again with the same idempotency key,
@@ -189,7 +191,7 @@ export interface ActionExecutor {
    * order id, a notification's step). An executor whose target cannot tell (a bot API) fails here instead of
    * sending twice.
    */
-  resume?(action: Action | CallbackAction, context: ActionContext): ObservableInput<ActionOutcome>;
+  resume?(action: Action | CallbackAction, context: ActionContext): ActionOutcome | ObservableInput<ActionOutcome>;
 }
 
 // ---------------------------------------------------------------- exchanges

@@ -2,6 +2,15 @@ import { Observable, Subject } from 'rxjs';
 import type { DataSource } from './interfaces.js';
 import { feedKeyOfObservation, feedKeyOfTopic, type Observation, type PriceObservation, type Topic } from './observations.js';
 
+/** One feed key's stream (while someone listens) and last price. */
+interface Feed {
+  stream: Subject<Observation> | undefined;
+  last: PriceObservation | undefined;
+}
+
+/** Feeds of price symbols as pushed (`BTC/USDT`, `btc`): bounded like the feed key cache it saves a lookup of. */
+const MAX_SYMBOL_ROUTES = 10_000;
+
 /**
  * A data source for embedders that have their own feed: `push` observations in, every query on the
  * topic sees them. Each push goes straight to its topic's stream (prices by asset, posts by account,
@@ -10,15 +19,20 @@ import { feedKeyOfObservation, feedKeyOfTopic, type Observation, type PriceObser
  */
 export class PushSource implements DataSource {
   readonly name = 'push';
-  private readonly streams = new Map<string, Subject<Observation>>();
-  private readonly lastPrices = new Map<string, PriceObservation>();
+  private readonly feeds = new Map<string, Feed>();
+  /** A price symbol's feed, so that a tick costs one lookup. */
+  private readonly symbolFeeds = new Map<string, Feed>();
 
   /** Delivers an observation to every query listening to its topic now. */
   push(observation: Observation): void {
+    if (observation.source === 'price') {
+      const feed = this.symbolFeeds.get(observation.symbol) ?? this.routeSymbol(observation.symbol);
+      feed.last = observation;
+      feed.stream?.next(observation);
+      return;
+    }
     const key = feedKeyOfObservation(observation);
-    if (key === undefined) return;
-    if (observation.source === 'price') this.lastPrices.set(key, observation);
-    this.streams.get(key)?.next(observation);
+    if (key !== undefined) this.feeds.get(key)?.stream?.next(observation);
   }
 
   supports(topic: Topic): boolean {
@@ -28,25 +42,36 @@ export class PushSource implements DataSource {
   observe(topic: Topic): Observable<Observation> {
     const key = feedKeyOfTopic(topic);
     return new Observable<Observation>((subscriber) => {
-      let stream = this.streams.get(key);
-      if (!stream) {
-        stream = new Subject<Observation>();
-        this.streams.set(key, stream);
-      }
-      const last = this.lastPrices.get(key);
-      if (last) subscriber.next(last);
+      const feed = this.feed(key);
+      const stream = (feed.stream ??= new Subject<Observation>());
+      if (feed.last) subscriber.next(feed.last);
       const subscription = stream.subscribe(subscriber);
-      const current = stream;
       return () => {
         subscription.unsubscribe();
-        if (!current.observed && this.streams.get(key) === current) this.streams.delete(key);
+        if (!stream.observed && feed.stream === stream) feed.stream = undefined;
       };
     });
   }
 
   /** Whether anything listens (for tests of subscription release). */
   get observed(): boolean {
-    for (const stream of this.streams.values()) if (stream.observed) return true;
+    for (const feed of this.feeds.values()) if (feed.stream?.observed) return true;
     return false;
+  }
+
+  private feed(key: string): Feed {
+    let feed = this.feeds.get(key);
+    if (!feed) {
+      feed = { stream: undefined, last: undefined };
+      this.feeds.set(key, feed);
+    }
+    return feed;
+  }
+
+  private routeSymbol(symbol: string): Feed {
+    const feed = this.feed(feedKeyOfObservation({ at: 0, source: 'price', symbol, price: 0 }) as string);
+    if (this.symbolFeeds.size >= MAX_SYMBOL_ROUTES) this.symbolFeeds.clear();
+    this.symbolFeeds.set(symbol, feed);
+    return feed;
   }
 }

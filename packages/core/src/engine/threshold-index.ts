@@ -49,6 +49,8 @@ class SortedThresholds<L> {
 
 type Visit<L> = (leaf: L, holds: boolean) => void;
 
+type SortedOperator = Exclude<ThresholdOperator, '==' | '!='>;
+
 /**
  * The conditions on one numeric series that compare it with a constant, indexed by threshold so that
  * a new value visits only the conditions whose truth it changes: O(log N + changes) per update, not O(N).
@@ -60,8 +62,16 @@ type Visit<L> = (leaf: L, holds: boolean) => void;
  * The first value sets every level condition that holds.
  */
 export class ThresholdIndex<L> {
-  private readonly sorted = new Map<ThresholdOperator, SortedThresholds<L>>();
-  private readonly exact = new Map<'==' | '!=', Map<number, L[]>>();
+  /** One sorted list per ordering operator, as fields: a tick looks each up without a hash. */
+  private readonly sorted: Record<SortedOperator, SortedThresholds<L>> = {
+    '>': new SortedThresholds<L>(),
+    '>=': new SortedThresholds<L>(),
+    '<': new SortedThresholds<L>(),
+    '<=': new SortedThresholds<L>(),
+    crosses_above: new SortedThresholds<L>(),
+    crosses_below: new SortedThresholds<L>(),
+  };
+  private readonly exact: Record<'==' | '!=', Map<number, L[]>> = { '==': new Map<number, L[]>(), '!=': new Map<number, L[]>() };
   private count = 0;
 
   /** How many conditions the index holds. */
@@ -72,32 +82,27 @@ export class ThresholdIndex<L> {
   /** Indexes a condition `series <operator> threshold`, identified by `leaf`. */
   add(operator: ThresholdOperator, threshold: number, leaf: L): void {
     if (operator === '==' || operator === '!=') {
-      let map = this.exact.get(operator);
-      if (!map) this.exact.set(operator, (map = new Map<number, L[]>()));
+      const map = this.exact[operator];
       const bucket = map.get(threshold);
       if (bucket) bucket.push(leaf);
       else map.set(threshold, [leaf]);
-    } else {
-      let list = this.sorted.get(operator);
-      if (!list) this.sorted.set(operator, (list = new SortedThresholds<L>()));
-      list.add(threshold, leaf);
-    }
+    } else this.sorted[operator].add(threshold, leaf);
     this.count += 1;
   }
 
   /** Removes a condition added with the same operator, threshold and leaf; does nothing when there is none. */
   remove(operator: ThresholdOperator, threshold: number, leaf: L): void {
     if (operator === '==' || operator === '!=') {
-      const map = this.exact.get(operator);
-      const bucket = map?.get(threshold);
+      const map = this.exact[operator];
+      const bucket = map.get(threshold);
       const position = bucket ? bucket.indexOf(leaf) : -1;
-      if (!map || !bucket || position < 0) return;
+      if (!bucket || position < 0) return;
       if (bucket.length === 1) map.delete(threshold);
       else bucket.splice(position, 1);
       this.count -= 1;
       return;
     }
-    if (this.sorted.get(operator)?.remove(threshold, leaf)) this.count -= 1;
+    if (this.sorted[operator].remove(threshold, leaf)) this.count -= 1;
   }
 
   /**
@@ -108,39 +113,38 @@ export class ThresholdIndex<L> {
   update(previous: number | undefined, current: number, flip: Visit<L>, fire: (leaf: L) => void): void {
     if (this.count === 0 || previous === current) return;
     if (previous === undefined) {
-      this.visit('>', -Infinity, current, false, false, true, flip);
-      this.visit('>=', -Infinity, current, false, true, true, flip);
-      this.visit('<', current, Infinity, false, true, true, flip);
-      this.visit('<=', current, Infinity, true, true, true, flip);
-      const equal = this.exact.get('==')?.get(current);
+      this.visit(this.sorted['>'], -Infinity, current, false, false, true, flip);
+      this.visit(this.sorted['>='], -Infinity, current, false, true, true, flip);
+      this.visit(this.sorted['<'], current, Infinity, false, true, true, flip);
+      this.visit(this.sorted['<='], current, Infinity, true, true, true, flip);
+      const equal = this.exact['=='].get(current);
       if (equal) for (const leaf of equal) flip(leaf, true);
-      const unequal = this.exact.get('!=');
-      if (unequal) for (const [threshold, leaves] of unequal) if (threshold !== current) for (const leaf of leaves) flip(leaf, true);
+      for (const [threshold, leaves] of this.exact['!=']) if (threshold !== current) for (const leaf of leaves) flip(leaf, true);
       return;
     }
     const rising = current > previous;
     const lo = rising ? previous : current;
     const hi = rising ? current : previous;
-    this.visit('>', lo, hi, true, false, rising, flip);
-    this.visit('>=', lo, hi, false, true, rising, flip);
-    this.visit('<', lo, hi, false, true, !rising, flip);
-    this.visit('<=', lo, hi, true, false, !rising, flip);
-    const equal = this.exact.get('==');
-    if (equal) {
+    this.visit(this.sorted['>'], lo, hi, true, false, rising, flip);
+    this.visit(this.sorted['>='], lo, hi, false, true, rising, flip);
+    this.visit(this.sorted['<'], lo, hi, false, true, !rising, flip);
+    this.visit(this.sorted['<='], lo, hi, true, false, !rising, flip);
+    const equal = this.exact['=='];
+    if (equal.size > 0) {
       const before = equal.get(previous);
       if (before) for (const leaf of before) flip(leaf, false);
       const after = equal.get(current);
       if (after) for (const leaf of after) flip(leaf, true);
     }
-    const unequal = this.exact.get('!=');
-    if (unequal) {
+    const unequal = this.exact['!='];
+    if (unequal.size > 0) {
       const before = unequal.get(previous);
       if (before) for (const leaf of before) flip(leaf, true);
       const after = unequal.get(current);
       if (after) for (const leaf of after) flip(leaf, false);
     }
-    const crossings = this.sorted.get(rising ? 'crosses_above' : 'crosses_below');
-    if (crossings && crossings.keys.length > 0) {
+    const crossings = rising ? this.sorted.crosses_above : this.sorted.crosses_below;
+    if (crossings.keys.length > 0) {
       const start = crossings.lowerBound(lo, !rising);
       for (let i = start; i < crossings.keys.length; i += 1) {
         const key = crossings.keys[i] as number;
@@ -150,10 +154,9 @@ export class ThresholdIndex<L> {
     }
   }
 
-  /** Visits thresholds in the range (lo..hi, ends included as told) of an operator. */
-  private visit(operator: ThresholdOperator, lo: number, hi: number, includeLo: boolean, includeHi: boolean, holds: boolean, flip: Visit<L>): void {
-    const list = this.sorted.get(operator);
-    if (!list || list.keys.length === 0) return;
+  /** Visits thresholds of one operator's list in the range (lo..hi, ends included as told). */
+  private visit(list: SortedThresholds<L>, lo: number, hi: number, includeLo: boolean, includeHi: boolean, holds: boolean, flip: Visit<L>): void {
+    if (list.keys.length === 0) return;
     const keys = list.keys;
     for (let i = list.lowerBound(lo, !includeLo); i < keys.length; i += 1) {
       const key = keys[i] as number;

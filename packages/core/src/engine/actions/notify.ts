@@ -1,8 +1,7 @@
-import { map, type Observable } from 'rxjs';
 import type { Action, CallbackAction } from '../../generated/eql-types.js';
 import { isRecord } from '../../util/json-pointer.js';
-import type { ActionContext, ActionExecutor, ActionOutcome, Notification, NotificationDraft, StateStore } from '../interfaces.js';
-import { isoTime, settle } from '../maybe.js';
+import type { ActionContext, ActionExecutor, ActionOutcome, MaybePromise, Notification, NotificationDraft, StateStore } from '../interfaces.js';
+import { isoTime } from '../maybe.js';
 
 /**
  * notify: a notification record of spec 2.10 (type `athena_query_notify_only`, category `alerts`),
@@ -15,7 +14,7 @@ export class NotifyExecutor implements ActionExecutor {
     private readonly announce: (notification: Notification) => void,
   ) {}
 
-  execute(action: Action | CallbackAction, context: ActionContext): Observable<ActionOutcome> {
+  execute(action: Action | CallbackAction, context: ActionContext): MaybePromise<ActionOutcome> {
     const params = isRecord(action.params) ? action.params : {};
     const { trigger } = context;
     const body =
@@ -30,11 +29,12 @@ export class NotifyExecutor implements ActionExecutor {
       createdAt: isoTime(context.now()),
       ...(context.ownerId === undefined ? {} : { ownerId: context.ownerId }),
     };
-    return settle(this.store.addNotification(draft)).pipe(
-      map((notification) => {
-        this.announce(notification);
-        return { result: { notificationId: notification.id } };
-      }),
-    );
+    const stored = this.store.addNotification(draft);
+    return stored instanceof Promise ? stored.then((notification) => this.announced(notification)) : this.announced(stored);
+  }
+
+  private announced(notification: Notification): ActionOutcome {
+    this.announce(notification);
+    return { result: { notificationId: notification.id } };
   }
 }

@@ -24,6 +24,8 @@ export class PaperExchange implements Exchange {
   readonly id = 'paper';
   private readonly prices = new Map<string, number>();
   private readonly orders = new Map<string, PaperOrder>();
+  /** Limit orders still open: a price visits these only (filled and rejected orders stay in `orders`, for their ids). */
+  private readonly resting = new Set<PaperOrder>();
   private readonly positions = new Map<string, { size: number; entry: number; leverage: number }>();
   private nextOrder = 1;
   private nextFill = 1;
@@ -42,7 +44,10 @@ export class PaperExchange implements Exchange {
     for (const record of [...records].sort((a, b) => a.seq - b.seq)) {
       const order: PaperOrder = { request: { ...record.request }, result: { ...record.result }, seq: record.seq };
       if (record.fillSeq !== undefined) order.fillSeq = record.fillSeq;
+      const earlier = this.orders.get(record.request.clientOrderId);
+      if (earlier) this.resting.delete(earlier);
       this.orders.set(record.request.clientOrderId, order);
+      if (order.result.status === 'open') this.resting.add(order);
       this.nextOrder = Math.max(this.nextOrder, record.seq + 1);
     }
     const fills = [...this.orders.values()].filter((order) => order.fillSeq !== undefined).sort((a, b) => (a.fillSeq as number) - (b.fillSeq as number));
@@ -57,11 +62,17 @@ export class PaperExchange implements Exchange {
     if (!(price > 0)) return;
     const base = baseAsset(symbol);
     this.prices.set(base, price);
-    for (const order of this.orders.values()) {
+    if (this.resting.size === 0) return;
+    for (const order of this.resting) {
       const { request, result } = order;
-      if (result.status !== 'open' || baseAsset(request.symbol) !== base || request.price === undefined) continue;
+      if (result.status !== 'open') {
+        this.resting.delete(order);
+        continue;
+      }
+      if (baseAsset(request.symbol) !== base || request.price === undefined) continue;
       const marketable = request.side === 'buy' ? price <= request.price : price >= request.price;
       if (marketable) {
+        this.resting.delete(order);
         this.fill(order, request.price);
         // A fill found by a price is saved as it happens; a failed save shows again at the next one.
         const saved = this.save(order);
@@ -116,6 +127,7 @@ export class PaperExchange implements Exchange {
     if (request.type === 'market') this.fill(order, last);
     else if (request.price !== undefined && (request.side === 'buy' ? last <= request.price : last >= request.price)) this.fill(order, request.price);
     else if (request.timeInForce === 'IOC') order.result.status = 'rejected';
+    if (order.result.status === 'open') this.resting.add(order);
     const result = { ...order.result };
     const saved = this.save(order);
     return saved instanceof Promise ? saved.then(() => result) : result;

@@ -93,6 +93,8 @@ export class PriceChannel {
   private unavailable: string | undefined;
   private released = false;
   private readinessChanged: SeriesValue[] = [];
+  /** The array `update` returns, handed back by `recycle` once read (a tick allocates none). */
+  private spare: SeriesValue[] | undefined = [];
 
   constructor(private readonly options: PriceChannelOptions) {}
 
@@ -147,11 +149,18 @@ export class PriceChannel {
     this.drop(entry.computation);
   }
 
-  /** Series whose readiness changed since the last call (a first value, a window now covered). */
-  takeReadinessChanges(): SeriesValue[] {
+  /** Series whose readiness changed since the last call (a first value, a window now covered); undefined when none did. */
+  takeReadinessChanges(): SeriesValue[] | undefined {
+    if (this.readinessChanged.length === 0) return undefined;
     const changed = this.readinessChanged;
     this.readinessChanged = [];
     return changed;
+  }
+
+  /** Gives back what `update` returned, once read: the next update reuses it. */
+  recycle(changed: SeriesValue[]): void {
+    if (changed.length > 0) changed.length = 0;
+    this.spare = changed;
   }
 
   /** Every series of the topic (after an asynchronous history answer, all may have changed readiness). */
@@ -161,10 +170,12 @@ export class PriceChannel {
     })(this.series.values());
   }
 
-  /** Computes every series after a tick; returns those whose value changed. */
+  /** Computes every series after a tick; returns those whose value changed (hand the array back with `recycle`). */
   update(tick: PriceObservation): SeriesValue[] {
+    const changed = this.spare ?? [];
+    this.spare = undefined;
     const { at, price } = tick;
-    if (!Number.isFinite(price) || price <= 0 || !Number.isFinite(at)) return [];
+    if (!Number.isFinite(price) || price <= 0 || !Number.isFinite(at)) return changed;
     const volume = tick.volume ?? 0;
     const latest = this.lastTick === undefined || at >= this.lastTick.at;
     if (latest) {
@@ -178,7 +189,7 @@ export class PriceChannel {
     }
     /** Windows that span their whole period from this tick on (their series change readiness). */
     let justCovered: Set<number> | undefined;
-    for (const [durationMs, use] of this.windows) {
+    if (this.windows.size > 0) for (const [durationMs, use] of this.windows) {
       if (use.pending) {
         use.pending.push({ at, price, volume });
         continue;
@@ -190,7 +201,7 @@ export class PriceChannel {
       }
     }
     let outputs: Map<string, Record<string, number | undefined>> | undefined;
-    for (const [tfMs, use] of this.timeframes) {
+    if (this.timeframes.size > 0) for (const [tfMs, use] of this.timeframes) {
       for (const candle of use.builder.add(at, price, volume)) {
         for (const [family, familyUse] of use.families) {
           if (familyUse.pending) {
@@ -203,7 +214,6 @@ export class PriceChannel {
         }
       }
     }
-    const changed: SeriesValue[] = [];
     for (const { value: series, computation } of this.series.values()) {
       const next = computation.kind === 'current' ? price : this.valueOf(computation, outputs);
       const first = series.value === undefined;
