@@ -88,7 +88,7 @@ export function runTrigger(deps: ActionRunnerDeps, query: QueryRuntime, trigger:
 
 function stepsOf(query: QueryRuntime): Step[] {
   const steps: Step[] = [];
-  for (const action of query.query.actions) {
+  for (const action of query.actions) {
     steps.push({ stepId: action.stepId, action });
     if (action.type === 'llm' && isRecord(action.params.callback) && isRecord(action.params.callback.action)) {
       steps.push({ stepId: `${action.stepId}.callback`, action: action.params.callback.action, callbackOf: action.stepId });
@@ -215,7 +215,7 @@ function sendStep(
     if (failing) return fail(error);
     failing = true;
     // No error text repeats a secret of the query (a bot token in a URL, a webhook's Authorization).
-    const redact = secretRedactor(querySecretValues(query.query));
+    const redact = secretRedactor(querySecretValues({ actions: query.actions }));
     const failure =
       error instanceof ActionError
         ? { code: error.code, message: redact(error.message) }

@@ -398,7 +398,7 @@ export class Engine {
     // A problem about a query never repeats one of its secrets (bot tokens, webhook headers).
     if (event.type === 'problem' && event.queryId !== '') {
       const query = this.queries.get(event.queryId);
-      if (query) event.message = redactSecrets(event.message, querySecretValues(query.query));
+      if (query) event.message = redactSecrets(event.message, querySecretValues({ actions: query.actions }));
     }
     const clock = this.scheduler.now();
     if (event.at !== clock && event.receivedAt === undefined) event.receivedAt = clock;
@@ -619,7 +619,7 @@ export class Engine {
         llm: this.llm,
         store: this.store,
         newId: this.newId,
-        isFirstStep: (queryId, stepId) => this.queries.get(queryId)?.query.actions[0]?.stepId === stepId,
+        isFirstStep: (queryId, stepId) => this.queries.get(queryId)?.actions[0]?.stepId === stepId,
       }),
     );
     const paper = this.paper;

@@ -49,7 +49,15 @@ export class QueryRuntime implements ConditionTreeHost {
   }
 
   readonly id: string;
-  readonly query: Query;
+  /**
+   * The query's actions. Of the rest of the request a run keeps only what it reads (the repeat policy's
+   * numbers, the title); the conditions live on as the condition tree.
+   */
+  readonly actions: Query['actions'];
+  /** The repeat policy's cooldown, when the query has one. */
+  readonly cooldownMs: number | undefined;
+  /** The repeat policy's bound on triggers, when it has one. */
+  readonly maxTriggers: number | undefined;
   readonly title: string | undefined;
   readonly ownerId: string | undefined;
   readonly createdAt: number;
@@ -73,12 +81,15 @@ export class QueryRuntime implements ConditionTreeHost {
     source: QueryToRun,
     resume?: RuntimeState,
   ) {
+    const query = source.request.query;
     this.id = source.queryId;
-    this.query = source.request.query;
+    this.actions = query.actions;
+    this.cooldownMs = query.repeat ? parseDuration(query.repeat.cooldown) : undefined;
+    this.maxTriggers = query.repeat?.maxTriggers;
     this.title = source.request.title;
     this.ownerId = source.ownerId;
     this.createdAt = source.createdAt;
-    this.expiresAt = source.createdAt + lifetimeOf(this.query);
+    this.expiresAt = source.createdAt + lifetimeOf(query);
     this.status = resume?.status ?? 'active';
     this.triggerCount = resume?.triggerCount ?? 0;
     this.lastTriggerAt = resume?.lastTriggerAt;
@@ -86,13 +97,8 @@ export class QueryRuntime implements ConditionTreeHost {
     const cooldownMs = this.cooldownMs;
     this.armedFrom = this.lastTriggerAt !== undefined && cooldownMs !== undefined ? this.lastTriggerAt + cooldownMs : -Infinity;
     const leaves: Leaf[] = [];
-    this.root = this.build(this.query.conditions, '', undefined, resume, leaves);
-    this.leaves = leaves.slice();
-  }
-
-  /** The repeat policy's cooldown, when the query has one. */
-  get cooldownMs(): number | undefined {
-    return this.query.repeat ? parseDuration(this.query.repeat.cooldown) : undefined;
+    this.root = this.build(query.conditions, '', undefined, resume, leaves);
+    this.leaves = leaves;
   }
 
   now(): number {
@@ -160,7 +166,7 @@ export class QueryRuntime implements ConditionTreeHost {
     this.triggerCount += 1;
     this.lastTriggerAt = now;
     const cooldownMs = this.cooldownMs;
-    const maxTriggers = this.query.repeat?.maxTriggers;
+    const maxTriggers = this.maxTriggers;
     const final =
       cooldownMs === undefined || (maxTriggers !== undefined && this.triggerCount >= maxTriggers) || now + cooldownMs >= this.expiresAt;
     if (!final) {
@@ -214,9 +220,9 @@ export class QueryRuntime implements ConditionTreeHost {
     const operator = Array.isArray(record.AND) ? 'AND' : 'OR';
     const members = record[operator] as ConditionNodeJson[];
     // A group of one member without holdFor is that member: one node less, the same truth.
-    if (members.length === 1 && holdForMs === undefined) return this.build(members[0] as ConditionNodeJson, `${path}/${operator}/0`, parent, resume, leaves);
+    if (members.length === 1 && holdForMs === undefined) return this.build(members[0] as ConditionNodeJson, memberPath(path, operator, 0), parent, resume, leaves);
     const node = new ConditionNode(this, path, operator, holdForMs, parent);
-    node.children = members.map((member, index) => this.build(member, `${path}/${operator}/${index}`, node, resume, leaves));
+    node.children = members.map((member, index) => this.build(member, memberPath(path, operator, index), node, resume, leaves));
     return node;
   }
 
@@ -276,9 +282,37 @@ export function operandOf(condition: Record<string, unknown>): NumericOperand {
   const args = isRecord(condition.args) ? condition.args : {};
   const symbol = String(args.symbol);
   const exchange = typeof args.exchange === 'string' ? args.exchange : undefined;
+  const source = condition.source === 'ta' ? 'ta' : 'price';
+  const method = String(condition.method);
+  // The plainest operand (a symbol's price, nothing else) is shared: many queries read the same one.
+  const plain = source === 'price' && exchange === undefined && Object.keys(args).length === 1;
+  const key = plain ? `${method}\u0000${symbol}` : undefined;
+  const known = key === undefined ? undefined : plainOperands.get(key);
+  if (known) return known;
   const topic = exchange === undefined ? { source: 'price' as const, symbol } : { source: 'price' as const, symbol, exchange };
-  return { topic, description: { source: condition.source === 'ta' ? 'ta' : 'price', method: String(condition.method), args } };
+  const operand: NumericOperand = { topic, description: { source, method, args: plain ? { symbol } : args } };
+  if (key !== undefined) {
+    if (plainOperands.size >= MAX_PLAIN_OPERANDS) plainOperands.clear();
+    plainOperands.set(key, operand);
+  }
+  return operand;
 }
+
+/** The path of a group's member; queries of the same shape share the strings (a million queries, one `/AND/0`). */
+function memberPath(path: string, operator: 'AND' | 'OR', index: number): string {
+  const made = `${path}/${operator}/${index}`;
+  const known = memberPaths.get(made);
+  if (known !== undefined) return known;
+  if (memberPaths.size >= MAX_PLAIN_OPERANDS) memberPaths.clear();
+  memberPaths.set(made, made);
+  return made;
+}
+
+const memberPaths = new Map<string, string>();
+
+/** Shared operands of `price.<method>(symbol)`, bounded like the engine's other caches of symbols. */
+const plainOperands = new Map<string, NumericOperand>();
+const MAX_PLAIN_OPERANDS = 10_000;
 
 /** The confidence test of a tweet, news or llm condition: its operator and value, or >= minConfidence. */
 function semanticTest(condition: Record<string, unknown>, args: Record<string, unknown>): { operator: Comparison; threshold: number } {
