@@ -1,5 +1,5 @@
 // Benchmark: the HTTP host (packages/server, built) against a bare Fastify app serving the same JSON,
-// in one run, and SSE fan-out to 1,000 streams.
+// in one run, and SSE fan-out to 10,000 streams.
 //
 //  1. Requests/s with autocannon 8 (in a child process, bench/support/load.mjs, so the load generator
 //     does not share the servers' event loop; 32 connections, 1 s warm-up, 5 s measured):
@@ -10,10 +10,10 @@
 //     The host runs in-process (buildServer from packages/server/dist, logger off, a PushSource feed),
 //     with everything a request goes through: key lookup, quota counting (a SQLite write per request),
 //     the rate limiter, the HMAC rules, the handler and the response schema.
-//  2. SSE fan-out: 1,000 streams on /v2/auto/queries/stream (raw node:http, in a child process,
+//  2. SSE fan-out: 10,000 streams on /v2/auto/queries/stream (raw node:http, in a child process,
 //     bench/support/sse-clients.mjs); one query fires per round (push a price, the engine stores the
 //     notification, the hub writes it to every stream); time from the push until each stream has it
-//     (p50/p99/max over 1,000 streams x rounds, from CLOCK_MONOTONIC in both processes), and the host's
+//     (p50/p99/max over 10,000 streams x rounds, from CLOCK_MONOTONIC in both processes), and the host's
 //     RSS per stream.
 //
 // `node bench/http.mjs --profile` also samples the host's CPU (node:inspector) during its two measured
@@ -24,6 +24,7 @@
 // host's plan table): the limiter and the quota counter still run on every request, they just never
 // say no. Every measured answer must be a 2xx, or the run fails.
 import { fork, spawn } from 'node:child_process';
+import { createServer } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -41,10 +42,10 @@ const CONNECTIONS = 32;
 const WARMUP_S = 1;
 const DURATION_S = 3;
 const ROUNDS_HTTP = 3;
-const STREAMS = 1_000;
+const STREAMS = 10_000;
 const ROUNDS = 5;
 // Issue 17's aims (with the bare routes serialising through the same response schemas).
-const AIMS = { poll: 0.9, validate: 0.8 };
+const AIMS = { poll: 0.9, validate: 0.8, sseRssKbPerStream: 15, sseP99Ms: 100 };
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc');
@@ -59,8 +60,8 @@ for (const plan of Object.values(PLANS)) {
 
 const dataDir = await mkdtemp(join(tmpdir(), 'eql-bench-http-'));
 const push = new PushSource();
-// The 1,000 SSE streams are one key's: the per-key bound (10 by default) is raised like the plan limits.
-const host = await buildServer({ config: { dataDir, secretKey: 'ab'.repeat(32), sseMaxStreamsPerKey: 2_000 }, logger: false, engine: { sources: [push] } });
+// The 10,000 SSE streams are one key's: the per-key bound (10 by default) is raised like the plan limits.
+const host = await buildServer({ config: { dataDir, secretKey: 'ab'.repeat(32), sseMaxStreamsPerKey: 20_000 }, logger: false, engine: { sources: [push] } });
 const hostUrl = await host.app.listen({ host: '127.0.0.1', port: 0 });
 const { key } = await createApiKey(host.context.store, host.context.box, { name: 'bench', plan: 'pro' });
 
@@ -184,58 +185,103 @@ const memory = async () => {
   gc();
   return process.memoryUsage();
 };
-const before = await memory();
-const clients = fork(here('./support/sse-clients.mjs'), [new URL(hostUrl).port, key, String(STREAMS)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-const messages = [];
-let wake;
-clients.on('message', (message) => {
-  messages.push(message);
-  wake?.();
-});
-const next = async (type) => {
-  for (;;) {
-    const index = messages.findIndex((message) => message.type === type || message.type === 'error');
-    if (index >= 0) {
-      const [message] = messages.splice(index, 1);
-      if (message.type === 'error') throw new Error(`SSE clients: ${message.message}`);
-      return message;
+/**
+ * Opens STREAMS streams from a client process on `url`'s port, then pushes ROUNDS notifications through
+ * `fire(round)` and times each, push -> received by every stream. `stats` says when the server had
+ * written the frame to every stream, and when those writes were handed to the sockets.
+ */
+async function fanOut(port, fire, stats) {
+  const before = await memory();
+  const clients = fork(here('./support/sse-clients.mjs'), [String(port), key, String(STREAMS)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const messages = [];
+  let wake;
+  clients.on('message', (message) => {
+    messages.push(message);
+    wake?.();
+  });
+  const next = async (type) => {
+    for (;;) {
+      const index = messages.findIndex((message) => message.type === type || message.type === 'error');
+      if (index >= 0) {
+        const [message] = messages.splice(index, 1);
+        if (message.type === 'error') throw new Error(`SSE clients: ${message.message}`);
+        return message;
+      }
+      await new Promise((resolve) => (wake = resolve));
     }
-    await new Promise((resolve) => (wake = resolve));
+  };
+  const opened = await next('ready');
+  if (opened.streams !== STREAMS) throw new Error(`${opened.streams} streams open, not ${STREAMS}`);
+  const streaming = await memory();
+  const latencies = [];
+  const publishTimes = [];
+  const flushTimes = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    stats.published = undefined;
+    stats.flushed = new Promise((resolve) => (stats.resolveFlushed = resolve));
+    const pushedAt = process.hrtime.bigint();
+    fire(round);
+    const { at } = await next('arrivals');
+    const flushed = await stats.flushed;
+    publishTimes.push(Number(stats.published - pushedAt) / 1e6);
+    flushTimes.push(Number(flushed - pushedAt) / 1e6);
+    for (const time of at) latencies.push(Number(BigInt(time) - pushedAt) / 1e6);
+    await settle();
   }
-};
-const opened = await next('ready');
-if (host.context.hub.size !== STREAMS || opened.streams !== STREAMS) throw new Error(`${host.context.hub.size} streams open, not ${STREAMS}`);
-const streaming = await memory();
-
-// The hub's listener runs first (build-server.ts): this one sees the frame written to every stream, and
-// the immediate after it runs once those writes have been handed to the sockets (Node flushes them on
-// the next tick).
-let published = 0n;
-let flushed = 0n;
-host.context.host.onNotification(() => {
-  published = process.hrtime.bigint();
-  setImmediate(() => (flushed = process.hrtime.bigint()));
-});
-const latencies = [];
-const publishTimes = [];
-const flushTimes = [];
-for (const symbol of symbols) {
-  const pushedAt = process.hrtime.bigint();
-  push.push({ at: Date.now(), source: 'price', symbol, price: 10 });
-  const { at } = await next('arrivals');
-  publishTimes.push(Number(published - pushedAt) / 1e6);
-  flushTimes.push(Number(flushed - pushedAt) / 1e6);
-  for (const time of at) latencies.push(Number(BigInt(time) - pushedAt) / 1e6);
-  await settle();
+  clients.send('exit');
+  await new Promise((resolve) => clients.once('exit', resolve));
+  latencies.sort((a, b) => a - b);
+  return { latencies, publishTimes, flushTimes, rssPerStreamKb: (streaming.rss - before.rss) / STREAMS / 1024, heapPerStreamKb: (streaming.heapUsed - before.heapUsed) / STREAMS / 1024 };
 }
-clients.send('exit');
+
+/** Marks the instant a server has written a round's frame to every stream, and the next turn (its writes handed to the sockets). */
+function written(stats) {
+  stats.published = process.hrtime.bigint();
+  setImmediate(() => stats.resolveFlushed(process.hrtime.bigint()));
+}
+
+// The host: a price fires a query, the engine stores its notification, the hub writes it to every stream.
+// The hub's listener runs first (build-server.ts): this one sees the frame written to every stream.
+const hostStats = {};
+host.context.host.onNotification(() => written(hostStats));
+const hostFanOut = await fanOut(new URL(hostUrl).port, (round) => push.push({ at: Date.now(), source: 'price', symbol: symbols[round], price: 10 }), hostStats);
+if (host.context.hub.size !== 0) await settle();
 await host.close();
 await rm(dataDir, { recursive: true, force: true });
+
+// The limit: a bare node:http server that writes one serialised frame and a count to every open stream,
+// the same bytes the host sends, with no store, no engine and no authentication.
+const bareStreams = new Set();
+const bareSse = createServer((request, response) => {
+  response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
+  response.write('retry: 3000\nevent: ready\ndata: {"lastEventId":0}\n\nevent: notification:count\ndata: {"unread":0}\n\n');
+  const stream = { response, unread: 0 };
+  bareStreams.add(stream);
+  response.on('close', () => bareStreams.delete(stream));
+});
+await new Promise((resolve) => bareSse.listen(0, '127.0.0.1', resolve));
+const bareStats = {};
+let bareId = 0;
+const bareFanOut = await fanOut(
+  bareSse.address().port,
+  (round) => {
+    bareId += 1;
+    const frame = `id: ${bareId}\nevent: notification:new\ndata: ${JSON.stringify({ id: bareId, type: 'athena_query_notify_only', category: 'alerts', title: 'fan-out', body: `${symbols[round]} fired`, data: { queryId: 'q', stepId: 'n', triggerIndex: 1 }, priority: 'high', createdAt: new Date().toISOString() })}\n\n`;
+    for (const stream of bareStreams) {
+      stream.unread += 1;
+      stream.response.write(frame);
+      stream.response.write(`event: notification:count\ndata: {"unread":${stream.unread}}\n\n`);
+    }
+    written(bareStats);
+  },
+  bareStats,
+);
+for (const stream of bareStreams) stream.response.destroy();
+await new Promise((resolve) => bareSse.close(resolve));
 
 // ------------------------------------------------------------------ report
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-latencies.sort((a, b) => a - b);
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 const ms = (n) => `${n.toFixed(1)} ms`;
 
@@ -255,16 +301,26 @@ const pollRatio = rps['poll, EQL host'] / rps['poll, bare Fastify'];
 const validateRatio = rps['validate, EQL host'] / rps['validate, bare Fastify'];
 console.log(`  ratio poll host/bare: ${pollRatio.toFixed(2)}; validate host/bare: ${validateRatio.toFixed(2)}`);
 console.log('');
-console.log(`SSE fan-out: ${STREAMS} streams on /v2/auto/queries/stream (one key), ${ROUNDS} notifications`);
-console.log(`  host, push -> stored and written to every stream:  ${publishTimes.map((t) => ms(t)).join(', ')}`);
-console.log(`  host, push -> handed to every socket (next tick):  ${flushTimes.map((t) => ms(t)).join(', ')}`);
-console.log(`  clients, push -> received (${latencies.length} deliveries): p50 ${ms(percentile(latencies, 50))}, p99 ${ms(percentile(latencies, 99))}, max ${ms(latencies[latencies.length - 1])}`);
-console.log(`  host memory per stream (after gc): RSS ${((streaming.rss - before.rss) / STREAMS / 1024).toFixed(1)} KB, heap ${((streaming.heapUsed - before.heapUsed) / STREAMS / 1024).toFixed(1)} KB`);
+console.log(`SSE fan-out: ${STREAMS.toLocaleString('en-US')} streams (one key), ${ROUNDS} notifications; clients in their own process`);
+for (const [name, run] of [['EQL host', hostFanOut], ['bare node:http', bareFanOut]]) {
+  console.log(`  ${name}:`);
+  console.log(`    push -> written to every stream:          ${run.publishTimes.map((t) => ms(t)).join(', ')}`);
+  console.log(`    push -> handed to every socket:           ${run.flushTimes.map((t) => ms(t)).join(', ')}`);
+  console.log(`    push -> received (${run.latencies.length} deliveries):   p50 ${ms(percentile(run.latencies, 50))}, p99 ${ms(percentile(run.latencies, 99))}, max ${ms(run.latencies[run.latencies.length - 1])}`);
+  // The bare server runs after the host closed, in the same process: its RSS moves with what the host freed.
+  if (run === hostFanOut) console.log(`    memory per stream (after gc):             RSS ${run.rssPerStreamKb.toFixed(1)} KB, heap ${run.heapPerStreamKb.toFixed(1)} KB`);
+  else console.log(`    memory per stream (after gc):             heap ${run.heapPerStreamKb.toFixed(1)} KB`);
+}
 console.log('');
 console.log('AIMS');
 const aim = (label, value, target) => console.log(`  ${label.padEnd(44)} ${value.toFixed(2)} (aim >= ${target.toFixed(2)}) ${value >= target ? 'MET' : 'NOT MET'}`);
 aim('poll: host req/s / bare Fastify req/s', pollRatio, AIMS.poll);
 aim('validate: host req/s / bare Fastify req/s', validateRatio, AIMS.validate);
+const rssPerStream = hostFanOut.rssPerStreamKb;
+const sseP99 = percentile(hostFanOut.latencies, 99);
+const bareP99 = percentile(bareFanOut.latencies, 99);
+console.log(`  ${'SSE: host RSS per stream'.padEnd(44)} ${rssPerStream.toFixed(1)} KB (aim <= ${AIMS.sseRssKbPerStream} KB, ${STREAMS.toLocaleString('en-US')} streams) ${rssPerStream <= AIMS.sseRssKbPerStream ? 'MET' : 'NOT MET'}`);
+console.log(`  ${'SSE: push -> received by every stream, p99'.padEnd(44)} ${sseP99.toFixed(1)} ms (aim <= ${AIMS.sseP99Ms} ms; bare node:http ${bareP99.toFixed(1)} ms, ${(sseP99 / bareP99).toFixed(2)}x) ${sseP99 <= AIMS.sseP99Ms ? 'MET' : 'NOT MET'}`);
 if (!PROFILE && (pollRatio < AIMS.poll || validateRatio < AIMS.validate)) console.log('  (where the host spends its time: node bench/http.mjs --profile)');
 
 if (profiles.length > 0) {

@@ -256,8 +256,12 @@ export class SseHub {
         continue;
       }
       frame ??= frameOf(notification);
-      this.send(connection, notification, frame);
-      this.write(connection, countFrame(connection));
+      // The frame and the new count go out in one write: one chunk per stream and notification.
+      if (notification.id > connection.lastId) {
+        connection.lastId = notification.id;
+        connection.unread += 1;
+        this.write(connection, frame + countFrame(connection));
+      } else this.write(connection, countFrame(connection));
     }
   }
 
