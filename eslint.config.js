@@ -24,6 +24,17 @@ export default tseslint.config(
     },
   },
   {
+    // The web console runs in a browser: its own project (DOM types) and the browser's globals.
+    files: ['packages/console/src/**/*.ts', 'packages/console/vite.config.ts'],
+    languageOptions: {
+      globals: { ...globals.browser },
+      parserOptions: {
+        project: ['./packages/console/tsconfig.json'],
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
   },

@@ -13,6 +13,7 @@ import { isoStates } from './host/query-service.js';
 import { SqlitePriceHistory } from './store/sqlite-price-history.js';
 import { ApiError, handleError } from './http/errors.js';
 import { registerRawJson } from './http/raw-json.js';
+import { consoleRoutes } from './routes/console.js';
 import { registerTextFormBody } from './http/text-form-body.js';
 import { refuseMistypedBody } from './http/strict-body.js';
 import { notFoundOrMethodNotAllowed } from './http/method-not-allowed.js';
@@ -335,6 +336,9 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
     theme: { title: 'EQL host: API reference' },
     staticCSP: true,
   });
+
+  // The web console (packages/console), served from its built files.
+  await consoleRoutes(app);
 
   // Nothing runs before the engine starts: a `running` execution is one the previous process left.
   await store.interruptRunningExecutions(new Date(context.now()).toISOString());

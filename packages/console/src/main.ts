@@ -1,0 +1,68 @@
+// The console's entry: sign in, then the workbench (editor, validation, create), the queries and the
+// live notifications. The language server starts in a web worker once, for the page's life.
+import './styles.css';
+import { h, replaceChildren } from './dom.js';
+import { LanguageClient } from './lsp/language-client.js';
+import { currentSession, restoreSession, type Session, signOut } from './session.js';
+import { notificationsView } from './views/notifications.js';
+import { queriesView } from './views/queries.js';
+import { signInView } from './views/sign-in.js';
+import { workbenchView } from './views/workbench.js';
+
+const root = document.getElementById('app') ?? document.body;
+let language: Promise<LanguageClient> | undefined;
+
+function languageClient(): Promise<LanguageClient> {
+  language ??= LanguageClient.start(new Worker(new URL('./lsp/language-worker.ts', import.meta.url), { type: 'module', name: 'eql-language-server' }));
+  return language;
+}
+
+function showSignIn(): void {
+  document.title = 'Sign in — EQL console';
+  replaceChildren(root, signInView((session) => void showConsole(session)));
+  root.querySelector<HTMLInputElement>('#api-key')?.focus();
+}
+
+async function showConsole(session: Session): Promise<void> {
+  document.title = 'EQL console';
+  const active = (): Session => currentSession() ?? session;
+  const queries = queriesView(active);
+  const notifications = notificationsView();
+  const workbench = workbenchView(active, await languageClient(), (queryId) => {
+    void queries.refresh().then(() => queries.select(queryId));
+  });
+  const header = h(
+    'header',
+    { className: 'top' },
+    h('a', { href: '#main', className: 'skip' }, 'Skip to the editor'),
+    h('span', { className: 'brand' }, 'EQL console'),
+    h('span', { className: 'who' }, `key …${session.apiKey.slice(-4)}${session.hmacSecret ? ' (signing)' : ''}`),
+    h(
+      'button',
+      {
+        type: 'button',
+        id: 'sign-out',
+        onClick: () => {
+          notifications.stop();
+          signOut();
+          showSignIn();
+        },
+      },
+      'Sign out',
+    ),
+  );
+  replaceChildren(root, header, h('main', { id: 'main', className: 'console' }, workbench.element, queries.element, notifications.element));
+  notifications.start(session, (event) => {
+    if (event.event === 'notification:new') void queries.refresh();
+    if (event.event === 'query:state') {
+      const data = event.data as { queryId?: string; conditionStates?: unknown };
+      if (data.queryId) queries.showStates(data.queryId, data.conditionStates);
+    }
+    if (event.event === 'end') void queries.refresh();
+  });
+  await queries.refresh();
+}
+
+const restored = restoreSession();
+if (restored) void showConsole(restored);
+else showSignIn();

@@ -1,0 +1,124 @@
+// The workbench: the editor, its findings, validation with the cost estimate, and create.
+import { EqlEditor } from '../editor/eql-editor.js';
+import type { LanguageClient } from '../lsp/language-client.js';
+import { errorText, h, replaceChildren } from '../dom.js';
+import type { Session } from '../session.js';
+import { EXAMPLES, exampleText } from './examples.js';
+
+export interface Workbench {
+  element: HTMLElement;
+  editor: EqlEditor;
+}
+
+type ValidateAnswer = Awaited<ReturnType<Session['client']['validateQuery']>>;
+
+/** The request in the editor, as the host takes it: the JSON value, or the text form as a string. */
+function requestOf(editor: EqlEditor): unknown {
+  if (editor.currentForm === 'text') return editor.text;
+  return JSON.parse(editor.text) as unknown;
+}
+
+export function workbenchView(session: () => Session, client: LanguageClient, onCreated: (queryId: string) => void): Workbench {
+  const editorHost = h('div', { className: 'editor', id: 'editor' });
+  const editor = new EqlEditor(editorHost, client, { form: 'json', text: exampleText(0), label: 'EQL query editor' });
+  const findings = h('p', { id: 'findings', className: 'findings', role: 'status', 'aria-live': 'polite' }, 'Checking…');
+  editor.onFindings(({ errors, warnings }) => {
+    findings.textContent = errors === 0 && warnings === 0 ? 'No problems found.' : `${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}.`;
+    findings.dataset.errors = String(errors);
+  });
+  const formLabel = h('span', { id: 'form-label' }, 'JSON');
+  const result = h('section', { id: 'validation', className: 'panel', 'aria-labelledby': 'validation-title', 'aria-live': 'polite' }, h('h2', { id: 'validation-title' }, 'Validation and cost'), h('p', {}, 'Validate to see what the host says and what the query costs.'));
+  const problems = h('p', { id: 'editor-status', className: 'status', role: 'alert' });
+
+  const example = h('select', { id: 'example', 'aria-label': 'Load an example' }, ...EXAMPLES.map((entry, index) => h('option', { value: String(index) }, entry.name)));
+  example.addEventListener('change', () => {
+    if (editor.currentForm !== 'json') void editor.switchForm().then(() => editor.setText(exampleText(Number(example.value))));
+    else editor.setText(exampleText(Number(example.value)));
+  });
+
+  const showValidation = (answer: ValidateAnswer): void => {
+    const list = (items: string[], className: string) => (items.length === 0 ? undefined : h('ul', { className }, ...items.map((item) => h('li', {}, item))));
+    const cost = answer.estimatedCost;
+    replaceChildren(
+      result,
+      h('h2', { id: 'validation-title' }, 'Validation and cost'),
+      h('p', { className: answer.valid ? 'ok' : 'bad', id: 'validation-verdict' }, answer.valid ? 'Valid: the host accepts this query.' : 'Not valid: the host refuses this query.'),
+      list(answer.errors, 'errors'),
+      list(answer.warnings, 'warnings'),
+      cost
+        ? h(
+            'dl',
+            { className: 'estimate', id: 'estimate' },
+            h('dt', {}, 'Estimated credits'),
+            h('dd', { id: 'estimate-credits' }, String(cost.credits)),
+            h('dt', {}, 'Estimated price'),
+            h('dd', { id: 'estimate-price' }, cost.price),
+            ...(answer.simulationLlmCallsEstimate ? [h('dt', {}, 'Simulated LLM calls'), h('dd', {}, JSON.stringify(answer.simulationLlmCallsEstimate))] : []),
+          )
+        : undefined,
+    );
+  };
+
+  const validate = async (): Promise<ValidateAnswer | undefined> => {
+    problems.textContent = '';
+    try {
+      const answer = await session().client.validateQuery(requestOf(editor) as never);
+      showValidation(answer);
+      return answer;
+    } catch (error) {
+      problems.textContent = error instanceof SyntaxError ? `The JSON does not parse: ${error.message}` : `Validation failed: ${errorText(error)}`;
+      return undefined;
+    }
+  };
+
+  const create = async (): Promise<void> => {
+    const answer = await validate();
+    if (!answer?.valid) return;
+    const client = session().client;
+    const request = requestOf(editor) as never;
+    try {
+      let created;
+      try {
+        created = await client.createQuery(request);
+      } catch (error) {
+        // A query that trades needs the exchange preflight first (spec 3): list the exchanges, then again.
+        if ((error as { code?: unknown }).code !== 'check_exchanges_first') throw error;
+        await client.listExchanges();
+        created = await client.createQuery(request);
+      }
+      problems.textContent = `Created query ${created.queryId}.`;
+      onCreated(created.queryId);
+    } catch (error) {
+      const text = errorText(error);
+      problems.textContent = /signature|hmac/i.test(text) && session().hmacSecret === undefined ? `This query must be signed: sign in with your HMAC secret too. (${text})` : `Create failed: ${text}`;
+    }
+  };
+
+  const button = (id: string, label: string, action: () => unknown, title?: string) => h('button', { type: 'button', id, title, onClick: () => void action() }, label);
+  const toolbar = h(
+    'div',
+    { className: 'toolbar', role: 'toolbar', 'aria-label': 'Query actions' },
+    example,
+    button('switch-form', 'JSON ⇄ text', async () => {
+      const switched = await editor.switchForm();
+      if (!switched.ok) problems.textContent = `Cannot convert: ${switched.problems.join('; ')}`;
+      else formLabel.textContent = editor.currentForm === 'json' ? 'JSON' : 'Text form';
+    }),
+    button('problems', 'Problems', () => editor.openProblems(), 'List the problems and their quick fixes (F2)'),
+    button('format', 'Format', () => editor.format()),
+    button('validate', 'Validate', validate),
+    button('create', 'Create query', create),
+  );
+
+  const element = h(
+    'section',
+    { className: 'workbench', 'aria-labelledby': 'workbench-title' },
+    h('h2', { id: 'workbench-title' }, 'Query ', h('small', {}, '(', formLabel, ')')),
+    toolbar,
+    editorHost,
+    findings,
+    problems,
+    result,
+  );
+  return { element, editor };
+}

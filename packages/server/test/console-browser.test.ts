@@ -1,0 +1,184 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { PushSource } from '@eql/core';
+import { buildServer, type Host } from '../src/build-server.js';
+import { createApiKey, type CreatedKey } from '../src/auth/api-keys.js';
+import { CHROMIUM, CHROMIUM_ARGS, describeWithChromium } from './support/chromium.js';
+
+// The web console in a real browser (Debian's Chromium driven by playwright-core) against a real host on
+// a real socket: sign in, a typo and its diagnostic from the language server in the page's worker, the
+// quick fix, validate with the estimate, create, a notification arriving live, cancel. With
+// EQL_CONSOLE_SCREENSHOTS=DIR (npm run screenshots) it saves a screenshot of each main view there.
+
+const SCREENSHOTS = process.env.EQL_CONSOLE_SCREENSHOTS;
+const T0 = Date.now();
+
+let host: Host;
+let push: PushSource;
+let key: CreatedKey;
+let baseUrl: string;
+let browser: Browser;
+let dataDir: string;
+
+/** Saves a screenshot of the page (or of one part of it) when screenshots are asked for. */
+async function shot(page: Page, name: string, part?: string): Promise<void> {
+  if (SCREENSHOTS === undefined) return;
+  const dir = fileURLToPath(new URL(`../../../${SCREENSHOTS}/`, import.meta.url));
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `${name}.png`);
+  if (part === undefined) await page.screenshot({ path });
+  else await page.locator(part).screenshot({ path });
+}
+
+/** Replaces the editor's text the way a person pastes it: focus, select all, insert. */
+async function typeQuery(page: Page, text: string): Promise<void> {
+  await page.locator('.cm-content').click();
+  await page.keyboard.press('Control+a');
+  await page.keyboard.insertText(text);
+}
+
+/** The findings line once the language server has answered for the current text. */
+async function findingsSay(page: Page, expected: string | RegExp): Promise<void> {
+  await expect.poll(() => page.locator('#findings').textContent(), { timeout: 30_000 }).toMatch(expected);
+}
+
+const query = (title: string, symbol: string, value: number, method = 'current') =>
+  JSON.stringify(
+    {
+      title,
+      query: {
+        conditions: { AND: [{ source: 'price', method, args: { symbol }, operator: '>', value }] },
+        actions: [{ stepId: 'notify', type: 'notify', params: { message: `${symbol} is above ${value}` } }],
+        expiresIn: '1d',
+      },
+    },
+    null,
+    2,
+  );
+
+await describeWithChromium('the web console in Chromium', () => {
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'eql-console-'));
+    push = new PushSource();
+    host = await buildServer({ config: { dataDir, secretKey: 'cd'.repeat(32) }, logger: false, engine: { sources: [push] } });
+    baseUrl = await host.app.listen({ host: '127.0.0.1', port: 0 });
+    key = await createApiKey(host.context.store, host.context.box, { name: 'console', plan: 'pro' });
+    push.push({ at: T0, source: 'price', symbol: 'BTC', price: 90_000 });
+    push.push({ at: T0, source: 'price', symbol: 'ETH', price: 3_000 });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await host?.close();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('is served with a strict content security policy, the worker alone may compile code', async () => {
+    const page = await fetch(`${baseUrl}/console/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toMatch(/script-src 'self';/);
+    const html = await page.text();
+    const worker = /language-worker-[\w-]+\.js/.exec(await (await fetch(`${baseUrl}/console/${/src="\/console\/(assets\/index-[\w-]+\.js)"/.exec(html)?.[1] ?? ''}`)).text())?.[0];
+    expect(worker).toBeDefined();
+    const workerAnswer = await fetch(`${baseUrl}/console/assets/${worker ?? ''}`);
+    expect(workerAnswer.headers.get('content-security-policy')).toMatch(/script-src 'self' 'unsafe-eval'/);
+    expect((await fetch(`${baseUrl}/console`, { redirect: 'manual' })).headers.get('location')).toBe('/console/');
+  });
+
+  it('signs in, finds a typo, fixes it, validates, creates, shows the notification live and cancels', { timeout: 240_000 }, async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+
+    // Sign in: a wrong key is refused with the host's message, the right one opens the console.
+    await page.goto(`${baseUrl}/console/`);
+    await shot(page, 'sign-in');
+    await page.locator('#api-key').fill('not-a-key');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.locator('#sign-in-status').textContent()).toMatch(/refused/);
+    await page.locator('#api-key').fill(key.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await findingsSay(page, 'No problems found.');
+    // The refused key's 401 is the browser's console message of that request; nothing else may fail.
+    errors.splice(0);
+    expect(await page.evaluate('sessionStorage.getItem("eql-console-api-key")')).toBe(key.key);
+    expect(page.url()).not.toContain(key.key);
+
+    // A typo: the language server in the worker reports it, and its quick fix repairs it.
+    await typeQuery(page, query('BTC breakout', 'BTC', 100_000, 'curent'));
+    await findingsSay(page, /^1 error/);
+    await page.getByRole('button', { name: 'Problems' }).click();
+    const panel = page.locator('.cm-panel.cm-panel-lint');
+    await expect.poll(() => panel.textContent()).toMatch(/curent/);
+    const fix = panel.locator('button.cm-diagnosticAction', { hasText: 'Change to "current"' });
+    await fix.click();
+    await findingsSay(page, 'No problems found.');
+    expect(await page.locator('.cm-content').textContent()).toContain('"method": "current"');
+    await panel.getByRole('button', { name: 'close' }).click();
+
+    // Validate: the host's verdict and the cost estimate.
+    await page.getByRole('button', { name: 'Validate' }).click();
+    await expect.poll(() => page.locator('#validation-verdict').textContent()).toMatch(/^Valid/);
+    expect(Number(await page.locator('#estimate-credits').textContent())).toBeGreaterThan(0);
+    await expect.poll(() => page.locator('#estimate-price').textContent()).toMatch(/^\$\d/);
+    await shot(page, 'workbench');
+
+    // Create: the query is listed as active.
+    await page.getByRole('button', { name: 'Create query' }).click();
+    await expect.poll(() => page.locator('#editor-status').textContent()).toMatch(/^Created query /);
+    const btcRow = page.locator('#queries-body tr', { hasText: 'BTC breakout' });
+    await expect.poll(() => btcRow.locator('td').nth(1).textContent()).toBe('active');
+
+    // A price above the level: the notification appears in the live pane, the query is triggered.
+    push.push({ at: Date.now(), source: 'price', symbol: 'BTC', price: 100_500 });
+    await expect.poll(() => page.locator('#notifications-list li').first().textContent(), { timeout: 30_000 }).toMatch(/BTC is above 100000/);
+    await expect.poll(() => btcRow.locator('td').nth(1).textContent(), { timeout: 30_000 }).toBe('triggered');
+    await btcRow.getByRole('button', { name: /^Show / }).click();
+    await expect.poll(() => page.locator('#executions tbody tr').first().textContent()).toMatch(/notify.*succeeded/);
+
+    // A second query, then cancel it from the list.
+    await typeQuery(page, query('ETH moonshot', 'ETH', 1_000_000));
+    await findingsSay(page, 'No problems found.');
+    await page.getByRole('button', { name: 'Create query' }).click();
+    const ethRow = page.locator('#queries-body tr', { hasText: 'ETH moonshot' });
+    await expect.poll(() => ethRow.locator('td').nth(1).textContent()).toBe('active');
+    await ethRow.getByRole('button', { name: 'Cancel ETH moonshot' }).click();
+    await expect.poll(() => ethRow.locator('td').nth(1).textContent()).toBe('cancelled');
+    await btcRow.getByRole('button', { name: /^Show / }).click();
+    await expect.poll(() => page.locator('#query-detail-title').textContent()).toMatch(/BTC breakout/);
+    await shot(page, 'queries', '.queries');
+
+    // Switch to the text form and back: the server converts.
+    await page.getByRole('button', { name: 'JSON ⇄ text' }).click();
+    await expect.poll(() => page.locator('#form-label').textContent()).toBe('Text form');
+    await findingsSay(page, 'No problems found.');
+    await page.getByRole('button', { name: 'JSON ⇄ text' }).click();
+    await expect.poll(() => page.locator('#form-label').textContent()).toBe('JSON');
+
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('is usable at 390 px wide, and every control has a name', async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await page.goto(`${baseUrl}/console/`);
+    await page.locator('#api-key').fill(key.key);
+    await page.keyboard.press('Enter');
+    await findingsSay(page, 'No problems found.');
+    await shot(page, 'narrow');
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    const unnamed = await page.evaluate(`[...document.querySelectorAll('button, select, input, [role=textbox], [contenteditable=true]')]
+      .filter((element) => !(element.getAttribute('aria-label') || element.labels?.length || element.textContent?.trim() || element.getAttribute('title')))
+      .map((element) => element.outerHTML.slice(0, 80))`);
+    expect(unnamed).toEqual([]);
+    await page.close();
+  });
+});
