@@ -77,3 +77,35 @@ describe('preview on the shipped recordings', () => {
     ]);
   });
 });
+
+describe('the prices a preview gives for its chart', () => {
+  const btcAbove = query({ AND: [{ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '>', value: 200000 }, { source: 'ta', method: 'rsi', args: { symbol: 'SOL', timeframe: '1h', period: 14 }, operator: '>', value: 70 }] });
+
+  it('has every symbol the price and ta conditions read, in time order, within the run, with its lowest and highest price', () => {
+    const result = preview(btcAbove, market, { maxPricePoints: 200 });
+    expect(result.prices.map((series) => series.symbol)).toEqual(['BTC', 'SOL']);
+    for (const series of result.prices) {
+      const ticks = market.observations.filter((observation) => observation.source === 'price' && observation.symbol.startsWith(series.symbol));
+      const prices = ticks.map((tick) => (tick as { price: number }).price);
+      expect(series.points.length).toBeLessThanOrEqual(200);
+      expect(series.points.length).toBeGreaterThan(100);
+      const times = series.points.map((point) => Date.parse(point.at));
+      expect(times).toEqual([...times].sort((a, b) => a - b));
+      expect(times[0]).toBeGreaterThanOrEqual(market.start);
+      expect(Math.min(...series.points.map((point) => point.price))).toBe(Math.min(...prices));
+      expect(Math.max(...series.points.map((point) => point.price))).toBe(Math.max(...prices));
+    }
+  });
+
+  it('keeps every tick of a run shorter than the bound, and none outside from..to', () => {
+    const from = Date.parse('2026-01-06T16:00:00Z');
+    const to = Date.parse('2026-01-06T16:10:00Z');
+    const result = preview(query(leaf({ source: 'price', method: 'current', args: { symbol: 'BTC/USDT' }, operator: '>', value: 1e9 })), btcDay, { from, to });
+    const inRun = btcDay.observations.filter((observation) => observation.source === 'price' && observation.at >= from && observation.at <= to);
+    expect(result.prices).toEqual([{ symbol: 'BTC/USDT', points: inRun.map((tick) => ({ at: new Date(tick.at).toISOString(), price: (tick as { price: number }).price })) }]);
+  });
+
+  it('has none for a query without price conditions', () => {
+    expect(preview(query(leaf({ source: 'news', args: { text: 'exploit', minConfidence: 80 } })), market).prices).toEqual([]);
+  });
+});

@@ -85,9 +85,13 @@ await describeWithChromium('the web console in Chromium', () => {
     const html = await page.text();
     const worker = /language-worker-[\w-]+\.js/.exec(await (await fetch(`${baseUrl}/console/${/src="\/console\/(assets\/index-[\w-]+\.js)"/.exec(html)?.[1] ?? ''}`)).text())?.[0];
     expect(worker).toBeDefined();
-    const workerAnswer = await fetch(`${baseUrl}/console/assets/${worker ?? ''}`);
+    // HEAD: only the headers are wanted (an unread 800 KB body would hold the connection open).
+    const workerAnswer = await fetch(`${baseUrl}/console/assets/${worker ?? ''}`, { method: 'HEAD' });
+    expect(workerAnswer.status).toBe(200);
     expect(workerAnswer.headers.get('content-security-policy')).toMatch(/script-src 'self' 'unsafe-eval'/);
-    expect((await fetch(`${baseUrl}/console`, { redirect: 'manual' })).headers.get('location')).toBe('/console/');
+    const redirect = await fetch(`${baseUrl}/console`, { redirect: 'manual' });
+    await redirect.body?.cancel();
+    expect(redirect.headers.get('location')).toBe('/console/');
   });
 
   it('signs in, finds a typo, fixes it, validates, creates, shows the notification live and cancels', { timeout: 240_000 }, async () => {
@@ -130,6 +134,15 @@ await describeWithChromium('the web console in Chromium', () => {
     expect(Number(await page.locator('#estimate-credits').textContent())).toBeGreaterThan(0);
     await expect.poll(() => page.locator('#estimate-price').textContent()).toMatch(/^\$\d/);
     await shot(page, 'workbench');
+
+    // Preview on the host's recording: the chart, its trigger, the states at the trigger.
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(() => page.locator('#preview-summary').textContent(), { timeout: 30_000 }).toMatch(/^Would have fired \d+ times?, first at /);
+    expect(await page.locator('#preview-chart canvas').count()).toBeGreaterThan(0);
+    await expect.poll(() => page.locator('#preview-triggers li').count()).toBeGreaterThan(0);
+    await expect.poll(() => page.locator('#preview-cursor').textContent()).toMatch(/price\.current \/AND\/0: holds \(value [\d.]+, threshold 100000\)/);
+    await page.locator('#preview').scrollIntoViewIfNeeded();
+    await shot(page, 'preview', '#preview');
 
     // Create: the query is listed as active.
     await page.getByRole('button', { name: 'Create query' }).click();

@@ -81,6 +81,14 @@ export class EqlEditor {
     this.applyEdits(await this.client.format(this.uri));
   }
 
+  /** The query as JSON, whichever form is shown (the server converts the text form). */
+  async requestJson(): Promise<unknown> {
+    if (this.form === 'json') return JSON.parse(this.text) as unknown;
+    const converted = await this.client.convert(this.uri, 'json');
+    if (!converted.ok) throw new Error(`the text form does not convert: ${converted.problems.join('; ')}`);
+    return JSON.parse(converted.text) as unknown;
+  }
+
   /** Switches to the other form: the server converts; problems keep the current form. */
   async switchForm(): Promise<{ ok: true } | { ok: false; problems: string[] }> {
     const to: Form = this.form === 'json' ? 'text' : 'json';

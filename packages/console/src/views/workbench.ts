@@ -4,6 +4,7 @@ import type { LanguageClient } from '../lsp/language-client.js';
 import { errorText, h, replaceChildren } from '../dom.js';
 import type { Session } from '../session.js';
 import { EXAMPLES, exampleText } from './examples.js';
+import { previewView } from './preview.js';
 
 export interface Workbench {
   element: HTMLElement;
@@ -94,6 +95,16 @@ export function workbenchView(session: () => Session, client: LanguageClient, on
     }
   };
 
+  const preview = previewView(session);
+  const runPreview = async (): Promise<void> => {
+    problems.textContent = '';
+    try {
+      await preview.run(await editor.requestJson());
+    } catch (error) {
+      problems.textContent = `Preview failed: ${errorText(error)}`;
+    }
+  };
+
   const button = (id: string, label: string, action: () => unknown, title?: string) => h('button', { type: 'button', id, title, onClick: () => void action() }, label);
   const toolbar = h(
     'div',
@@ -107,6 +118,7 @@ export function workbenchView(session: () => Session, client: LanguageClient, on
     button('problems', 'Problems', () => editor.openProblems(), 'List the problems and their quick fixes (F2)'),
     button('format', 'Format', () => editor.format()),
     button('validate', 'Validate', validate),
+    button('preview-run', 'Preview', runPreview, 'Replay the host’s recording: when would it have fired?'),
     button('create', 'Create query', create),
   );
 
@@ -119,6 +131,7 @@ export function workbenchView(session: () => Session, client: LanguageClient, on
     findings,
     problems,
     result,
+    preview.element,
   );
   return { element, editor };
 }

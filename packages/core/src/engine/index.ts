@@ -12,7 +12,7 @@ export { PushSource } from './push-source.js';
 export { RecordedLlmProvider } from './recorded-llm.js';
 export { LexicalMatcher, contentWords } from './lexical-matcher.js';
 export { MemoryStateStore } from './memory-store.js';
-export { preview, EpochVirtualScheduler, type PreviewOptions, type PreviewResult, type PreviewTrigger, type TimelineChange, type TimelineEntry } from './preview.js';
+export { preview, EpochVirtualScheduler, type PreviewOptions, type PreviewPrices, type PreviewResult, type PreviewTrigger, type TimelineChange, type TimelineEntry } from './preview.js';
 export { PaperExchange } from './actions/paper-exchange.js';
 export { NotifyExecutor } from './actions/notify.js';
 export { WebhookExecutor, webhookBody, webhookSigningKey, type WebhookOptions } from './actions/webhook.js';

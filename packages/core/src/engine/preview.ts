@@ -5,6 +5,8 @@ import { Engine } from './engine.js';
 import type { EngineEvent } from './events.js';
 import type { ActionContext, ActionExecutor, ActionOutcome, ConditionState, ExecutionRecord } from './interfaces.js';
 import { isoTime } from './maybe.js';
+import { baseAsset, type PriceObservation } from './observations.js';
+import { collectConditions } from '../language/query-walk.js';
 import type { Recording } from './recording.js';
 import { RecordedLlmProvider } from './recorded-llm.js';
 import { RecordingHistory } from './recording-history.js';
@@ -41,6 +43,8 @@ export interface PreviewOptions {
   to?: number;
   /** Most timeline entries kept (the trigger is always kept). Default 500. */
   maxTimeline?: number;
+  /** Most price points per symbol in `prices` (default 1,000): a longer run keeps each bucket's lowest and highest. */
+  maxPricePoints?: number;
   queryId?: string;
   /**
    * Told how far the replay is, a fraction from 0 to 1 of [from, to], at most every `progressStep`
@@ -113,6 +117,18 @@ export interface PreviewResult {
   /** What the actions would have done: nothing is sent, no order is placed. */
   executions: ExecutionRecord[];
   problems: Array<{ at: string; code: string; message: string }>;
+  /**
+   * The recording's prices of every symbol the query's price and ta conditions read, over the run (for a
+   * chart): in time order, at most `maxPricePoints` per symbol (each bucket of a longer run keeps its
+   * lowest and its highest price, so no extreme is lost).
+   */
+  prices: PreviewPrices[];
+}
+
+/** The prices of one symbol over a preview's run. */
+export interface PreviewPrices {
+  symbol: string;
+  points: Array<{ at: string; price: number }>;
 }
 
 /**
@@ -150,6 +166,7 @@ export function preview(request: QueryRequest | { query: QueryRequest['query']; 
     timelineTruncated: false,
     executions: [],
     problems: [],
+    prices: pricesOf(request.query, recording, from, to, options.maxPricePoints ?? 1_000),
   };
   const maxTimeline = options.maxTimeline ?? 500;
   const last = new Map<string, string>();
@@ -221,6 +238,51 @@ export function preview(request: QueryRequest | { query: QueryRequest['query']; 
   subscription.unsubscribe();
   engine.dispose();
   return result;
+}
+
+/** The symbols a query's price and ta conditions (and their live operands) read, in document order. */
+function symbolsOf(query: unknown): string[] {
+  const symbols: string[] = [];
+  const add = (node: unknown) => {
+    if (!isRecord(node) || (node.source !== 'price' && node.source !== 'ta') || !isRecord(node.args)) return;
+    const symbol = node.args.symbol;
+    if (typeof symbol === 'string' && !symbols.includes(symbol)) symbols.push(symbol);
+  };
+  const leaves = collectConditions(query).leaves.sort((a, b) => a.pointer.localeCompare(b.pointer, 'en', { numeric: true }));
+  for (const leaf of leaves) {
+    add(leaf.node);
+    add(leaf.node.value);
+  }
+  return symbols;
+}
+
+/** See {@link PreviewResult.prices}. */
+function pricesOf(query: unknown, recording: Recording, from: number, to: number, maxPoints: number): PreviewPrices[] {
+  return symbolsOf(query).map((symbol) => {
+    const asset = baseAsset(symbol);
+    const ticks = recording.observations.filter((observation): observation is PriceObservation => observation.source === 'price' && observation.at >= from && observation.at <= to && baseAsset(observation.symbol) === asset);
+    return { symbol, points: thinned(ticks, Math.max(2, maxPoints)).map((tick) => ({ at: isoTime(tick.at), price: tick.price })) };
+  });
+}
+
+/** At most `max` ticks in time order: each of `max / 2` buckets keeps its lowest and highest. */
+function thinned(ticks: PriceObservation[], max: number): PriceObservation[] {
+  if (ticks.length <= max) return ticks;
+  const buckets = Math.floor(max / 2);
+  const kept: PriceObservation[] = [];
+  for (let bucket = 0; bucket < buckets; bucket++) {
+    const start = Math.floor((bucket * ticks.length) / buckets);
+    const end = Math.floor(((bucket + 1) * ticks.length) / buckets);
+    let low = start;
+    let high = start;
+    for (let i = start; i < end; i++) {
+      if ((ticks[i] as PriceObservation).price < (ticks[low] as PriceObservation).price) low = i;
+      if ((ticks[i] as PriceObservation).price > (ticks[high] as PriceObservation).price) high = i;
+    }
+    kept.push(ticks[Math.min(low, high)] as PriceObservation);
+    if (high !== low) kept.push(ticks[Math.max(low, high)] as PriceObservation);
+  }
+  return kept;
 }
 
 /** A condition state as the timeline shows it (times in ISO 8601). */
