@@ -3,12 +3,12 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * The shape of the code, checked with dependency-cruiser on every run: no import cycles, arrows only
- * pointing down the layers (core ← syntax, adapters ← language server, host ← command line), and a core
+ * pointing down the layers (core ← syntax, adapters ← language server ← console ← host ← command line), and a core
  * and a text form free of Node I/O, HTTP and LSP. Cross-package imports (`@eql/core`) resolve to the
  * sources through the `@eql/source` export condition, so the arrows between packages are seen.
  */
 
-const SOURCES = ['packages/core/src', 'packages/syntax/src', 'packages/adapters/src', 'packages/market-data/src', 'packages/llm/src', 'packages/builder/src', 'packages/venue-ccxt/src', 'packages/x402/src', 'packages/client/src', 'packages/server/src', 'packages/cli/src', 'packages/language-server/src'];
+const SOURCES = ['packages/core/src', 'packages/syntax/src', 'packages/adapters/src', 'packages/market-data/src', 'packages/llm/src', 'packages/builder/src', 'packages/venue-ccxt/src', 'packages/x402/src', 'packages/client/src', 'packages/console/src', 'packages/server/src', 'packages/cli/src', 'packages/language-server/src'];
 const IO_PACKAGES = 'node_modules/(fastify|@fastify/|undici|ccxt|better-sqlite3|vscode-languageserver|vscode-languageclient|vscode-jsonrpc|openai|viem|pino|pg|@nats-io/)';
 
 /** A package may import only the packages listed (and itself). */
@@ -51,7 +51,9 @@ const FORBIDDEN: IForbiddenRuleType[] = [
   only('x402', []),
   only('client', ['core']),
   { name: 'client-no-node', comment: 'the client runs in browsers and workers too: no Node built-ins', severity: 'error', from: { path: '^packages/client/src' }, to: { dependencyTypes: ['core'] } },
-  only('server', ['core', 'syntax', 'adapters', 'market-data', 'llm', 'builder', 'x402', 'venue-ccxt']),
+  only('console', ['core', 'client', 'language-server']),
+  { name: 'console-no-node', comment: 'the console runs in a browser: no Node built-ins', severity: 'error', from: { path: '^packages/console/src' }, to: { dependencyTypes: ['core'] } },
+  only('server', ['core', 'syntax', 'adapters', 'market-data', 'llm', 'builder', 'x402', 'venue-ccxt', 'console']),
   only('cli', ['core', 'syntax', 'adapters', 'market-data', 'llm', 'builder', 'x402', 'venue-ccxt', 'client', 'server']),
 ];
 

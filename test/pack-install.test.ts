@@ -47,7 +47,7 @@ interface PackedPackage {
 
 const publicPackages = readdirSync(join(ROOT, 'packages'))
   .filter((dir) => existsSync(join(ROOT, 'packages', dir, 'package.json')))
-  .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(ROOT, 'packages', dir, 'package.json'), 'utf8')) as { name: string; version: string; private?: boolean; dependencies?: Record<string, string> } }))
+  .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(ROOT, 'packages', dir, 'package.json'), 'utf8')) as { name: string; version: string; main?: string; types?: string; exports?: Record<string, { default?: string; types?: string }>; private?: boolean; dependencies?: Record<string, string> } }))
   .filter(({ manifest }) => manifest.private !== true);
 
 let work: string;
@@ -87,8 +87,10 @@ describe('the packages installed outside the repository', () => {
       expect(entry.version, entry.name).toBe(manifest?.version);
       const paths = entry.files.map((file) => file.path);
       expect(paths, entry.name).toContain('README.md');
-      expect(paths, entry.name).toContain('dist/index.js');
-      expect(paths, entry.name).toContain('dist/index.d.ts');
+      // The entry point and its types, as the manifest names them (dist/index.js for the code packages).
+      const root = manifest?.exports?.['.'];
+      for (const file of [manifest?.main ?? root?.default, manifest?.types ?? root?.types]) expect(paths, entry.name).toContain(String(file).replace(/^\.\//, ''));
+      if (entry.name === '@eql/console') expect(paths, entry.name).toContain('dist/index.html');
       expect(paths.filter((path) => path.startsWith('test/') || path.endsWith('.test.ts') || path.endsWith('.tsbuildinfo')), entry.name).toEqual([]);
       // Workspace dependencies are pinned to versions that are published together.
       for (const [dependency, range] of Object.entries(manifest?.dependencies ?? {})) {
