@@ -144,6 +144,14 @@ await describeWithChromium('the web console in Chromium', () => {
     await page.locator('#preview').scrollIntoViewIfNeeded();
     await shot(page, 'preview', '#preview');
 
+    // The same on a recording of one's own: chosen in the page, replayed in the worker, never sent.
+    await page.locator('#preview-file').setInputFiles(fileURLToPath(new URL('../../../fixtures/recordings/btc-1d.jsonl', import.meta.url)));
+    await expect.poll(() => page.locator('#preview-source').textContent()).toMatch(/^On btc-1d\.jsonl/);
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(() => page.locator('#preview-summary').textContent(), { timeout: 30_000 }).toMatch(/^Would have fired 1 time, first at 2026-01-06 00:00:00Z \(recording 2026-01-06 00:00:00Z to 2026-01-06 23:59:00Z\)/);
+    await page.getByRole('button', { name: 'Use the host’s recording' }).click();
+    await expect.poll(() => page.locator('#preview-source').textContent()).toBe('On the host’s recording.');
+
     // Create: the query is listed as active.
     await page.getByRole('button', { name: 'Create query' }).click();
     await expect.poll(() => page.locator('#editor-status').textContent()).toMatch(/^Created query /);

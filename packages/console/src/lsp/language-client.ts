@@ -24,6 +24,8 @@ import {
   type TextEdit,
 } from 'vscode-languageserver-protocol/browser';
 
+import { PREVIEW_RECORDING, type PreviewRecordingResult } from './preview-request.js';
+
 /** What `eql/convert` answers (see @eql/language-server's REQUESTS). */
 export type ConvertResult =
   | { ok: true; text: string; to: 'json' | 'text'; languageId: string; targetUri: string }
@@ -108,6 +110,11 @@ export class LanguageClient {
 
   async format(uri: string): Promise<TextEdit[]> {
     return (await this.connection.sendRequest(DocumentFormattingRequest.type, { textDocument: { uri }, options: { tabSize: 2, insertSpaces: true } })) ?? [];
+  }
+
+  /** Previews `request` on a recording (JSON Lines) in the worker. */
+  previewRecording(request: unknown, recording: string): Promise<PreviewRecordingResult> {
+    return this.connection.sendRequest<PreviewRecordingResult>(PREVIEW_RECORDING, { request, recording });
   }
 
   /** The document in its other form (`eql/convert`). */

@@ -1,9 +1,10 @@
-// Preview on the host's recording: when the query would have fired, drawn on a chart of the prices it
+// Preview on the host's recording, or on one the user chooses (run in the language worker): when the query would have fired, drawn on a chart of the prices it
 // reads (TradingView's lightweight-charts): the price line, the thresholds, the warm-up span, trigger
 // markers, and the condition states at the instant under the cursor (or the keyboard's).
 import type { PreviewResult, TimelineChange } from '@eql/core';
 import { AreaSeries, createChart, createSeriesMarkers, type IChartApi, LineSeries, type SeriesMarker, type Time, type UTCTimestamp } from 'lightweight-charts';
 import { errorText, formatTime, h, replaceChildren, text } from '../dom.js';
+import type { LanguageClient } from '../lsp/language-client.js';
 import type { Session } from '../session.js';
 
 export interface PreviewView {
@@ -23,12 +24,32 @@ export function statesAt(result: PreviewResult, time: number): TimelineChange[] 
   return [...states.values()];
 }
 
-export function previewView(session: () => Session): PreviewView {
+export function previewView(session: () => Session, language: LanguageClient): PreviewView {
   const chartHost = h('div', { className: 'chart', id: 'preview-chart', role: 'img', 'aria-label': 'Prices of the preview with thresholds and triggers' });
   const summary = h('p', { id: 'preview-summary', role: 'status', 'aria-live': 'polite' }, 'Preview replays the host’s recording in virtual time: nothing is sent.');
   const cursor = h('div', { id: 'preview-cursor', 'aria-live': 'polite' });
   const triggers = h('ol', { id: 'preview-triggers' });
   let chart: IChartApi | undefined;
+  /** A recording the user chose (JSON Lines), previewed in the worker instead of the host's. */
+  let uploaded: { name: string; text: string } | undefined;
+  const source = h('p', { id: 'preview-source', className: 'help' }, 'On the host’s recording.');
+  const file = h('input', { id: 'preview-file', type: 'file', accept: '.jsonl,.json,application/x-ndjson,text/plain', 'aria-describedby': 'preview-source' });
+  const useHost = h('button', { type: 'button', id: 'preview-host', hidden: true }, 'Use the host’s recording');
+  file.addEventListener('change', () => {
+    const chosen = file.files?.[0];
+    if (!chosen) return;
+    void chosen.text().then((text) => {
+      uploaded = { name: chosen.name, text };
+      source.textContent = `On ${chosen.name} (${Math.round(text.length / 1024)} KB), in this page: nothing is sent to the host.`;
+      useHost.hidden = false;
+    });
+  });
+  useHost.addEventListener('click', () => {
+    uploaded = undefined;
+    file.value = '';
+    source.textContent = 'On the host’s recording.';
+    useHost.hidden = true;
+  });
 
   const showStates = (result: PreviewResult, time: number) => {
     const states = statesAt(result, time);
@@ -91,9 +112,16 @@ export function previewView(session: () => Session): PreviewView {
   const run = async (request: unknown): Promise<void> => {
     summary.textContent = 'Replaying…';
     try {
-      const { data, error } = await session().client.api.POST('/v2/auto/queries/preview', { body: request as never });
-      if (error !== undefined || data === undefined) throw Object.assign(new Error('the host refused the preview'), { body: error });
-      const result = data as unknown as PreviewResult;
+      let result: PreviewResult;
+      if (uploaded) {
+        const answer = await language.previewRecording(request, uploaded.text);
+        if (!answer.ok) throw new Error(answer.problems.join('; '));
+        result = answer.result;
+      } else {
+        const { data, error } = await session().client.api.POST('/v2/auto/queries/preview', { body: request as never });
+        if (error !== undefined || data === undefined) throw Object.assign(new Error('the host refused the preview'), { body: error });
+        result = data as unknown as PreviewResult;
+      }
       summary.textContent = result.triggered
         ? `Would have fired ${result.triggers.length} time${result.triggers.length === 1 ? '' : 's'}, first at ${formatTime(result.trigger?.at)} (recording ${formatTime(result.from)} to ${formatTime(result.to)}).`
         : `Would not have fired between ${formatTime(result.from)} and ${formatTime(result.to)} (${result.endedBy}).`;
@@ -104,6 +132,16 @@ export function previewView(session: () => Session): PreviewView {
     }
   };
 
-  const element = h('section', { id: 'preview', className: 'panel', 'aria-labelledby': 'preview-title' }, h('h2', { id: 'preview-title' }, 'Preview on the recording'), summary, chartHost, triggers, cursor);
+  const element = h(
+    'section',
+    { id: 'preview', className: 'panel', 'aria-labelledby': 'preview-title' },
+    h('h2', { id: 'preview-title' }, 'Preview on a recording'),
+    h('div', { className: 'toolbar' }, h('label', { for: 'preview-file' }, 'Your recording (JSON Lines): '), file, useHost),
+    source,
+    summary,
+    chartHost,
+    triggers,
+    cursor,
+  );
   return { element, run };
 }

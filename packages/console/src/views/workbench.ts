@@ -95,7 +95,7 @@ export function workbenchView(session: () => Session, client: LanguageClient, on
     }
   };
 
-  const preview = previewView(session);
+  const preview = previewView(session, client);
   const runPreview = async (): Promise<void> => {
     problems.textContent = '';
     try {
