@@ -4,6 +4,7 @@ import './styles.css';
 import { h, replaceChildren } from './dom.js';
 import { LanguageClient } from './lsp/language-client.js';
 import { currentSession, restoreSession, type Session, signOut } from './session.js';
+import { draftsView } from './views/drafts.js';
 import { notificationsView } from './views/notifications.js';
 import { queriesView } from './views/queries.js';
 import { signInView } from './views/sign-in.js';
@@ -28,9 +29,11 @@ async function showConsole(session: Session): Promise<void> {
   const active = (): Session => currentSession() ?? session;
   const queries = queriesView(active);
   const notifications = notificationsView();
-  const workbench = workbenchView(active, await languageClient(), (queryId) => {
-    void queries.refresh().then(() => queries.select(queryId));
-  });
+  const showQuery = (queryId: string) => void queries.refresh().then(() => queries.select(queryId));
+  let openDraft: (draftId: string, request: unknown) => void = () => undefined;
+  const drafts = draftsView(active, (draftId, request) => openDraft(draftId, request), showQuery);
+  const workbench = workbenchView(active, await languageClient(), drafts, showQuery);
+  openDraft = (draftId, request) => void workbench.load(request, draftId);
   const header = h(
     'header',
     { className: 'top' },
@@ -51,7 +54,7 @@ async function showConsole(session: Session): Promise<void> {
       'Sign out',
     ),
   );
-  replaceChildren(root, header, h('main', { id: 'main', className: 'console' }, workbench.element, queries.element, notifications.element));
+  replaceChildren(root, header, h('main', { id: 'main', className: 'console' }, workbench.element, queries.element, drafts.element, notifications.element));
   notifications.start(session, (event) => {
     if (event.event === 'notification:new') void queries.refresh();
     if (event.event === 'query:state') {
@@ -60,7 +63,7 @@ async function showConsole(session: Session): Promise<void> {
     }
     if (event.event === 'end') void queries.refresh();
   });
-  await queries.refresh();
+  await Promise.all([queries.refresh(), drafts.refresh()]);
 }
 
 const restored = restoreSession();

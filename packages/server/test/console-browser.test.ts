@@ -94,7 +94,7 @@ await describeWithChromium('the web console in Chromium', () => {
     expect(redirect.headers.get('location')).toBe('/console/');
   });
 
-  it('signs in, finds a typo, fixes it, validates, creates, shows the notification live and cancels', { timeout: 240_000 }, async () => {
+  it('signs in, finds a typo, fixes it, validates, previews, creates, shows the notification live, cancels, and keeps drafts', { timeout: 240_000 }, async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
@@ -183,6 +183,19 @@ await describeWithChromium('the web console in Chromium', () => {
     await findingsSay(page, 'No problems found.');
     await page.getByRole('button', { name: 'JSON ⇄ text' }).click();
     await expect.poll(() => page.locator('#form-label').textContent()).toBe('JSON');
+
+    // Drafts: kept on the host without running, opened back into the editor, then activated.
+    await typeQuery(page, query('SOL draft', 'SOL', 1_000_000));
+    await findingsSay(page, 'No problems found.');
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    const draftRow = page.locator('#drafts-body tr', { hasText: 'SOL draft' });
+    await expect.poll(() => draftRow.count()).toBe(1);
+    await typeQuery(page, query('Something else', 'BTC', 1));
+    await draftRow.getByRole('button', { name: 'Open SOL draft' }).click();
+    await expect.poll(() => page.locator('.cm-content').textContent()).toContain('"title": "SOL draft"');
+    await draftRow.getByRole('button', { name: 'Activate SOL draft' }).click();
+    await expect.poll(() => draftRow.locator('td').nth(2).textContent()).toMatch(/^running as /);
+    await expect.poll(() => page.locator('#queries-body tr', { hasText: 'SOL draft' }).locator('td').nth(1).textContent()).toBe('active');
 
     expect(errors).toEqual([]);
     await page.close();

@@ -9,6 +9,13 @@ import { previewView } from './preview.js';
 export interface Workbench {
   element: HTMLElement;
   editor: EqlEditor;
+  /** Shows a stored request (a draft's) in the editor, in the JSON form; `draftId` is where "Save draft" saves it. */
+  load(request: unknown, draftId: string | undefined): Promise<void>;
+}
+
+/** Where the workbench saves drafts (views/drafts.ts). */
+export interface DraftSaver {
+  save(request: unknown, draftId: string | undefined): Promise<string>;
 }
 
 type ValidateAnswer = Awaited<ReturnType<Session['client']['validateQuery']>>;
@@ -19,7 +26,9 @@ function requestOf(editor: EqlEditor): unknown {
   return JSON.parse(editor.text) as unknown;
 }
 
-export function workbenchView(session: () => Session, client: LanguageClient, onCreated: (queryId: string) => void): Workbench {
+export function workbenchView(session: () => Session, client: LanguageClient, drafts: DraftSaver, onCreated: (queryId: string) => void): Workbench {
+  /** The draft the editor's query came from (or was saved as). */
+  let draftId: string | undefined;
   const editorHost = h('div', { className: 'editor', id: 'editor' });
   const editor = new EqlEditor(editorHost, client, { form: 'json', text: exampleText(0), label: 'EQL query editor' });
   const findings = h('p', { id: 'findings', className: 'findings', role: 'status', 'aria-live': 'polite' }, 'Checking…');
@@ -33,6 +42,7 @@ export function workbenchView(session: () => Session, client: LanguageClient, on
 
   const example = h('select', { id: 'example', 'aria-label': 'Load an example' }, ...EXAMPLES.map((entry, index) => h('option', { value: String(index) }, entry.name)));
   example.addEventListener('change', () => {
+    draftId = undefined;
     if (editor.currentForm !== 'json') void editor.switchForm().then(() => editor.setText(exampleText(Number(example.value))));
     else editor.setText(exampleText(Number(example.value)));
   });
@@ -105,6 +115,22 @@ export function workbenchView(session: () => Session, client: LanguageClient, on
     }
   };
 
+  const saveDraft = async (): Promise<void> => {
+    problems.textContent = '';
+    try {
+      draftId = await drafts.save(await editor.requestJson(), draftId);
+    } catch (error) {
+      problems.textContent = error instanceof SyntaxError ? `The JSON does not parse: ${error.message}` : `Saving the draft failed: ${errorText(error)}`;
+    }
+  };
+
+  const load = async (request: unknown, fromDraft: string | undefined): Promise<void> => {
+    if (editor.currentForm !== 'json') await editor.switchForm();
+    formLabel.textContent = 'JSON';
+    editor.setText(`${JSON.stringify(request, null, 2)}\n`);
+    draftId = fromDraft;
+  };
+
   const button = (id: string, label: string, action: () => unknown, title?: string) => h('button', { type: 'button', id, title, onClick: () => void action() }, label);
   const toolbar = h(
     'div',
@@ -120,6 +146,7 @@ export function workbenchView(session: () => Session, client: LanguageClient, on
     button('validate', 'Validate', validate),
     button('preview-run', 'Preview', runPreview, 'Replay the host’s recording: when would it have fired?'),
     button('create', 'Create query', create),
+    button('save-draft', 'Save draft', saveDraft, 'Keep the query on the host without running it'),
   );
 
   const element = h(
@@ -133,5 +160,5 @@ export function workbenchView(session: () => Session, client: LanguageClient, on
     result,
     preview.element,
   );
-  return { element, editor };
+  return { element, editor, load };
 }
