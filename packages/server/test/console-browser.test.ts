@@ -201,6 +201,97 @@ await describeWithChromium('the web console in Chromium', () => {
     await page.close();
   });
 
+  it('asks the language server in the worker for completion, hover and formatting', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${baseUrl}/console/`);
+    await page.locator('#api-key').fill(key.key);
+    await page.keyboard.press('Enter');
+    await findingsSay(page, 'No problems found.');
+
+    // Completion: the methods of a price condition, offered inside the empty "method" value (line 8).
+    await typeQuery(page, query('Completion', 'BTC', 100_000, ''));
+    await page.keyboard.press('Control+Home');
+    for (let i = 0; i < 7; i++) await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('End');
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.type('c');
+    const options = page.locator('.cm-tooltip-autocomplete li');
+    await expect.poll(() => options.allTextContents(), { timeout: 30_000 }).toEqual(expect.arrayContaining([expect.stringContaining('current')]));
+    await page.keyboard.press('Escape');
+
+    // Hover: what a property means.
+    await typeQuery(page, query('Hover', 'BTC', 100_000));
+    await findingsSay(page, 'No problems found.');
+    // The mouse over the word "operator" (found with a DOM Range: highlighting may or may not wrap it in a span).
+    const at = (await page.evaluate(`(() => {
+      const line = [...document.querySelectorAll('.cm-line')].find((element) => element.textContent.includes('"operator"'));
+      const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const index = node.textContent.indexOf('operator');
+        if (index < 0) continue;
+        const range = document.createRange();
+        range.setStart(node, index);
+        range.setEnd(node, index + 'operator'.length);
+        const box = range.getBoundingClientRect();
+        return { x: box.left + box.width / 2, y: box.top + box.height / 2 };
+      }
+    })()`)) as { x: number; y: number };
+    await page.mouse.move(at.x, at.y);
+    await expect.poll(() => page.locator('.hover').first().textContent(), { timeout: 30_000 }).toMatch(/\S/);
+
+    // Format: one line of JSON comes back laid out.
+    await typeQuery(page, JSON.stringify(JSON.parse(query('Format', 'BTC', 100_000))));
+    await findingsSay(page, 'No problems found.');
+    expect(await page.locator('.cm-line').count()).toBe(1);
+    await page.getByRole('button', { name: 'Format' }).click();
+    await expect.poll(() => page.locator('.cm-line').count()).toBeGreaterThan(10);
+    await page.close();
+  });
+
+  it('signs trade-flavoured mutations with the HMAC secret, which stays in the page’s memory', async () => {
+    const trade = JSON.stringify({
+      title: 'Paper buy',
+      query: {
+        conditions: { AND: [{ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: 'crosses_above', value: 1_000_000 }] },
+        actions: [{ stepId: 'buy', type: 'market_order', params: { exchange: 'paper', symbol: 'BTC', side: 'buy', amountUsd: 100 } }],
+        expiresIn: '1d',
+      },
+    });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${baseUrl}/console/`);
+
+    // Without the secret: the host refuses the unsigned create, and the page says what to do.
+    await page.locator('#api-key').fill(key.key);
+    await page.keyboard.press('Enter');
+    await findingsSay(page, 'No problems found.');
+    await typeQuery(page, trade);
+    await findingsSay(page, 'No problems found.');
+    await page.getByRole('button', { name: 'Create query' }).click();
+    await expect.poll(() => page.locator('#editor-status').textContent()).toMatch(/must be signed: sign in with your HMAC secret too/);
+
+    // With it: signed in the page; it is nowhere in storage, and a reload forgets it.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.locator('#api-key').fill(key.key);
+    await page.locator('#hmac-secret').fill(key.hmacSecret);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await findingsSay(page, 'No problems found.');
+    await typeQuery(page, trade);
+    await findingsSay(page, 'No problems found.');
+    await page.getByRole('button', { name: 'Create query' }).click();
+    await expect.poll(() => page.locator('#editor-status').textContent()).toMatch(/^Created query /);
+    const row = page.locator('#queries-body tr', { hasText: 'Paper buy' });
+    await expect.poll(() => row.locator('td').nth(1).textContent()).toBe('active');
+    await row.getByRole('button', { name: 'Cancel Paper buy' }).click();
+    await expect.poll(() => row.locator('td').nth(1).textContent()).toBe('cancelled');
+    const stored = String(await page.evaluate('JSON.stringify({ ...sessionStorage, ...localStorage }) + document.cookie'));
+    expect(stored).not.toContain(key.hmacSecret);
+    await page.reload();
+    await findingsSay(page, 'No problems found.');
+    expect(await page.locator('.who').textContent()).not.toContain('signing');
+    await page.close();
+  });
+
   it('is usable at 390 px wide, and every control has a name', async () => {
     const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
     await page.goto(`${baseUrl}/console/`);

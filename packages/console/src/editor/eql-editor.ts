@@ -184,7 +184,10 @@ export class EqlEditor {
     const doc = context.state.doc;
     const items = await this.client.completion(this.uri, positionOf(doc, context.pos));
     if (context.aborted || items.length === 0) return null;
-    const from = word?.from ?? context.pos;
+    // The server says what each item replaces (a JSON string with its quotes, a word): its range is the
+    // result's, and the server has filtered and ordered the items already.
+    const firstEdit = items[0]?.textEdit;
+    const range = firstEdit && 'range' in firstEdit ? { from: offsetOf(doc, firstEdit.range.start), to: offsetOf(doc, firstEdit.range.end) } : { from: word?.from ?? context.pos, to: context.pos };
     const options: Completion[] = items.map((item) => {
       const edit = item.textEdit && 'range' in item.textEdit ? item.textEdit : undefined;
       const insert = (edit?.newText ?? item.insertText ?? item.label).replace(/\$\{\d+:([^}]*)\}/g, '$1').replace(/\$\d+/g, '');
@@ -194,9 +197,7 @@ export class EqlEditor {
       if (documentation) completion.info = typeof documentation === 'string' ? documentation : documentation.value;
       return completion;
     });
-    const firstEdit = items[0]?.textEdit;
-    const editFrom = firstEdit && 'range' in firstEdit ? offsetOf(doc, firstEdit.range.start) : from;
-    return { from: Math.min(editFrom, context.pos), options, validFor: /^[\w$.@/-]*$/ };
+    return { from: range.from, to: Math.max(range.to, context.pos), options, filter: false };
   }
 
   private async hover(view: EditorView, offset: number): Promise<Tooltip | null> {

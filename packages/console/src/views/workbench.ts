@@ -1,4 +1,5 @@
 // The workbench: the editor, its findings, validation with the cost estimate, and create.
+import { isTradeFlavouredQuery } from '@eql/core';
 import { EqlEditor } from '../editor/eql-editor.js';
 import type { LanguageClient } from '../lsp/language-client.js';
 import { errorText, h, replaceChildren } from '../dom.js';
@@ -88,15 +89,11 @@ export function workbenchView(session: () => Session, client: LanguageClient, dr
     const client = session().client;
     const request = requestOf(editor) as never;
     try {
-      let created;
-      try {
-        created = await client.createQuery(request);
-      } catch (error) {
-        // A query that trades needs the exchange preflight first (spec 3): list the exchanges, then again.
-        if ((error as { code?: unknown }).code !== 'check_exchanges_first') throw error;
-        await client.listExchanges();
-        created = await client.createQuery(request);
-      }
+      // A query that trades needs the exchange preflight first (spec 3). Done before the create: a signed
+      // request sent twice within one second would be the same signature, which the host takes once.
+      const json = editor.currentForm === 'json' ? (request as { query?: unknown }) : ((await editor.requestJson()) as { query?: unknown });
+      if (isTradeFlavouredQuery(json.query)) await client.listExchanges();
+      const created = await client.createQuery(request);
       problems.textContent = `Created query ${created.queryId}.`;
       onCreated(created.queryId);
     } catch (error) {
