@@ -224,7 +224,7 @@ await describeWithChromium('the web console in Chromium', () => {
     await typeQuery(page, query('Hover', 'BTC', 100_000));
     await findingsSay(page, 'No problems found.');
     // The mouse over the word "operator" (found with a DOM Range: highlighting may or may not wrap it in a span).
-    const at = (await page.evaluate(`(() => {
+    const at = await page.evaluate<{ x: number; y: number }>(`(() => {
       const line = [...document.querySelectorAll('.cm-line')].find((element) => element.textContent.includes('"operator"'));
       const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
       for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -236,7 +236,7 @@ await describeWithChromium('the web console in Chromium', () => {
         const box = range.getBoundingClientRect();
         return { x: box.left + box.width / 2, y: box.top + box.height / 2 };
       }
-    })()`)) as { x: number; y: number };
+    })()`);
     await page.mouse.move(at.x, at.y);
     await expect.poll(() => page.locator('.hover').first().textContent(), { timeout: 30_000 }).toMatch(/\S/);
 
