@@ -46,6 +46,16 @@ async function findingsSay(page: Page, expected: string | RegExp): Promise<void>
   await expect.poll(() => page.locator('#findings').textContent(), { timeout: 30_000 }).toMatch(expected);
 }
 
+/** A new page of that size, signed in with the key (Enter in the key field), the editor ready. */
+async function signedIn(width: number, height: number): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width, height } });
+  await page.goto(`${baseUrl}/console/`);
+  await page.locator('#api-key').fill(key.key);
+  await page.keyboard.press('Enter');
+  await findingsSay(page, 'No problems found.');
+  return page;
+}
+
 const query = (title: string, symbol: string, value: number, method = 'current') =>
   JSON.stringify(
     {
@@ -202,11 +212,7 @@ await describeWithChromium('the web console in Chromium', () => {
   });
 
   it('asks the language server in the worker for completion, hover and formatting', async () => {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(`${baseUrl}/console/`);
-    await page.locator('#api-key').fill(key.key);
-    await page.keyboard.press('Enter');
-    await findingsSay(page, 'No problems found.');
+    const page = await signedIn(1280, 900);
 
     // Completion: the methods of a price condition, offered inside the empty "method" value (line 8).
     await typeQuery(page, query('Completion', 'BTC', 100_000, ''));
@@ -293,11 +299,7 @@ await describeWithChromium('the web console in Chromium', () => {
   });
 
   it('is usable at 390 px wide, and every control has a name', async () => {
-    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
-    await page.goto(`${baseUrl}/console/`);
-    await page.locator('#api-key').fill(key.key);
-    await page.keyboard.press('Enter');
-    await findingsSay(page, 'No problems found.');
+    const page = await signedIn(390, 844);
     await shot(page, 'narrow');
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     const unnamed = await page.evaluate(`[...document.querySelectorAll('button, select, input, [role=textbox], [contenteditable=true]')]

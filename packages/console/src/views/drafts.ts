@@ -32,6 +32,25 @@ export function draftsView(session: () => Session, open: (draftId: string, reque
     return reply.data;
   };
 
+  /** A button of a draft's row: runs `call`, says what happened (or what failed), lists the drafts again. */
+  const rowAction = (label: string, name: string, call: () => Promise<string | undefined>) =>
+    h(
+      'button',
+      {
+        type: 'button',
+        'aria-label': `${label} ${name}`,
+        onClick: async () => {
+          try {
+            const said = await call();
+            if (said !== undefined) status.textContent = said;
+          } catch (error) {
+            failed(label, error);
+          }
+        },
+      },
+      label,
+    );
+
   const refresh = async (): Promise<void> => {
     try {
       const page = answer(await api().GET('/v2/auto/queries/drafts', { params: { query: { limit: 50 } } })) as unknown as { drafts: DraftRow[] };
@@ -48,60 +67,24 @@ export function draftsView(session: () => Session, open: (draftId: string, reque
             h(
               'td',
               {},
-              h(
-                'button',
-                {
-                  type: 'button',
-                  'aria-label': `Open ${name}`,
-                  onClick: async () => {
-                    try {
-                      const stored = answer(await api().GET('/v2/auto/queries/drafts/{draftId}', { params: { path: { draftId: draft.draftId } } })) as unknown as { request: unknown };
-                      open(draft.draftId, stored.request);
-                      status.textContent = `Opened ${name}.`;
-                    } catch (error) {
-                      failed('Open', error);
-                    }
-                  },
-                },
-                'Open',
-              ),
+              rowAction('Open', name, async () => {
+                const stored = answer(await api().GET('/v2/auto/queries/drafts/{draftId}', { params: { path: { draftId: draft.draftId } } })) as unknown as { request: unknown };
+                open(draft.draftId, stored.request);
+                return `Opened ${name}.`;
+              }),
               draft.convertedQueryId
                 ? undefined
-                : h(
-                    'button',
-                    {
-                      type: 'button',
-                      'aria-label': `Activate ${name}`,
-                      onClick: async () => {
-                        try {
-                          const created = answer(await api().POST('/v2/auto/queries/drafts/{draftId}/convert', { params: { path: { draftId: draft.draftId } } })) as unknown as { queryId: string };
-                          status.textContent = `${name} is running as ${created.queryId}.`;
-                          activated(created.queryId);
-                          await refresh();
-                        } catch (error) {
-                          failed('Activate', error);
-                        }
-                      },
-                    },
-                    'Activate',
-                  ),
-              h(
-                'button',
-                {
-                  type: 'button',
-                  'aria-label': `Delete ${name}`,
-                  onClick: async () => {
-                    try {
-                      answer(await api().DELETE('/v2/auto/queries/drafts/{draftId}', { params: { path: { draftId: draft.draftId } } }));
-                      status.textContent = `Deleted ${name}.`;
-                      await refresh();
-                    } catch (error) {
-                      failed('Delete', error);
-                    }
-                  },
-                },
-                'Delete',
-              ),
+                : rowAction('Activate', name, async () => {
+                    const created = answer(await api().POST('/v2/auto/queries/drafts/{draftId}/convert', { params: { path: { draftId: draft.draftId } } })) as unknown as { queryId: string };
+                    activated(created.queryId);
+                    await refresh();
+                    return `${name} is running as ${created.queryId}.`;
+                  }),
+              rowAction('Delete', name, async () => {
+                answer(await api().DELETE('/v2/auto/queries/drafts/{draftId}', { params: { path: { draftId: draft.draftId } } }));
+                await refresh();
+                return `Deleted ${name}.`;
+              }),
             ),
           );
         }),
