@@ -211,7 +211,7 @@ await describeWithChromium('the web console in Chromium', () => {
     await page.close();
   });
 
-  it('asks the language server in the worker for completion, hover and formatting', async () => {
+  it('asks the language server in the worker for completion, hover and formatting; previews an indicator with its warm-up', async () => {
     const page = await signedIn(1280, 900);
 
     // Completion: the methods of a price condition, offered inside the empty "method" value (line 8).
@@ -252,6 +252,14 @@ await describeWithChromium('the web console in Chromium', () => {
     expect(await page.locator('.cm-line').count()).toBe(1);
     await page.getByRole('button', { name: 'Format' }).click();
     await expect.poll(() => page.locator('.cm-line').count()).toBeGreaterThan(10);
+
+    // Preview of an indicator: the chart shades its warm-up, and says until when.
+    await page.locator('#example').selectOption({ label: 'ETH oversold on RSI' });
+    await expect.poll(() => page.locator('.cm-content').textContent()).toContain('"method": "rsi"');
+    await findingsSay(page, 'No problems found.');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(() => page.locator('#preview-chart').getAttribute('data-warmup-until'), { timeout: 30_000 }).toMatch(/^2026-01-05T/);
+    expect(await page.locator('#preview-chart').getAttribute('aria-label')).toMatch(/^Prices of ETH: \d+ triggers?, warming up until 2026-01-05 /);
     await page.close();
   });
 

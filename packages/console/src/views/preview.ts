@@ -24,6 +24,13 @@ export function statesAt(result: PreviewResult, time: number): TimelineChange[] 
   return [...states.values()];
 }
 
+/** The constant thresholds of the price conditions the timeline shows (drawn as lines on the price). */
+function thresholdsOf(result: PreviewResult): Set<number> {
+  const thresholds = new Set<number>();
+  for (const entry of result.timeline) for (const change of entry.changes) if (typeof change.threshold === 'number' && change.source === 'price') thresholds.add(change.threshold);
+  return thresholds;
+}
+
 export function previewView(session: () => Session, language: LanguageClient): PreviewView {
   const chartHost = h('div', { className: 'chart', id: 'preview-chart', role: 'img', 'aria-label': 'Prices of the preview with thresholds and triggers' });
   const summary = h('p', { id: 'preview-summary', role: 'status', 'aria-live': 'polite' }, 'Preview replays the host’s recording in virtual time: nothing is sent.');
@@ -89,15 +96,17 @@ export function previewView(session: () => Session, language: LanguageClient): P
     const start = seconds(result.from);
     // The warm-up span: from the start until the conditions were ready, shaded under the price.
     const readyAt = result.timeline.flatMap((entry) => entry.changes).find((change) => change.readyAt !== undefined)?.readyAt;
+    // What the canvas shows, said in the markup too (screen readers, tests): the warm-up's end, the triggers.
+    chartHost.dataset.warmupUntil = readyAt ?? '';
+    chartHost.dataset.triggers = String(result.triggers.length);
+    chartHost.setAttribute('aria-label', `Prices of ${series.symbol}: ${result.triggers.length} trigger${result.triggers.length === 1 ? '' : 's'}${readyAt === undefined ? '' : `, warming up until ${formatTime(readyAt)}`}; thresholds ${[...thresholdsOf(result)].join(', ') || 'none'}`);
     if (readyAt !== undefined) {
       const warm = chart.addSeries(AreaSeries, { lineVisible: false, topColor: 'rgba(128,128,128,0.35)', bottomColor: 'rgba(128,128,128,0.05)', priceLineVisible: false, lastValueVisible: false, crosshairMarkerVisible: false });
       warm.setData(data.filter((point) => point.time >= start && point.time <= seconds(readyAt)));
     }
     const line = chart.addSeries(LineSeries, { color: dark ? '#7fb0ff' : '#1f5fbf', lineWidth: 2, title: series.symbol });
     line.setData(data);
-    const thresholds = new Set<number>();
-    for (const entry of result.timeline) for (const change of entry.changes) if (typeof change.threshold === 'number' && change.source === 'price') thresholds.add(change.threshold);
-    for (const threshold of thresholds) line.createPriceLine({ price: threshold, color: '#b3261e', lineWidth: 1, lineStyle: 2, axisLabelVisible: true, title: 'threshold' });
+    for (const threshold of thresholdsOf(result)) line.createPriceLine({ price: threshold, color: '#b3261e', lineWidth: 1, lineStyle: 2, axisLabelVisible: true, title: 'threshold' });
     const markers: SeriesMarker<Time>[] = result.triggers.map((trigger) => ({ time: seconds(trigger.at), position: 'aboveBar', color: '#1d6b35', shape: 'arrowDown', text: `trigger ${trigger.triggerIndex}` }));
     if (readyAt !== undefined) markers.push({ time: seconds(readyAt), position: 'belowBar', color: '#5b6170', shape: 'circle', text: 'ready' });
     markers.sort((a, b) => (a.time as number) - (b.time as number));

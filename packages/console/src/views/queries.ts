@@ -85,10 +85,17 @@ export function queriesView(session: () => Session): QueriesView {
     );
   };
 
+  /** While a selected query is active, its states are read again every few seconds (the stream says only readiness changes). */
+  let poll: ReturnType<typeof setTimeout> | undefined;
   const select = async (queryId: string): Promise<void> => {
     selected = queryId;
+    if (poll !== undefined) clearTimeout(poll);
+    poll = undefined;
     try {
-      showDetail(await session().client.getQuery(queryId));
+      const query = await session().client.getQuery(queryId);
+      if (selected !== queryId) return;
+      showDetail(query);
+      if ((query as unknown as { status?: string }).status === 'active' && detail.isConnected) poll = setTimeout(() => void select(queryId), 5_000);
     } catch (error) {
       status.textContent = `Could not read ${queryId}: ${errorText(error)}`;
     }
