@@ -47,6 +47,8 @@ async function showConsole(session: Session): Promise<void> {
         id: 'sign-out',
         onClick: () => {
           notifications.stop();
+          queries.stop();
+          workbench.editor.dispose();
           signOut();
           showSignIn();
         },

@@ -167,8 +167,9 @@ await describeWithPostgres('the host on PostgreSQL', () => {
       }),
     );
     expect(await first.exit).toBeNull();
+    // The kill comes at the 20th answer; the creates still in flight may or may not have been answered by
+    // then (a fast host answers all 40 first). What must hold is below: every acknowledged one is stored.
     expect(acknowledged.size).toBeGreaterThanOrEqual(20);
-    expect(acknowledged.size).toBeLessThan(kinds.length);
 
     // Every acknowledged create is in the database, before any host runs again.
     const stored = await adminQuery<{ id: string }>(`SELECT id FROM ${name}.queries`);

@@ -29,6 +29,7 @@ export class EqlEditor {
   private readonly language = new Compartment();
   private diagnostics: Diagnostic[] = [];
   private readonly findingsListeners = new Set<(findings: EditorFindings) => void>();
+  private readonly stopDiagnostics: () => void;
 
   constructor(
     parent: HTMLElement,
@@ -40,11 +41,19 @@ export class EqlEditor {
       parent,
       state: EditorState.create({ doc: initial.text, extensions: this.extensions(initial.label) }),
     });
-    client.onDiagnostics((uri, diagnostics, version) => {
+    this.stopDiagnostics = client.onDiagnostics((uri, diagnostics, version) => {
       if (uri !== this.uri || (version !== undefined && version !== client.version(uri))) return;
       void this.showDiagnostics(diagnostics, version);
     });
     client.open(this.uri, LANGUAGE_IDS[this.form], initial.text);
+  }
+
+  /** Lets go of the editor (the page shows another): it hears the server no more. */
+  dispose(): void {
+    this.client.close(this.uri);
+    this.stopDiagnostics();
+    this.findingsListeners.clear();
+    this.view.destroy();
   }
 
   get uri(): string {
@@ -94,13 +103,15 @@ export class EqlEditor {
     const to: Form = this.form === 'json' ? 'text' : 'json';
     const converted = await this.client.convert(this.uri, to);
     if (!converted.ok) return { ok: false, problems: converted.problems };
+    // The server hears of the document in its new form before the editor shows it (and reports the change).
+    this.client.close(this.uri);
     this.form = to;
     this.diagnostics = [];
+    this.client.open(this.uri, LANGUAGE_IDS[to], converted.text);
     this.view.dispatch({
       changes: { from: 0, to: this.view.state.doc.length, insert: converted.text },
       effects: this.language.reconfigure(this.languageOf(to)),
     });
-    this.client.open(this.uri, LANGUAGE_IDS[to], converted.text);
     return { ok: true };
   }
 

@@ -11,6 +11,7 @@ import {
   createProtocolConnection,
   type Diagnostic,
   DidChangeTextDocumentNotification,
+  DidCloseTextDocumentNotification,
   DidOpenTextDocumentNotification,
   DocumentFormattingRequest,
   type Hover,
@@ -78,6 +79,12 @@ export class LanguageClient {
   open(uri: string, languageId: string, text: string): void {
     this.versions.set(uri, 1);
     void this.connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId, version: 1, text } });
+  }
+
+  /** The editor let go of a document. */
+  close(uri: string): void {
+    if (!this.versions.delete(uri)) return;
+    void this.connection.sendNotification(DidCloseTextDocumentNotification.type, { textDocument: { uri } });
   }
 
   /** The whole new text of an open document; returns its version. */

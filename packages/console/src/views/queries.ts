@@ -20,6 +20,8 @@ export interface QueriesView {
   select(queryId: string): Promise<void>;
   /** Live condition states from the stream (`query:state`). */
   showStates(queryId: string, states: unknown): void;
+  /** Stops reading the selected query again (the page shows another view). */
+  stop(): void;
 }
 
 export function queriesView(session: () => Session): QueriesView {
@@ -159,6 +161,11 @@ export function queriesView(session: () => Session): QueriesView {
     element,
     refresh,
     select,
+    stop() {
+      selected = undefined;
+      if (poll !== undefined) clearTimeout(poll);
+      poll = undefined;
+    },
     showStates(queryId, states) {
       if (queryId !== selected || !Array.isArray(states)) return;
       const host = detail.querySelector('#states-host');
