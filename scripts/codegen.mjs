@@ -4,8 +4,12 @@
 //   packages/core/src/generated/eql-schema.ts  the schema itself as a module, so core needs no file I/O
 //   packages/market-data/src/generated/ingest-schema.ts  schemas/ingest.schema.json as a module, so an
 //                                                   installed host reads no file outside its package
+//   packages/core/src/generated/eql-validate-{fast,detailed}.ts  the schema compiled by ajv ahead of time
+//                                                   (standalone code): no code is compiled at run time, so
+//                                                   the validator runs where eval may not (a page's CSP)
 // `node scripts/codegen.mjs --check` exits 1 when the committed files differ from what it would write.
 import { readFile, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { compile } from 'json-schema-to-typescript';
 
@@ -78,10 +82,66 @@ export async function generate() {
     '/** The ingest item schema, the single definition of what can be ingested (a plain object: ajv compiles it). */\n' +
     `export const ingestSchema: Record<string, unknown> = ${JSON.stringify(ingest, null, 2)};\n`;
   return {
+    'packages/core/src/generated/eql-validate-fast.ts': standaloneValidator(schema, false),
+    'packages/core/src/generated/eql-validate-detailed.ts': standaloneValidator(schema, true),
     'packages/core/src/generated/eql-types.ts': types,
     'packages/core/src/generated/eql-schema.ts': schemaModule,
     'packages/market-data/src/generated/ingest-schema.ts': ingestModule,
   };
+}
+
+/**
+ * The schema compiled by ajv into a module (ajv's standalone code), with the options of
+ * packages/core/src/validation/schema-check.ts: `reportAll` is the detailed build (all errors, verbose,
+ * so that an error carries the schema node with its `x-diagnostics`), else the fast one (first error).
+ * The module needs no ajv at run time: ajv's one runtime helper (the length of a string in code points)
+ * is written into it, and the date-time format comes from ajv-formats' own module.
+ */
+function standaloneValidator(schema, reportAll) {
+  const require = createRequire(`${root}packages/core/package.json`);
+  const { Ajv2020 } = require('ajv/dist/2020.js');
+  const standaloneCode = require('ajv/dist/standalone').default;
+  const addFormats = require('ajv-formats');
+  const { _ } = require('ajv/dist/compile/codegen');
+  const ajv = new Ajv2020({
+    allErrors: reportAll,
+    verbose: reportAll,
+    discriminator: true,
+    strict: true,
+    strictRequired: false,
+    allowUnionTypes: true,
+    keywords: ['x-diagnostics', 'tsType'],
+    code: { source: true, esm: true, formats: _`fullFormats` },
+  });
+  addFormats(ajv, ['date-time']);
+  let code = standaloneCode(ajv, ajv.compile(schema));
+  const helper = 'require("ajv/dist/runtime/ucs2length").default';
+  if (code.includes('require(') && code.split('require(').length - 1 !== code.split(helper).length - 1) throw new Error('the standalone code requires a module besides ucs2length');
+  code = code.replaceAll(helper, 'ucs2length').replace(/^"use strict";/, '');
+  return (
+    banner +
+    '// @ts-nocheck\n/* eslint-disable */\n' +
+    `// The ${reportAll ? 'detailed' : 'fast'} build of packages/core/src/validation/schema-check.ts, compiled ahead of time (ajv standalone).\n` +
+    "import { fullFormats } from 'ajv-formats/dist/formats.js';\n" +
+    '/** The length of a string in code points (ajv/dist/runtime/ucs2length). */\n' +
+    'function ucs2length(str) {\n' +
+    '  const len = str.length;\n' +
+    '  let length = 0;\n' +
+    '  let pos = 0;\n' +
+    '  let value;\n' +
+    '  while (pos < len) {\n' +
+    '    length++;\n' +
+    '    value = str.charCodeAt(pos++);\n' +
+    '    if (value >= 0xd800 && value <= 0xdbff && pos < len) {\n' +
+    '      value = str.charCodeAt(pos);\n' +
+    '      if ((value & 0xfc00) === 0xdc00) pos++;\n' +
+    '    }\n' +
+    '  }\n' +
+    '  return length;\n' +
+    '}\n' +
+    code +
+    '\n'
+  );
 }
 
 async function main() {

@@ -2,16 +2,25 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormats from 'ajv-formats';
 import { eqlSchema } from '../generated/eql-schema.js';
 import type { QueryRequest } from '../generated/eql-types.js';
+import { validate as detailedAhead } from '../generated/eql-validate-detailed.js';
+import { validate as fastAhead } from '../generated/eql-validate-fast.js';
 
 /**
- * The compiled schema of the query request, in two builds, each compiled once on first use:
+ * The schema of the query request, in two builds:
  * - the detailed one reports every error at once (editors show them all) and is `verbose`, so errors
  *   carry the schema node that failed (its `x-diagnostics` annotation gives the code and message);
  * - the fast one stops at the first error, for the common case of a valid document.
  * Both use discriminators, so a condition with a known `source` is checked only against its shape.
+ *
+ * Both are compiled ahead of time (`npm run codegen` writes ajv's standalone code): nothing is compiled
+ * when a process starts, and the validator runs where code may not be evaluated (a page or worker with a
+ * strict content security policy). `compiledRequestSchema` still compiles the detailed build on first
+ * use, for callers that want ajv's ValidateFunction with its schema.
  */
+type AheadValidate = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+const fast = fastAhead as AheadValidate;
+const detailedBuild = detailedAhead as AheadValidate;
 let detailed: ValidateFunction<QueryRequest> | undefined;
-let fast: ValidateFunction<QueryRequest> | undefined;
 
 function compile(reportAll: boolean): ValidateFunction<QueryRequest> {
   const ajv = new Ajv2020({
@@ -27,7 +36,7 @@ function compile(reportAll: boolean): ValidateFunction<QueryRequest> {
   return ajv.compile<QueryRequest>(eqlSchema);
 }
 
-/** The detailed build: all errors, each with its schema node. */
+/** The detailed build as ajv compiles it at run time (on first use): all errors, each with its schema node. */
 export function compiledRequestSchema(): ValidateFunction<QueryRequest> {
   detailed ??= compile(true);
   return detailed;
@@ -35,10 +44,8 @@ export function compiledRequestSchema(): ValidateFunction<QueryRequest> {
 
 /** Runs the schema; returns ajv's raw errors, all of them (empty when the document conforms). */
 export function checkRequestSchema(document: unknown): ErrorObject[] {
-  fast ??= compile(false);
   if (fast(document)) return [];
-  const validate = compiledRequestSchema();
-  return validate(document) ? [] : [...(validate.errors ?? [])];
+  return detailedBuild(document) ? [] : [...(detailedBuild.errors ?? [])];
 }
 
 export type { ErrorObject };

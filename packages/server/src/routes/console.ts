@@ -4,8 +4,9 @@ import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../http/errors.js';
 
 /**
- * Everything the console page may load or reach: its own files and this host, nothing else (no CDN, no
- * inline script). CodeMirror sets styles inline, hence 'unsafe-inline' for styles only.
+ * Everything the console page (and its language worker) may load or reach: its own files and this host,
+ * nothing else (no CDN, no inline script, no evaluated code: the EQL schema is compiled ahead of time).
+ * CodeMirror sets styles inline, hence 'unsafe-inline' for styles only.
  */
 export const CONSOLE_CSP = [
   "default-src 'self'",
@@ -20,13 +21,6 @@ export const CONSOLE_CSP = [
   "form-action 'self'",
   "frame-ancestors 'none'",
 ].join('; ');
-
-/**
- * The language worker's policy: the page's, and `'unsafe-eval'` for scripts. The EQL schema is compiled by
- * ajv in the worker (the same validator the editor extension runs), and ajv compiles to code. A worker
- * has no DOM, and this policy covers the worker alone: the page itself may not evaluate code.
- */
-export const LANGUAGE_WORKER_CSP = CONSOLE_CSP.replace("script-src 'self'", "script-src 'self' 'unsafe-eval'");
 
 /**
  * The web console at `/console/` (packages/console, built by `npm run build`): static files with a strict
@@ -47,7 +41,7 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
     cacheControl: false,
     // Hashed asset names never change: cached for good; index.html is checked every time.
     setHeaders: (response, path) => {
-      response.setHeader('content-security-policy', /language-worker-[^/\\]*\.js$/.test(path) ? LANGUAGE_WORKER_CSP : CONSOLE_CSP);
+      response.setHeader('content-security-policy', CONSOLE_CSP);
       response.setHeader('x-content-type-options', 'nosniff');
       response.setHeader('referrer-policy', 'no-referrer');
       response.setHeader('cache-control', /[\\/]assets[\\/]/.test(path) ? 'public, max-age=31536000, immutable' : 'no-cache');
