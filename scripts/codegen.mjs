@@ -82,6 +82,7 @@ export async function generate() {
     '/** The ingest item schema, the single definition of what can be ingested (a plain object: ajv compiles it). */\n' +
     `export const ingestSchema: Record<string, unknown> = ${JSON.stringify(ingest, null, 2)};\n`;
   return {
+    'packages/core/src/generated/ajv-runtime.ts': AJV_RUNTIME,
     'packages/core/src/generated/eql-validate-fast.ts': standaloneValidator(schema, false),
     'packages/core/src/generated/eql-validate-detailed.ts': standaloneValidator(schema, true),
     'packages/core/src/generated/eql-types.ts': types,
@@ -90,12 +91,28 @@ export async function generate() {
   };
 }
 
+/** ajv's one runtime helper the standalone validators call, written here so that they need no ajv at run time. */
+const AJV_RUNTIME =
+  banner +
+  '/** The length of a string in code points, as JSON Schema counts it (ajv/dist/runtime/ucs2length). */\n' +
+  'export function ucs2length(str: string): number {\n' +
+  '  const len = str.length;\n' +
+  '  let length = 0;\n' +
+  '  let pos = 0;\n' +
+  '  while (pos < len) {\n' +
+  '    length++;\n' +
+  '    const value = str.charCodeAt(pos++);\n' +
+  '    if (value >= 0xd800 && value <= 0xdbff && pos < len && (str.charCodeAt(pos) & 0xfc00) === 0xdc00) pos++;\n' +
+  '  }\n' +
+  '  return length;\n' +
+  '}\n';
+
 /**
  * The schema compiled by ajv into a module (ajv's standalone code), with the options of
  * packages/core/src/validation/schema-check.ts: `reportAll` is the detailed build (all errors, verbose,
  * so that an error carries the schema node with its `x-diagnostics`), else the fast one (first error).
  * The module needs no ajv at run time: ajv's one runtime helper (the length of a string in code points)
- * is written into it, and the date-time format comes from ajv-formats' own module.
+ * is in ajv-runtime.ts, and the date-time format comes from ajv-formats' own module.
  */
 function standaloneValidator(schema, reportAll) {
   const require = createRequire(`${root}packages/core/package.json`);
@@ -123,22 +140,7 @@ function standaloneValidator(schema, reportAll) {
     '// @ts-nocheck\n/* eslint-disable */\n' +
     `// The ${reportAll ? 'detailed' : 'fast'} build of packages/core/src/validation/schema-check.ts, compiled ahead of time (ajv standalone).\n` +
     "import { fullFormats } from 'ajv-formats/dist/formats.js';\n" +
-    '/** The length of a string in code points (ajv/dist/runtime/ucs2length). */\n' +
-    'function ucs2length(str) {\n' +
-    '  const len = str.length;\n' +
-    '  let length = 0;\n' +
-    '  let pos = 0;\n' +
-    '  let value;\n' +
-    '  while (pos < len) {\n' +
-    '    length++;\n' +
-    '    value = str.charCodeAt(pos++);\n' +
-    '    if (value >= 0xd800 && value <= 0xdbff && pos < len) {\n' +
-    '      value = str.charCodeAt(pos);\n' +
-    '      if ((value & 0xfc00) === 0xdc00) pos++;\n' +
-    '    }\n' +
-    '  }\n' +
-    '  return length;\n' +
-    '}\n' +
+    "import { ucs2length } from './ajv-runtime.js';\n" +
     code +
     '\n'
   );
