@@ -16,6 +16,8 @@ import { CHROMIUM, CHROMIUM_ARGS, describeWithChromium } from './support/chromiu
 
 const SCREENSHOTS = process.env.EQL_CONSOLE_SCREENSHOTS;
 const T0 = Date.now();
+/** How long a poll waits for the page to show what it waits for: a bound for a loaded machine, not a budget. */
+const WAIT = { timeout: 30_000 };
 
 let host: Host;
 let push: PushSource;
@@ -43,7 +45,7 @@ async function typeQuery(page: Page, text: string): Promise<void> {
 
 /** The findings line once the language server has answered for the current text. */
 async function findingsSay(page: Page, expected: string | RegExp): Promise<void> {
-  await expect.poll(() => page.locator('#findings').textContent(), { timeout: 30_000 }).toMatch(expected);
+  await expect.poll(() => page.locator('#findings').textContent(), WAIT).toMatch(expected);
 }
 
 /** A new page of that size, signed in with the key (Enter in the key field), the editor ready. */
@@ -118,7 +120,7 @@ await describeWithChromium('the web console in Chromium', () => {
     await shot(page, 'sign-in');
     await page.locator('#api-key').fill('not-a-key');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.locator('#sign-in-status').textContent()).toMatch(/refused/);
+    await expect.poll(() => page.locator('#sign-in-status').textContent(), WAIT).toMatch(/refused/);
     await page.locator('#api-key').fill(key.key);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await findingsSay(page, 'No problems found.');
@@ -132,7 +134,7 @@ await describeWithChromium('the web console in Chromium', () => {
     await findingsSay(page, /^1 error/);
     await page.getByRole('button', { name: 'Problems' }).click();
     const panel = page.locator('.cm-panel.cm-panel-lint');
-    await expect.poll(() => panel.textContent()).toMatch(/curent/);
+    await expect.poll(() => panel.textContent(), WAIT).toMatch(/curent/);
     const fix = panel.locator('button.cm-diagnosticAction', { hasText: 'Change to "current"' });
     await fix.click();
     await findingsSay(page, 'No problems found.');
@@ -141,72 +143,72 @@ await describeWithChromium('the web console in Chromium', () => {
 
     // Validate: the host's verdict and the cost estimate.
     await page.getByRole('button', { name: 'Validate' }).click();
-    await expect.poll(() => page.locator('#validation-verdict').textContent()).toMatch(/^Valid/);
+    await expect.poll(() => page.locator('#validation-verdict').textContent(), WAIT).toMatch(/^Valid/);
     expect(Number(await page.locator('#estimate-credits').textContent())).toBeGreaterThan(0);
-    await expect.poll(() => page.locator('#estimate-price').textContent()).toMatch(/^\$\d/);
+    await expect.poll(() => page.locator('#estimate-price').textContent(), WAIT).toMatch(/^\$\d/);
     await shot(page, 'workbench');
 
     // Preview on the host's recording: the chart, its trigger, the states at the trigger.
     await page.getByRole('button', { name: 'Preview' }).click();
-    await expect.poll(() => page.locator('#preview-summary').textContent(), { timeout: 30_000 }).toMatch(/^Would have fired \d+ times?, first at /);
+    await expect.poll(() => page.locator('#preview-summary').textContent(), WAIT).toMatch(/^Would have fired \d+ times?, first at /);
     expect(await page.locator('#preview-chart canvas').count()).toBeGreaterThan(0);
-    await expect.poll(() => page.locator('#preview-triggers li').count()).toBeGreaterThan(0);
-    await expect.poll(() => page.locator('#preview-cursor').textContent()).toMatch(/price\.current \/AND\/0: holds \(value [\d.]+, threshold 100000\)/);
+    await expect.poll(() => page.locator('#preview-triggers li').count(), WAIT).toBeGreaterThan(0);
+    await expect.poll(() => page.locator('#preview-cursor').textContent(), WAIT).toMatch(/price\.current \/AND\/0: holds \(value [\d.]+, threshold 100000\)/);
     await page.locator('#preview').scrollIntoViewIfNeeded();
     await shot(page, 'preview', '#preview');
 
     // The same on a recording of one's own: chosen in the page, replayed in the worker, never sent.
     await page.locator('#preview-file').setInputFiles(fileURLToPath(new URL('../../../fixtures/recordings/btc-1d.jsonl', import.meta.url)));
-    await expect.poll(() => page.locator('#preview-source').textContent()).toMatch(/^On btc-1d\.jsonl/);
+    await expect.poll(() => page.locator('#preview-source').textContent(), WAIT).toMatch(/^On btc-1d\.jsonl/);
     await page.getByRole('button', { name: 'Preview' }).click();
-    await expect.poll(() => page.locator('#preview-summary').textContent(), { timeout: 30_000 }).toMatch(/^Would have fired 1 time, first at 2026-01-06 00:00:00Z \(recording 2026-01-06 00:00:00Z to 2026-01-06 23:59:00Z\)/);
+    await expect.poll(() => page.locator('#preview-summary').textContent(), WAIT).toMatch(/^Would have fired 1 time, first at 2026-01-06 00:00:00Z \(recording 2026-01-06 00:00:00Z to 2026-01-06 23:59:00Z\)/);
     await page.getByRole('button', { name: 'Use the host’s recording' }).click();
-    await expect.poll(() => page.locator('#preview-source').textContent()).toBe('On the host’s recording.');
+    await expect.poll(() => page.locator('#preview-source').textContent(), WAIT).toBe('On the host’s recording.');
 
     // Create: the query is listed as active.
     await page.getByRole('button', { name: 'Create query' }).click();
-    await expect.poll(() => page.locator('#editor-status').textContent()).toMatch(/^Created query /);
+    await expect.poll(() => page.locator('#editor-status').textContent(), WAIT).toMatch(/^Created query /);
     const btcRow = page.locator('#queries-body tr', { hasText: 'BTC breakout' });
-    await expect.poll(() => btcRow.locator('td').nth(1).textContent()).toBe('active');
+    await expect.poll(() => btcRow.locator('td').nth(1).textContent(), WAIT).toBe('active');
 
     // A price above the level: the notification appears in the live pane, the query is triggered.
     push.push({ at: Date.now(), source: 'price', symbol: 'BTC', price: 100_500 });
-    await expect.poll(() => page.locator('#notifications-list li').first().textContent(), { timeout: 30_000 }).toMatch(/BTC is above 100000/);
-    await expect.poll(() => btcRow.locator('td').nth(1).textContent(), { timeout: 30_000 }).toBe('triggered');
+    await expect.poll(() => page.locator('#notifications-list li').first().textContent(), WAIT).toMatch(/BTC is above 100000/);
+    await expect.poll(() => btcRow.locator('td').nth(1).textContent(), WAIT).toBe('triggered');
     await btcRow.getByRole('button', { name: /^Show / }).click();
-    await expect.poll(() => page.locator('#executions tbody tr').first().textContent()).toMatch(/notify.*succeeded/);
+    await expect.poll(() => page.locator('#executions tbody tr').first().textContent(), WAIT).toMatch(/notify.*succeeded/);
 
     // A second query, then cancel it from the list.
     await typeQuery(page, query('ETH moonshot', 'ETH', 1_000_000));
     await findingsSay(page, 'No problems found.');
     await page.getByRole('button', { name: 'Create query' }).click();
     const ethRow = page.locator('#queries-body tr', { hasText: 'ETH moonshot' });
-    await expect.poll(() => ethRow.locator('td').nth(1).textContent()).toBe('active');
+    await expect.poll(() => ethRow.locator('td').nth(1).textContent(), WAIT).toBe('active');
     await ethRow.getByRole('button', { name: 'Cancel ETH moonshot' }).click();
-    await expect.poll(() => ethRow.locator('td').nth(1).textContent()).toBe('cancelled');
+    await expect.poll(() => ethRow.locator('td').nth(1).textContent(), WAIT).toBe('cancelled');
     await btcRow.getByRole('button', { name: /^Show / }).click();
-    await expect.poll(() => page.locator('#query-detail-title').textContent()).toMatch(/BTC breakout/);
+    await expect.poll(() => page.locator('#query-detail-title').textContent(), WAIT).toMatch(/BTC breakout/);
     await shot(page, 'queries', '.queries');
 
     // Switch to the text form and back: the server converts.
     await page.getByRole('button', { name: 'JSON ⇄ text' }).click();
-    await expect.poll(() => page.locator('#form-label').textContent()).toBe('Text form');
+    await expect.poll(() => page.locator('#form-label').textContent(), WAIT).toBe('Text form');
     await findingsSay(page, 'No problems found.');
     await page.getByRole('button', { name: 'JSON ⇄ text' }).click();
-    await expect.poll(() => page.locator('#form-label').textContent()).toBe('JSON');
+    await expect.poll(() => page.locator('#form-label').textContent(), WAIT).toBe('JSON');
 
     // Drafts: kept on the host without running, opened back into the editor, then activated.
     await typeQuery(page, query('SOL draft', 'SOL', 1_000_000));
     await findingsSay(page, 'No problems found.');
     await page.getByRole('button', { name: 'Save draft' }).click();
     const draftRow = page.locator('#drafts-body tr', { hasText: 'SOL draft' });
-    await expect.poll(() => draftRow.count()).toBe(1);
+    await expect.poll(() => draftRow.count(), WAIT).toBe(1);
     await typeQuery(page, query('Something else', 'BTC', 1));
     await draftRow.getByRole('button', { name: 'Open SOL draft' }).click();
-    await expect.poll(() => page.locator('.cm-content').textContent()).toContain('"title": "SOL draft"');
+    await expect.poll(() => page.locator('.cm-content').textContent(), WAIT).toContain('"title": "SOL draft"');
     await draftRow.getByRole('button', { name: 'Activate SOL draft' }).click();
-    await expect.poll(() => draftRow.locator('td').nth(2).textContent()).toMatch(/^running as /);
-    await expect.poll(() => page.locator('#queries-body tr', { hasText: 'SOL draft' }).locator('td').nth(1).textContent()).toBe('active');
+    await expect.poll(() => draftRow.locator('td').nth(2).textContent(), WAIT).toMatch(/^running as /);
+    await expect.poll(() => page.locator('#queries-body tr', { hasText: 'SOL draft' }).locator('td').nth(1).textContent(), WAIT).toBe('active');
 
     expect(errors).toEqual([]);
     await page.close();
@@ -224,7 +226,7 @@ await describeWithChromium('the web console in Chromium', () => {
     await page.keyboard.press('ArrowLeft');
     await page.keyboard.type('c');
     const options = page.locator('.cm-tooltip-autocomplete li');
-    await expect.poll(() => options.allTextContents(), { timeout: 30_000 }).toEqual(expect.arrayContaining([expect.stringContaining('current')]));
+    await expect.poll(() => options.allTextContents(), WAIT).toEqual(expect.arrayContaining([expect.stringContaining('current')]));
     await page.keyboard.press('Escape');
 
     // Hover: what a property means.
@@ -245,21 +247,21 @@ await describeWithChromium('the web console in Chromium', () => {
       }
     })()`);
     await page.mouse.move(at.x, at.y);
-    await expect.poll(() => page.locator('.hover').first().textContent(), { timeout: 30_000 }).toMatch(/\S/);
+    await expect.poll(() => page.locator('.hover').first().textContent(), WAIT).toMatch(/\S/);
 
     // Format: one line of JSON comes back laid out.
     await typeQuery(page, JSON.stringify(JSON.parse(query('Format', 'BTC', 100_000))));
     await findingsSay(page, 'No problems found.');
     expect(await page.locator('.cm-line').count()).toBe(1);
     await page.getByRole('button', { name: 'Format' }).click();
-    await expect.poll(() => page.locator('.cm-line').count()).toBeGreaterThan(10);
+    await expect.poll(() => page.locator('.cm-line').count(), WAIT).toBeGreaterThan(10);
 
     // Preview of an indicator: the chart shades its warm-up, and says until when.
     await page.locator('#example').selectOption({ label: 'ETH oversold on RSI' });
-    await expect.poll(() => page.locator('.cm-content').textContent()).toContain('"method": "rsi"');
+    await expect.poll(() => page.locator('.cm-content').textContent(), WAIT).toContain('"method": "rsi"');
     await findingsSay(page, 'No problems found.');
     await page.getByRole('button', { name: 'Preview' }).click();
-    await expect.poll(() => page.locator('#preview-chart').getAttribute('data-warmup-until'), { timeout: 30_000 }).toMatch(/^2026-01-05T/);
+    await expect.poll(() => page.locator('#preview-chart').getAttribute('data-warmup-until'), WAIT).toMatch(/^2026-01-05T/);
     expect(await page.locator('#preview-chart').getAttribute('aria-label')).toMatch(/^Prices of ETH: \d+ triggers?, warming up until 2026-01-05 /);
     await page.close();
   });
@@ -283,7 +285,7 @@ await describeWithChromium('the web console in Chromium', () => {
     await typeQuery(page, trade);
     await findingsSay(page, 'No problems found.');
     await page.getByRole('button', { name: 'Create query' }).click();
-    await expect.poll(() => page.locator('#editor-status').textContent()).toMatch(/must be signed: sign in with your HMAC secret too/);
+    await expect.poll(() => page.locator('#editor-status').textContent(), WAIT).toMatch(/must be signed: sign in with your HMAC secret too/);
 
     // With it: signed in the page; it is nowhere in storage, and a reload forgets it.
     await page.getByRole('button', { name: 'Sign out' }).click();
@@ -294,11 +296,11 @@ await describeWithChromium('the web console in Chromium', () => {
     await typeQuery(page, trade);
     await findingsSay(page, 'No problems found.');
     await page.getByRole('button', { name: 'Create query' }).click();
-    await expect.poll(() => page.locator('#editor-status').textContent()).toMatch(/^Created query /);
+    await expect.poll(() => page.locator('#editor-status').textContent(), WAIT).toMatch(/^Created query /);
     const row = page.locator('#queries-body tr', { hasText: 'Paper buy' });
-    await expect.poll(() => row.locator('td').nth(1).textContent()).toBe('active');
+    await expect.poll(() => row.locator('td').nth(1).textContent(), WAIT).toBe('active');
     await row.getByRole('button', { name: 'Cancel Paper buy' }).click();
-    await expect.poll(() => row.locator('td').nth(1).textContent()).toBe('cancelled');
+    await expect.poll(() => row.locator('td').nth(1).textContent(), WAIT).toBe('cancelled');
     const stored = String(await page.evaluate('JSON.stringify({ ...sessionStorage, ...localStorage }) + document.cookie'));
     expect(stored).not.toContain(key.hmacSecret);
     await page.reload();
