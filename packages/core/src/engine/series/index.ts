@@ -5,7 +5,7 @@
  */
 export { CandleBuilder, candlesFromTicks, TIMEFRAME_MS, isTimeframe, timeframeMs, type Candle } from './candles.js';
 export { PriceWindow, type Tick } from './windows.js';
-export { CONVERGENCE_TOLERANCE, convergenceCandles, lookbackMs } from './lookback.js';
+export { CONVERGENCE_TOLERANCE, convergenceCandles, lookbackMs, RSI_MOVE_CONTRACTION } from './lookback.js';
 export {
   DEFAULT_TIMEFRAME,
   TA_METHODS,

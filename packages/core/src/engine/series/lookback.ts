@@ -24,9 +24,18 @@ export function lookbackMs(source: unknown, method: unknown, args: Record<string
 /** The relative agreement `convergenceCandles` is about (for MACD, relative to the price level: it is a difference of two price EMAs). */
 export const CONVERGENCE_TOLERANCE = 1e-9;
 
-/** Candles for a decay `factor` per candle to bring a difference below the tolerance (a margin of 10×). */
-function decayCandles(factor: number): number {
-  return factor <= 0 ? 1 : Math.ceil(Math.log(CONVERGENCE_TOLERANCE / 10) / Math.log(factor));
+/**
+ * How far RSI's average move may shrink below the average move where its smoothing started (a factor of
+ * 10,000) and still agree with a longer history within the tolerance. RSI is 100·G/(G+L), a ratio of two
+ * Wilder averages: what remains of their seeds, r, moves it by up to 100·r/(G+L) points, so its error is
+ * relative to the size of the current moves, not to the seed's. A bound in candles alone has to assume
+ * one: a market whose moves shrink more than that needs a longer history (docs/semantics.md).
+ */
+export const RSI_MOVE_CONTRACTION = 10_000;
+
+/** Candles for a decay `factor` per candle to bring a difference below `target` (the tolerance with a margin of 10× by default). */
+function decayCandles(factor: number, target = CONVERGENCE_TOLERANCE / 10): number {
+  return factor <= 0 ? 1 : Math.ceil(Math.log(target) / Math.log(factor));
 }
 
 /**
@@ -34,17 +43,18 @@ function decayCandles(factor: number): number {
  * agrees within 1e-9 (relative) with the value computed on any longer history of the same candles:
  * where its smoothing starts no longer shows. Windowed indicators (sma, bbands, willr, cci, stoch) agree
  * exactly once defined; smoothed ones forget their start geometrically: EMA by (p-1)/(p+1) a candle,
- * Wilder's RSI and ATR by (p-1)/p, MACD by its slow EMA, then its signal EMA.
+ * Wilder's RSI and ATR by (p-1)/p, MACD by its slow EMA, then its signal EMA. RSI's residue counts 100×
+ * (its scale) and `RSI_MOVE_CONTRACTION`× (moves that shrank since its start) more than the others'.
  */
 export function convergenceCandles(method: string, args: TaArgs = {}): number {
   const spec = resolveIndicator(method, args);
   const ema = (period: number) => decayCandles((period - 1) / (period + 1));
-  const wilder = (period: number) => decayCandles((period - 1) / period);
+  const wilder = (period: number, target?: number) => decayCandles((period - 1) / period, target);
   switch (spec.family) {
     case 'ema':
       return Math.max(spec.params.period, ema(spec.params.period));
     case 'rsi':
-      return spec.params.period + 1 + wilder(spec.params.period);
+      return spec.params.period + 1 + wilder(spec.params.period, CONVERGENCE_TOLERANCE / 10 / 100 / RSI_MOVE_CONTRACTION);
     case 'atr':
       return spec.params.period + wilder(spec.params.period);
     case 'macd': {
