@@ -25,11 +25,13 @@ import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { availableParallelism, loadavg } from 'node:os';
 import { PerformanceObserver } from 'node:perf_hooks';
+import { Session } from 'node:inspector/promises';
 import { fileURLToPath } from 'node:url';
 import { BehaviorSubject, filter, map, pairwise, take } from 'rxjs';
 import { Engine, PushSource, validate } from '@eql/core';
 import { HeapVirtualScheduler } from './support/heap-scheduler.mjs';
 import { LimitSystem } from './support/limit-system.mjs';
+import { callTree, summarize } from './support/profile-summary.mjs';
 import { eqlRequest, hash2, Market, OPERATORS, Population, slotOf, SYMBOL_COUNT, SYMBOLS } from './support/price-workload.mjs';
 
 const require = createRequire(import.meta.url);
@@ -286,6 +288,24 @@ async function measureLatency(system, population, check) {
   return { samples: samples.length, ...quantiles(samples), withGc: samples.length - clean.length, withoutGc: quantiles(clean) };
 }
 
+/** `--profile` after a worker's arguments: sample its CPU during the measured window (printed to stderr). */
+const PROFILE = process.argv.includes('--profile');
+
+async function startProfile() {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  await session.post('Profiler.start');
+  return session;
+}
+
+function printProfile(profile) {
+  const { self, inclusive } = summarize(profile);
+  const line = ([label, share]) => `  ${(share * 100).toFixed(1).padStart(5)}%  ${label}`;
+  console.error(['measured window: self time', ...self.slice(0, 40).map(line), 'inclusive time', ...inclusive.slice(0, 40).map(line), 'call tree from runSync', ...callTree(profile, 'runSync', 0.005, 60)].join('\n'));
+}
+
 async function worker(systemName, size, workload) {
   const market = new Market(1);
   const population = new Population(size, market, workload);
@@ -314,12 +334,14 @@ async function worker(systemName, size, workload) {
   result.warmup = await run(system, population, check, CHECK_TICKS);
   result.check = check;
   heapUsed();
+  const session = PROFILE ? await startProfile() : undefined;
   const stopGc = watchGc();
   const windowStart = performance.now();
   const cpuStart = process.cpuUsage();
   const measured = await run(system, population, check, MEASURED_TICKS[size]);
   const cpu = process.cpuUsage(cpuStart);
   const windowEnd = performance.now();
+  if (session) printProfile((await session.post('Profiler.stop')).profile);
   const gcPauses = await stopGc();
   measured.cpuMs = (cpu.user + cpu.system) / 1000;
   measured.gcMs = gcPauses.filter((entry) => entry.start >= windowStart && entry.start < windowEnd).reduce((sum, entry) => sum + entry.duration, 0);

@@ -36,6 +36,7 @@ import Fastify from 'fastify';
 import { PushSource } from '@eql/core';
 import { S } from '../packages/server/dist/routes/schemas.js';
 import { buildServer, createApiKey, PLANS } from '@eql/server';
+import { summarize } from './support/profile-summary.mjs';
 
 const startLoad = loadavg();
 const CONNECTIONS = 32;
@@ -119,6 +120,8 @@ function load(options) {
 }
 
 const PROFILE = process.argv.includes('--profile');
+// How many functions each profile table lists (`--profile-lines N`).
+const PROFILE_LINES = process.argv.includes('--profile-lines') ? Number(process.argv[process.argv.indexOf('--profile-lines') + 1]) : 12;
 const session = PROFILE ? new Session() : undefined;
 if (session) {
   session.connect();
@@ -329,42 +332,8 @@ if (profiles.length > 0) {
   for (const { name, profile } of profiles) {
     const { self, inclusive } = summarize(profile);
     console.log(`  ${name}: self time`);
-    for (const [label, share] of self.slice(0, 12)) console.log(`    ${(share * 100).toFixed(1).padStart(5)}%  ${label}`);
+    for (const [label, share] of self.slice(0, PROFILE_LINES)) console.log(`    ${(share * 100).toFixed(1).padStart(5)}%  ${label}`);
     console.log(`  ${name}: inclusive time of host code (packages/*)`);
-    for (const [label, share] of inclusive.filter(([label]) => label.includes('packages/')).slice(0, 12)) console.log(`    ${(share * 100).toFixed(1).padStart(5)}%  ${label}`);
+    for (const [label, share] of inclusive.filter(([label]) => label.includes('packages/')).slice(0, PROFILE_LINES)) console.log(`    ${(share * 100).toFixed(1).padStart(5)}%  ${label}`);
   }
-}
-
-/** Self and inclusive time by function of a V8 CPU profile, as shares of all samples, largest first. */
-function summarize(profile) {
-  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
-  const parents = new Map();
-  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
-  const label = (node) => {
-    const { functionName, url, lineNumber } = node.callFrame;
-    const where = url.replace(/^file:\/\/.*?\/node_modules\//, '').replace(/^file:\/\/.*?\/(packages\/)/, '$1');
-    return `${functionName || '(anonymous)'}${where ? ` ${where}:${lineNumber + 1}` : ''}`;
-  };
-  const time = new Map();
-  let total = 0;
-  profile.samples.forEach((id, index) => {
-    const delta = profile.timeDeltas[index] ?? 0;
-    time.set(id, (time.get(id) ?? 0) + delta);
-    total += delta;
-  });
-  const self = new Map();
-  const inclusive = new Map();
-  for (const [id, delta] of time) {
-    const own = label(nodes.get(id));
-    self.set(own, (self.get(own) ?? 0) + delta);
-    const seen = new Set();
-    for (let current = id; current !== undefined; current = parents.get(current)) {
-      const name = label(nodes.get(current));
-      if (seen.has(name)) continue;
-      seen.add(name);
-      inclusive.set(name, (inclusive.get(name) ?? 0) + delta);
-    }
-  }
-  const sorted = (map) => [...map].map(([name, value]) => [name, value / total]).sort((a, b) => b[1] - a[1]);
-  return { self: sorted(self), inclusive: sorted(inclusive) };
 }

@@ -1,23 +1,16 @@
 import { asyncScheduler, type Observable, type SchedulerLike, Subject, type Subscription } from 'rxjs';
 import { transition, type Transition } from '../lifecycle/query-lifecycle.js';
 import { type ActionRunnerDeps, runTrigger, type TriggerOutcome } from './action-runner.js';
-import { LlmActionExecutor } from './actions/llm-analysis.js';
-import { MessengerBotExecutor } from './actions/messenger-bot.js';
-import { NotifyExecutor } from './actions/notify.js';
-import { OrderExecutor } from './actions/orders.js';
 import { PaperExchange } from './actions/paper-exchange.js';
-import { WebhookExecutor } from './actions/webhook.js';
 import { ItemChannel, type ItemWatcher } from './channels/item-channel.js';
 import { PriceChannel } from './channels/price-channel.js';
+import { defaultExecutors, type EngineOptions } from './engine-options.js';
 import type { EngineEvent } from './events.js';
 import type {
   ActionExecutor,
   ConditionState,
   DataSource,
-  ExchangeDirectory,
-  HttpTransport,
   LlmProvider,
-  MaybePromise,
   QueryToRun,
   RuntimeState,
   SemanticMatcher,
@@ -35,43 +28,6 @@ import { querySecretValues, redactSecrets } from '../util/redact.js';
 import { describeTopic, type Observation, type Topic, topicKey } from './observations.js';
 import { QueryRuntime, type QueryServices } from './query-runtime.js';
 import type { SeriesDescription, SeriesReader, SeriesValue } from './series-value.js';
-
-export interface EngineOptions {
-  /** Where observations come from; the first that supports a topic serves it. */
-  sources?: DataSource[];
-  /**
-   * Past prices, so that windows and indicators are warm when a query starts; the first that supports
-   * a topic serves it (see PriceHistory). Without one, series start from the first live observation.
-   */
-  history?: PriceHistory[];
-  /**
-   * Emit an `evaluation` event for every query at every observation, not only for the queries whose
-   * conditions changed (previews, debugging): O(queries) per observation.
-   */
-  traceEvaluations?: boolean;
-  /** Time: asyncScheduler (real time) by default; a virtual-time scheduler for previews and tests. */
-  scheduler?: SchedulerLike;
-  /** Where runtime state, executions, sessions and notifications go (in memory by default). */
-  store?: StateStore;
-  llm?: LlmProvider;
-  matcher?: SemanticMatcher;
-  /** Executors by action type, replacing the defaults below. */
-  executors?: Partial<Record<string, ActionExecutor>>;
-  /** For the default webhook and messenger_bot executors. */
-  http?: HttpTransport;
-  /** Exchanges connected per owner; the paper venue is always available. */
-  exchanges?: ExchangeDirectory;
-  /** The built-in paper venue (one is created when absent). */
-  paper?: PaperExchange;
-  /** Signing secret of webhooks, per owner; several sign together (a rotated secret during its grace period). */
-  webhookSecret?: (ownerId: string | undefined) => MaybePromise<string | readonly string[] | undefined>;
-  /** Deliver webhooks to private and loopback hosts (tests, self-hosted setups). */
-  allowPrivateWebhooks?: boolean;
-  /** Bot API base URL of messenger_bot (default https://api.telegram.org). */
-  messengerBaseUrl?: string;
-  /** Ids of executions and sessions (random UUIDs by default). */
-  newId?: () => string;
-}
 
 /** What `inspect` tells about a query now (the host's poll shows it as latestEvaluation). */
 export interface QueryInspection {
@@ -150,7 +106,18 @@ export class Engine {
     this.newId = options.newId ?? (() => crypto.randomUUID());
     this.paper = options.paper ?? new PaperExchange();
     this.services = this.createServices();
-    this.executors = this.createExecutors(options);
+    this.executors = defaultExecutors(options, {
+      store: this.store,
+      scheduler: this.scheduler,
+      llm: this.llm,
+      newId: this.newId,
+      paper: this.paper,
+      announce: (notification) => {
+        const observedAt = typeof notification.data.observedAt === 'string' ? Date.parse(notification.data.observedAt) : this.now();
+        this.emit({ type: 'notification', queryId: notification.data.queryId, at: observedAt, notification });
+      },
+      isFirstStep: (queryId, stepId) => this.queries.get(queryId)?.actions[0]?.stepId === stepId,
+    });
     this.actionDeps = {
       executors: this.executors,
       store: this.store,
@@ -232,7 +199,10 @@ export class Engine {
     return result;
   }
 
-  /** Forgets a query: stops its evaluation and releases every subscription and timer it held. */
+  /**
+   * Forgets a query: stops its evaluation and releases every subscription and timer it held; the store may
+   * drop its records (`StateStore.forgetQuery`, once a trigger still running has finished its step).
+   */
   remove(queryId: string): boolean {
     const query = this.queries.get(queryId);
     if (!query) return false;
@@ -241,6 +211,7 @@ export class Engine {
     this.queries.delete(queryId);
     this.candidates.delete(query);
     this.touched.delete(query);
+    if (!query.firing) this.forget(queryId);
     return true;
   }
 
@@ -352,6 +323,12 @@ export class Engine {
   }
 
   private settleTrigger(query: QueryRuntime, final: boolean, outcome: TriggerOutcome): void {
+    this.recordOutcome(query, final, outcome);
+    // Removed while its actions ran (and its id not taken again): its last save is done, the store may forget it.
+    if (this.queries.get(query.id) !== query && !this.queries.has(query.id)) this.forget(query.id);
+  }
+
+  private recordOutcome(query: QueryRuntime, final: boolean, outcome: TriggerOutcome): void {
     query.firing = false;
     query.pendingTrigger = undefined;
     if (outcome === 'failed') {
@@ -383,6 +360,16 @@ export class Engine {
     if (query.status !== 'active' || (query.firing && query.pendingTrigger?.final === true)) return;
     const result = transition({ status: query.status, deleted: false }, { type: 'expire' });
     if (result.ok) this.setStatus(query, 'expired');
+  }
+
+  private forget(queryId: string): void {
+    const store = this.store;
+    if (!store.forgetQuery) return;
+    consume(
+      () => (store.forgetQuery as NonNullable<StateStore['forgetQuery']>)(queryId),
+      () => undefined,
+      (error: unknown) => this.problem(queryId, 'STATE_STORE_ERROR', error),
+    );
   }
 
   private persist(query: QueryRuntime): void {
@@ -598,38 +585,5 @@ export class Engine {
         if (this.subject.observed) this.emit({ type: 'condition-changed', queryId: query.id, at: this.instant(), path: node.path, holds: node.effective });
       },
     };
-  }
-
-  private createExecutors(options: EngineOptions): Map<string, ActionExecutor> {
-    const executors = new Map<string, ActionExecutor>();
-    executors.set('notify', new NotifyExecutor(this.store, (notification) => {
-      const queryId = notification.data.queryId;
-      const observedAt = typeof notification.data.observedAt === 'string' ? Date.parse(notification.data.observedAt) : this.now();
-      this.emit({ type: 'notification', queryId, at: observedAt, notification });
-    }));
-    if (options.http) {
-      const webhook = { transport: options.http, scheduler: this.scheduler, allowPrivate: options.allowPrivateWebhooks ?? false };
-      executors.set('webhook', new WebhookExecutor(options.webhookSecret ? { ...webhook, secretFor: options.webhookSecret } : webhook));
-      const bot = { transport: options.http, scheduler: this.scheduler };
-      executors.set('messenger_bot', new MessengerBotExecutor(options.messengerBaseUrl ? { ...bot, baseUrl: options.messengerBaseUrl } : bot));
-    }
-    executors.set(
-      'llm',
-      new LlmActionExecutor({
-        llm: this.llm,
-        store: this.store,
-        newId: this.newId,
-        isFirstStep: (queryId, stepId) => this.queries.get(queryId)?.actions[0]?.stepId === stepId,
-      }),
-    );
-    const paper = this.paper;
-    const directory: ExchangeDirectory = {
-      get: (exchangeId, ownerId) => (exchangeId === 'paper' ? paper : options.exchanges?.get(exchangeId, ownerId)),
-    };
-    const orders = new OrderExecutor(directory);
-    executors.set('market_order', orders);
-    executors.set('limit_order', orders);
-    for (const [type, executor] of Object.entries(options.executors ?? {})) if (executor) executors.set(type, executor);
-    return executors;
   }
 }

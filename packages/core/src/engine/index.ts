@@ -1,5 +1,6 @@
 /** The reactive evaluation engine: run queries against data sources, fire actions, preview on recordings. */
-export { Engine, type EngineOptions, type QueryInspection } from './engine.js';
+export { Engine, type QueryInspection } from './engine.js';
+export type { EngineOptions } from './engine-options.js';
 export type { EngineEvent, EngineEventType } from './events.js';
 export * from './interfaces.js';
 export { HistoryError, type PriceHistory, type PriceTick, type PriceTopic } from './history.js';
@@ -11,7 +12,7 @@ export { RecordingHistory, type RecordingHistoryOptions } from './recording-hist
 export { PushSource } from './push-source.js';
 export { RecordedLlmProvider } from './recorded-llm.js';
 export { LexicalMatcher, contentWords } from './lexical-matcher.js';
-export { MemoryStateStore } from './memory-store.js';
+export { MemoryStateStore, type MemoryStateStoreOptions } from './memory-store.js';
 export { preview, EpochVirtualScheduler, type PreviewOptions, type PreviewPrices, type PreviewResult, type PreviewTrigger, type TimelineChange, type TimelineEntry } from './preview.js';
 export { PaperExchange } from './actions/paper-exchange.js';
 export { NotifyExecutor } from './actions/notify.js';

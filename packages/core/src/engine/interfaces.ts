@@ -395,6 +395,14 @@ export interface StateStore {
   saveOutbox?(entry: OutboxEntry): MaybePromise<void>;
   /** The outbox entry of an idempotency key, if any (read when a restart resumes a trigger). */
   outboxEntry?(key: string): MaybePromise<OutboxEntry | undefined>;
+  /**
+   * The engine no longer runs the query (`Engine.remove`) and will not read its state again: a store that
+   * keeps records only for the engine may drop its runtime state, executions, outbox entries and sessions.
+   * Called after the last save the engine makes for the query (a trigger running when it was removed
+   * finishes its current step first). Optional: a store that keeps records for others (an API that shows a
+   * query's executions after it ended) leaves it out. `dispose` never calls it: state must survive restarts.
+   */
+  forgetQuery?(queryId: string): MaybePromise<void>;
 }
 
 /** A query as the engine receives it. */

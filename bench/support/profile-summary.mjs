@@ -1,0 +1,68 @@
+// Reading a V8 CPU profile (node:inspector's Profiler.stop) as shares of its samples.
+
+/** Self and inclusive time by function of a V8 CPU profile, as shares of all samples, largest first. */
+export function summarize(profile) {
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parents = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+  const label = (node) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const where = url.replace(/^file:\/\/.*?\/node_modules\//, '').replace(/^file:\/\/.*?\/(packages\/)/, '$1');
+    return `${functionName || '(anonymous)'}${where ? ` ${where}:${lineNumber + 1}` : ''}`;
+  };
+  const time = new Map();
+  let total = 0;
+  profile.samples.forEach((id, index) => {
+    const delta = profile.timeDeltas[index] ?? 0;
+    time.set(id, (time.get(id) ?? 0) + delta);
+    total += delta;
+  });
+  const self = new Map();
+  const inclusive = new Map();
+  for (const [id, delta] of time) {
+    const own = label(nodes.get(id));
+    self.set(own, (self.get(own) ?? 0) + delta);
+    const seen = new Set();
+    for (let current = id; current !== undefined; current = parents.get(current)) {
+      const name = label(nodes.get(current));
+      if (seen.has(name)) continue;
+      seen.add(name);
+      inclusive.set(name, (inclusive.get(name) ?? 0) + delta);
+    }
+  }
+  const sorted = (map) => [...map].map(([name, value]) => [name, value / total]).sort((a, b) => b[1] - a[1]);
+  return { self: sorted(self), inclusive: sorted(inclusive) };
+}
+
+/** The call tree under the first frame whose label includes `root`, as lines of inclusive shares (children above `min`). */
+export function callTree(profile, root, min = 0.01, depth = 12) {
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const time = new Map();
+  let total = 0;
+  profile.samples.forEach((id, index) => {
+    const delta = profile.timeDeltas[index] ?? 0;
+    time.set(id, (time.get(id) ?? 0) + delta);
+    total += delta;
+  });
+  const inclusive = (node) => (time.get(node.id) ?? 0) + (node.children ?? []).reduce((sum, child) => sum + inclusive(nodes.get(child)), 0);
+  const label = (node) => `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.replace(/^.*\/(packages|node_modules|bench)\//, '$1/')}:${node.callFrame.lineNumber + 1}`;
+  const lines = [];
+  const walk = (node, level) => {
+    // Merge children with the same label (the same function reached twice).
+    const merged = new Map();
+    for (const id of node.children ?? []) {
+      const child = nodes.get(id);
+      const key = label(child);
+      merged.set(key, [...(merged.get(key) ?? []), child]);
+    }
+    const rows = [...merged].map(([key, group]) => [key, group, group.reduce((sum, child) => sum + inclusive(child), 0)]).sort((a, b) => b[2] - a[2]);
+    for (const [key, group, share] of rows) {
+      if (share / total < min) continue;
+      lines.push(`${'  '.repeat(level)}${((100 * share) / total).toFixed(1)}% ${key}`);
+      if (level < depth) walk({ children: group.flatMap((child) => child.children ?? []) }, level + 1);
+    }
+  };
+  const start = profile.nodes.filter((node) => label(node).includes(root));
+  walk({ children: start.map((node) => node.id) }, 0);
+  return lines;
+}
