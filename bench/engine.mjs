@@ -31,7 +31,7 @@ import { BehaviorSubject, filter, map, pairwise, take } from 'rxjs';
 import { Engine, PushSource, validate } from '@eql/core';
 import { HeapVirtualScheduler } from './support/heap-scheduler.mjs';
 import { LimitSystem } from './support/limit-system.mjs';
-import { callTree, summarize } from './support/profile-summary.mjs';
+import { allocationsBySite, callTree, summarize } from './support/profile-summary.mjs';
 import { eqlRequest, hash2, Market, OPERATORS, Population, slotOf, SYMBOL_COUNT, SYMBOLS } from './support/price-workload.mjs';
 
 const require = createRequire(import.meta.url);
@@ -288,16 +288,30 @@ async function measureLatency(system, population, check) {
   return { samples: samples.length, ...quantiles(samples), withGc: samples.length - clean.length, withoutGc: quantiles(clean) };
 }
 
-/** `--profile` after a worker's arguments: sample its CPU during the measured window (printed to stderr). */
+/** `--profile` after a worker's arguments: sample its CPU during the measured window (printed to stderr); `--heap-profile`: its allocations. */
 const PROFILE = process.argv.includes('--profile');
+const HEAP_PROFILE = process.argv.includes('--heap-profile');
 
 async function startProfile() {
   const session = new Session();
   session.connect();
+  if (HEAP_PROFILE) {
+    await session.post('HeapProfiler.enable');
+    // Every allocation, also of objects collected since (not only those still alive when sampling stops).
+    await session.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    return session;
+  }
   await session.post('Profiler.enable');
   await session.post('Profiler.setSamplingInterval', { interval: 200 });
   await session.post('Profiler.start');
   return session;
+}
+
+function printAllocations(profile, ticks, fires) {
+  const line = ([label, share]) => `  ${(share * 100).toFixed(1).padStart(5)}%  ${label}`;
+  const sites = allocationsBySite(profile);
+  const perTick = sites.total / ticks;
+  console.error([`measured window: ${(sites.total / 1e6).toFixed(1)} MB allocated, ${fmt(perTick)} B a tick, ${fires} fires; by function`, ...sites.slice(0, 40).map(line)].join('\n'));
 }
 
 function printProfile(profile) {
@@ -334,14 +348,15 @@ async function worker(systemName, size, workload) {
   result.warmup = await run(system, population, check, CHECK_TICKS);
   result.check = check;
   heapUsed();
-  const session = PROFILE ? await startProfile() : undefined;
+  const session = PROFILE || HEAP_PROFILE ? await startProfile() : undefined;
   const stopGc = watchGc();
   const windowStart = performance.now();
   const cpuStart = process.cpuUsage();
   const measured = await run(system, population, check, MEASURED_TICKS[size]);
   const cpu = process.cpuUsage(cpuStart);
   const windowEnd = performance.now();
-  if (session) printProfile((await session.post('Profiler.stop')).profile);
+  if (session && HEAP_PROFILE) printAllocations((await session.post('HeapProfiler.stopSampling')).profile, measured.ticks, measured.fires);
+  else if (session) printProfile((await session.post('Profiler.stop')).profile);
   const gcPauses = await stopGc();
   measured.cpuMs = (cpu.user + cpu.system) / 1000;
   measured.gcMs = gcPauses.filter((entry) => entry.start >= windowStart && entry.start < windowEnd).reduce((sum, entry) => sum + entry.duration, 0);

@@ -66,3 +66,22 @@ export function callTree(profile, root, min = 0.01, depth = 12) {
   walk({ children: start.map((node) => node.id) }, 0);
   return lines;
 }
+
+/** Bytes allocated by function (self) in a sampling heap profile (HeapProfiler.stopSampling), as shares, largest first; `total` in bytes (an estimate: samples are weighted). */
+export function allocationsBySite(profile) {
+  const bytes = new Map();
+  let total = 0;
+  const walk = (node) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const label = `${functionName || '(anonymous)'} ${url.replace(/^.*\/(packages|node_modules|bench)\//, '$1/')}:${lineNumber + 1}`;
+    const own = node.selfSize;
+    if (own > 0) {
+      bytes.set(label, (bytes.get(label) ?? 0) + own);
+      total += own;
+    }
+    for (const child of node.children ?? []) walk(child);
+  };
+  walk(profile.head);
+  const sites = [...bytes].map(([label, size]) => [label, size / total]).sort((a, b) => b[1] - a[1]);
+  return Object.assign(sites, { total });
+}

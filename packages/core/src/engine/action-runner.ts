@@ -20,7 +20,7 @@ import type { QueryRuntime } from './query-runtime.js';
 export interface ActionRunnerDeps {
   executors: ReadonlyMap<string, ActionExecutor>;
   store: StateStore;
-  now(): number;
+  now: () => number;
   newId(): string;
   /** Whether anyone listens to events (an event is only built when someone does). */
   listening(): boolean;
@@ -86,8 +86,14 @@ export function runTrigger(deps: ActionRunnerDeps, query: QueryRuntime, trigger:
   nextStep();
 }
 
+/** The steps of a query's actions, made once per query (every trigger runs the same). */
+const stepsByActions = new WeakMap<readonly (Action | CallbackAction)[], Step[]>();
+
 function stepsOf(query: QueryRuntime): Step[] {
+  const known = stepsByActions.get(query.actions);
+  if (known) return known;
   const steps: Step[] = [];
+  stepsByActions.set(query.actions, steps);
   for (const action of query.actions) {
     steps.push({ stepId: action.stepId, action });
     if (action.type === 'llm' && isRecord(action.params.callback) && isRecord(action.params.callback.action)) {
@@ -187,19 +193,14 @@ function sendStep(
     status: 'pending',
     createdAt: record.createdAt,
   };
-  const context: ActionContext = {
-    trigger,
-    stepId: step.stepId,
-    executionId: record.id,
-    idempotencyKey: key,
-    now: () => deps.now(),
-    ...(query.ownerId === undefined ? {} : { ownerId: query.ownerId }),
-    ...(analysis === undefined ? {} : { analysis }),
-    ...(inDoubt === undefined ? {} : { inDoubt: { executionId: inDoubt.executionId, since: inDoubt.createdAt } }),
-  };
-  /** Records the end of the execution (a fresh object: the store keeps what it is given). */
-  const finish = (patch: Partial<ExecutionRecord>, type: 'execution-succeeded' | 'execution-failed', then: () => void, failed: Fail) => {
-    Object.assign(record, patch, { finishedAt: isoTime(deps.now()) });
+  const context: ActionContext = { trigger, stepId: step.stepId, executionId: record.id, idempotencyKey: key, now: deps.now };
+  if (query.ownerId !== undefined) context.ownerId = query.ownerId;
+  if (analysis !== undefined) context.analysis = analysis;
+  if (inDoubt !== undefined) context.inDoubt = { executionId: inDoubt.executionId, since: inDoubt.createdAt };
+  /** Records the end of the execution, changed by `end` (saved as a fresh object: the store keeps what it is given). */
+  const finish = (end: (record: ExecutionRecord) => void, type: 'execution-succeeded' | 'execution-failed', then: () => void, failed: Fail) => {
+    end(record);
+    record.finishedAt = isoTime(deps.now());
     consume(
       () => store.saveExecution({ ...record }),
       () => {
@@ -222,21 +223,32 @@ function sendStep(
         : { code: 'ACTION_FAILED', message: redact(error instanceof Error ? error.message : String(error)) };
     consume(
       () => writeOutbox(store, { ...outbox, status: 'failed', finishedAt: isoTime(deps.now()), error: failure }),
-      () => finish({ status: 'failed', error: failure }, 'execution-failed', () => fail(error), fail),
+      () =>
+        finish(
+          (ended) => {
+            ended.status = 'failed';
+            ended.error = failure;
+          },
+          'execution-failed',
+          () => fail(error),
+          fail,
+        ),
       fail,
     );
   };
   const succeeded = (given: ActionOutcome): void => {
     const outcome: ActionOutcome = inDoubt ? { ...given, result: { ...given.result, recoveredAfterRestart: true } } : given;
-    const attempts = typeof outcome.result?.attempts === 'number' ? outcome.result.attempts : record.attempts;
-    const patch: Partial<ExecutionRecord> = { status: 'succeeded', attempts };
-    if (outcome.result) patch.result = outcome.result;
     const done: OutboxEntry = { ...outbox, status: 'succeeded', finishedAt: isoTime(deps.now()) };
     if (outcome.result) done.result = outcome.result;
     if (outcome.analysis) done.analysis = outcome.analysis;
+    const ended = (ended: ExecutionRecord): void => {
+      ended.status = 'succeeded';
+      if (typeof outcome.result?.attempts === 'number') ended.attempts = outcome.result.attempts;
+      if (outcome.result) ended.result = outcome.result;
+    };
     consume(
       () => writeOutbox(store, done),
-      () => finish(patch, 'execution-succeeded', () => next(outcome), stepFailed),
+      () => finish(ended, 'execution-succeeded', () => next(outcome), stepFailed),
       stepFailed,
     );
   };
