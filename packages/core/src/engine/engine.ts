@@ -89,7 +89,9 @@ export class Engine {
   private pulses: Array<() => void> = [];
   private settlements: ConditionNode[] = [];
   private candidates = new Set<QueryRuntime>();
+  private spareCandidates = new Set<QueryRuntime>();
   private touched = new Set<QueryRuntime>();
+  private spareTouched = new Set<QueryRuntime>();
   private disposed = false;
 
   /** Typed events: evaluations, condition changes, triggers, executions, status changes, problems. */
@@ -277,19 +279,30 @@ export class Engine {
         this.pulses = [];
         for (const pulse of pulses) pulse();
         if (this.settlements.length > 0) continue;
-        const candidates = [...this.candidates];
-        this.candidates.clear();
-        for (const query of candidates) if (query.root.effective) this.fire(query);
+        // Two sets in turn: what firing adds goes into the other one, for the next round (no copy a round).
+        const candidates = this.candidates;
+        this.candidates = this.spareCandidates;
+        this.spareCandidates = candidates;
+        try {
+          for (const query of candidates) if (query.root.effective) this.fire(query);
+        } finally {
+          candidates.clear();
+        }
       }
       if (this.touched.size > 0) {
-        const touched = [...this.touched];
-        this.touched.clear();
-        if (this.subject.observed) {
-          const at = this.instant();
-          for (const query of touched) {
-            if (this.queries.get(query.id) !== query || !query.isAttached) continue;
-            this.emit({ type: 'evaluation', queryId: query.id, at, wouldTriggerNow: query.wouldTriggerNow, conditionStates: query.conditionStates() });
+        const touched = this.touched;
+        this.touched = this.spareTouched;
+        this.spareTouched = touched;
+        try {
+          if (this.subject.observed) {
+            const at = this.instant();
+            for (const query of touched) {
+              if (this.queries.get(query.id) !== query || !query.isAttached) continue;
+              this.emit({ type: 'evaluation', queryId: query.id, at, wouldTriggerNow: query.wouldTriggerNow, conditionStates: query.conditionStates() });
+            }
           }
+        } finally {
+          touched.clear();
         }
       }
     } finally {

@@ -28,6 +28,9 @@ export interface QueryServices extends LeafServices {
 
 export type QueryStatus = RuntimeState['status'];
 
+/** The empty map of a runtime state that remembers nothing of its kind (most do): shared, so frozen. */
+const NONE: Record<string, never> = Object.freeze({});
+
 /**
  * One active query at run time: its condition tree and leaves, its lifecycle state (status, triggers,
  * cooldown) and what it must persist. Firing and actions are the engine's; this class says whether
@@ -187,15 +190,22 @@ export class QueryRuntime implements ConditionTreeHost {
     return this.root.effective;
   }
 
-  /** What must survive a restart. */
+  /** What must survive a restart: a snapshot, read-only (its empty maps are one shared frozen object). */
   runtimeState(): RuntimeState {
-    const state: RuntimeState = { status: this.status, triggerCount: this.triggerCount, latched: {}, verdicts: {}, cronPulses: {} };
+    const state: RuntimeState = { status: this.status, triggerCount: this.triggerCount, latched: NONE, verdicts: NONE, cronPulses: NONE };
     if (this.lastTriggerAt !== undefined) state.lastTriggerAt = this.lastTriggerAt;
     if (this.pendingTrigger) state.pendingTrigger = { ...this.pendingTrigger, completedSteps: [...this.pendingTrigger.completedSteps] };
     for (const leaf of this.leaves) {
-      if (leaf instanceof SemanticLeaf && leaf.latched) state.latched[leaf.node.path] = leaf.latched;
-      if (leaf instanceof LlmLeaf && leaf.lastVerdict) state.verdicts[leaf.node.path] = leaf.lastVerdict;
-      if (leaf instanceof CronLeaf && leaf.lastPulseAt !== undefined) state.cronPulses[leaf.node.path] = leaf.lastPulseAt;
+      if (leaf instanceof SemanticLeaf && leaf.latched) {
+        if (state.latched === NONE) state.latched = {};
+        state.latched[leaf.node.path] = leaf.latched;
+      } else if (leaf instanceof LlmLeaf && leaf.lastVerdict) {
+        if (state.verdicts === NONE) state.verdicts = {};
+        state.verdicts[leaf.node.path] = leaf.lastVerdict;
+      } else if (leaf instanceof CronLeaf && leaf.lastPulseAt !== undefined) {
+        if (state.cronPulses === NONE) state.cronPulses = {};
+        state.cronPulses[leaf.node.path] = leaf.lastPulseAt;
+      }
     }
     return state;
   }
