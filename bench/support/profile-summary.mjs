@@ -71,15 +71,16 @@ export function callTree(profile, root, min = 0.01, depth = 12) {
 export function allocationsBySite(profile) {
   const bytes = new Map();
   let total = 0;
-  const walk = (node) => {
+  const walk = (node, caller) => {
     const { functionName, url, lineNumber } = node.callFrame;
-    const label = `${functionName || '(anonymous)'} ${url.replace(/^.*\/(packages|node_modules|bench)\//, '$1/')}:${lineNumber + 1}`;
+    // A builtin (Map.prototype.set, an iterator's next) is named with the function that called it.
+    const label = url === '' && caller !== undefined ? `${functionName || '(anonymous)'} in ${caller}` : `${functionName || '(anonymous)'} ${url.replace(/^.*\/(packages|node_modules|bench)\//, '$1/')}:${lineNumber + 1}`;
     const own = node.selfSize;
     if (own > 0) {
       bytes.set(label, (bytes.get(label) ?? 0) + own);
       total += own;
     }
-    for (const child of node.children ?? []) walk(child);
+    for (const child of node.children ?? []) walk(child, url === '' ? caller : label);
   };
   walk(profile.head);
   const sites = [...bytes].map(([label, size]) => [label, size / total]).sort((a, b) => b[1] - a[1]);

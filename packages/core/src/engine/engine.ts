@@ -1,4 +1,4 @@
-import { asyncScheduler, type Observable, type SchedulerLike, Subject, type Subscription } from 'rxjs';
+import { asyncScheduler, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import { transition, type Transition } from '../lifecycle/query-lifecycle.js';
 import { type ActionRunnerDeps, runTrigger, type TriggerOutcome } from './action-runner.js';
 import { PaperExchange } from './actions/paper-exchange.js';
@@ -22,6 +22,7 @@ import { LexicalMatcher } from './lexical-matcher.js';
 import { consume } from './maybe.js';
 import { MemoryStateStore } from './memory-store.js';
 import { ExpiryQueue } from './expiry-queue.js';
+import { FanOut } from './fan-out.js';
 import type { PriceHistory } from './history.js';
 import { scheduleLong } from './long-timer.js';
 import { querySecretValues, redactSecrets } from '../util/redact.js';
@@ -82,7 +83,7 @@ export class Engine {
   private readonly newId: () => string;
   private readonly queries = new Map<string, QueryRuntime>();
   private readonly channels = new Map<string, ChannelEntry>();
-  private readonly subject = new Subject<EngineEvent>();
+  private readonly subject = new FanOut<EngineEvent>();
   private readonly services: QueryServices;
   private readonly expiries: ExpiryQueue<QueryRuntime>;
   private depth = 0;
@@ -95,7 +96,7 @@ export class Engine {
   private disposed = false;
 
   /** Typed events: evaluations, condition changes, triggers, executions, status changes, problems. */
-  readonly events$: Observable<EngineEvent> = this.subject.asObservable();
+  readonly events$: Observable<EngineEvent> = this.subject.observable;
 
   constructor(options: EngineOptions = {}) {
     this.scheduler = options.scheduler ?? asyncScheduler;

@@ -1,10 +1,11 @@
-import { Observable, Subject } from 'rxjs';
+import { Observable } from 'rxjs';
+import { FanOut } from './fan-out.js';
 import type { DataSource } from './interfaces.js';
 import { feedKeyOfObservation, feedKeyOfTopic, type Observation, type PriceObservation, type Topic } from './observations.js';
 
 /** One feed key's stream (while someone listens) and last price. */
 interface Feed {
-  stream: Subject<Observation> | undefined;
+  stream: FanOut<Observation> | undefined;
   last: PriceObservation | undefined;
 }
 
@@ -43,9 +44,9 @@ export class PushSource implements DataSource {
     const key = feedKeyOfTopic(topic);
     return new Observable<Observation>((subscriber) => {
       const feed = this.feed(key);
-      const stream = (feed.stream ??= new Subject<Observation>());
+      const stream = (feed.stream ??= new FanOut<Observation>());
       if (feed.last) subscriber.next(feed.last);
-      const subscription = stream.subscribe(subscriber);
+      const subscription = stream.observable.subscribe(subscriber);
       return () => {
         subscription.unsubscribe();
         if (!stream.observed && feed.stream === stream) feed.stream = undefined;
