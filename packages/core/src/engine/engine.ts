@@ -514,11 +514,14 @@ export class Engine {
   /** A series changed: flip the level conditions it crosses, re-judge live operands, watch held crossings. */
   private propagate(series: SeriesValue): void {
     series.index.update(series.previous, series.value as number, this.flipLeaf, this.crossLeaf);
-    for (const leaf of series.dynamic) {
-      leaf.evaluateDynamic();
-      this.touch(leaf.queryId);
+    // Most series have neither: no iterator for an empty set on every tick.
+    if (series.dynamic.size > 0) {
+      for (const leaf of series.dynamic) {
+        leaf.evaluateDynamic();
+        this.touch(leaf.queryId);
+      }
     }
-    for (const leaf of series.watching) leaf.checkPendingCrossing();
+    if (series.watching.size > 0) for (const leaf of series.watching) leaf.checkPendingCrossing();
   }
 
   /** The threshold index's callbacks, made once (a tick must not allocate them). */

@@ -66,6 +66,12 @@ export interface PriceChannelOptions {
   problem(code: string, message: string): void;
 }
 
+/** A series of the channel and what computes it. */
+interface SeriesEntry {
+  value: SeriesValue;
+  computation: Computation;
+}
+
 /**
  * Every series of one price topic (a symbol, optionally on one exchange), computed once per tick for
  * all the conditions that read it: the last price; change, high, low and volume over rolling windows
@@ -83,7 +89,9 @@ export interface PriceChannelOptions {
  * are applied after it.
  */
 export class PriceChannel {
-  private readonly series = new Map<string, { value: SeriesValue; computation: Computation }>();
+  private readonly series = new Map<string, SeriesEntry>();
+  /** The same entries as an array, for the loop of every tick (no iterator). */
+  private seriesList: SeriesEntry[] = [];
   private readonly windows = new Map<number, WindowUse>();
   private readonly timeframes = new Map<number, TimeframeUse>();
   private lastTick: PriceTick | undefined;
@@ -128,6 +136,7 @@ export class PriceChannel {
       value.readiness = () => this.readinessOf(created.computation);
       entry = created;
       this.series.set(key, entry);
+      this.seriesList = [...this.series.values()];
       this.requestLast();
       this.retain(computation);
       const initial = this.valueOf(computation, this.currentOutputs());
@@ -146,6 +155,7 @@ export class PriceChannel {
     series.users -= 1;
     if (series.users > 0) return;
     this.series.delete(series.key);
+    this.seriesList = [...this.series.values()];
     this.drop(entry.computation);
   }
 
@@ -214,7 +224,9 @@ export class PriceChannel {
         }
       }
     }
-    for (const { value: series, computation } of this.series.values()) {
+    const entries = this.seriesList;
+    for (let index = 0; index < entries.length; index += 1) {
+      const { value: series, computation } = entries[index] as SeriesEntry;
       const next = computation.kind === 'current' ? price : this.valueOf(computation, outputs);
       const first = series.value === undefined;
       const moved = next !== undefined && Number.isFinite(next) && series.set(next, at);
