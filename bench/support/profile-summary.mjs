@@ -1,5 +1,17 @@
 // Reading a V8 CPU profile (node:inspector's Profiler.stop) as shares of its samples.
 
+/** Time spent in each profile node itself (by node id), and in all. */
+function sampledTime(profile) {
+  const time = new Map();
+  let total = 0;
+  profile.samples.forEach((id, index) => {
+    const delta = profile.timeDeltas[index] ?? 0;
+    time.set(id, (time.get(id) ?? 0) + delta);
+    total += delta;
+  });
+  return { time, total };
+}
+
 /** Self and inclusive time by function of a V8 CPU profile, as shares of all samples, largest first. */
 export function summarize(profile) {
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
@@ -10,13 +22,7 @@ export function summarize(profile) {
     const where = url.replace(/^file:\/\/.*?\/node_modules\//, '').replace(/^file:\/\/.*?\/(packages\/)/, '$1');
     return `${functionName || '(anonymous)'}${where ? ` ${where}:${lineNumber + 1}` : ''}`;
   };
-  const time = new Map();
-  let total = 0;
-  profile.samples.forEach((id, index) => {
-    const delta = profile.timeDeltas[index] ?? 0;
-    time.set(id, (time.get(id) ?? 0) + delta);
-    total += delta;
-  });
+  const { time, total } = sampledTime(profile);
   const self = new Map();
   const inclusive = new Map();
   for (const [id, delta] of time) {
@@ -37,13 +43,7 @@ export function summarize(profile) {
 /** The call tree under the first frame whose label includes `root`, as lines of inclusive shares (children above `min`). */
 export function callTree(profile, root, min = 0.01, depth = 12) {
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
-  const time = new Map();
-  let total = 0;
-  profile.samples.forEach((id, index) => {
-    const delta = profile.timeDeltas[index] ?? 0;
-    time.set(id, (time.get(id) ?? 0) + delta);
-    total += delta;
-  });
+  const { time, total } = sampledTime(profile);
   const inclusive = (node) => (time.get(node.id) ?? 0) + (node.children ?? []).reduce((sum, child) => sum + inclusive(nodes.get(child)), 0);
   const label = (node) => `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.replace(/^.*\/(packages|node_modules|bench)\//, '$1/')}:${node.callFrame.lineNumber + 1}`;
   const lines = [];

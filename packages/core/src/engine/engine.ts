@@ -8,9 +8,9 @@ import { defaultExecutors, type EngineOptions } from './engine-options.js';
 import type { EngineEvent } from './events.js';
 import type {
   ActionExecutor,
-  ConditionState,
   DataSource,
   LlmProvider,
+  QueryInspection,
   QueryToRun,
   RuntimeState,
   SemanticMatcher,
@@ -29,19 +29,6 @@ import { querySecretValues, redactSecrets } from '../util/redact.js';
 import { describeTopic, type Observation, type Topic, topicKey } from './observations.js';
 import { QueryRuntime, type QueryServices } from './query-runtime.js';
 import type { SeriesDescription, SeriesReader, SeriesValue } from './series-value.js';
-
-/** What `inspect` tells about a query now (the host's poll shows it as latestEvaluation). */
-export interface QueryInspection {
-  queryId: string;
-  status: RuntimeState['status'];
-  triggerCount: number;
-  lastTriggerAt?: number;
-  /** Time of the last input that reached the query's conditions (a tick, an item, a verdict). */
-  evaluatedAt: number;
-  wouldTriggerNow: boolean;
-  conditionStates: ConditionState[];
-  expiresAt: number;
-}
 
 interface ChannelEntry {
   topic: Topic;

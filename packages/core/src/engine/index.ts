@@ -1,5 +1,5 @@
 /** The reactive evaluation engine: run queries against data sources, fire actions, preview on recordings. */
-export { Engine, type QueryInspection } from './engine.js';
+export { Engine } from './engine.js';
 export type { EngineOptions } from './engine-options.js';
 export type { EngineEvent, EngineEventType } from './events.js';
 export * from './interfaces.js';

@@ -120,6 +120,19 @@ export interface ConditionState {
   observedAt?: number;
 }
 
+/** What `inspect` tells about a query now (the host's poll shows it as latestEvaluation). */
+export interface QueryInspection {
+  queryId: string;
+  status: RuntimeState['status'];
+  triggerCount: number;
+  lastTriggerAt?: number;
+  /** Time of the last input that reached the query's conditions (a tick, an item, a verdict). */
+  evaluatedAt: number;
+  wouldTriggerNow: boolean;
+  conditionStates: ConditionState[];
+  expiresAt: number;
+}
+
 /** Whether a condition can be judged yet: see {@link ConditionState.status}. */
 export type ConditionStatus = 'ready' | 'warming_up' | 'no_data';
 
