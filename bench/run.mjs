@@ -1,11 +1,15 @@
-// `npm run bench [name...]`: runs the benchmarks of bench/ one after another (all when no name is given).
+// `npm run bench [name...] [-- --rounds N]`: runs the benchmarks of bench/ one after another (all when no name is given).
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
 const all = readdirSync(dir).filter((name) => name.endsWith('.mjs') && name !== 'run.mjs').map((name) => name.replace(/\.mjs$/, ''));
-const wanted = process.argv.slice(2);
+// `--rounds N` goes to every benchmark (the engine's runs each cell N times and reports medians).
+const args = process.argv.slice(2);
+const roundsAt = args.indexOf('--rounds');
+const forwarded = roundsAt >= 0 ? args.splice(roundsAt, 2) : [];
+const wanted = args;
 const unknown = wanted.filter((name) => !all.includes(name));
 if (unknown.length > 0) {
   console.error(`unknown benchmark(s): ${unknown.join(', ')}; available: ${all.join(', ')}`);
@@ -14,7 +18,7 @@ if (unknown.length > 0) {
 let failed = false;
 for (const name of wanted.length > 0 ? wanted : all) {
   console.log(`\n=== bench/${name}`);
-  const run = spawnSync(process.execPath, [`${dir}${name}.mjs`], { stdio: 'inherit' });
+  const run = spawnSync(process.execPath, [`${dir}${name}.mjs`, ...forwarded], { stdio: 'inherit' });
   if (run.status !== 0) failed = true;
 }
 process.exit(failed ? 1 : 0);
