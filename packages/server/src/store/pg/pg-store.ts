@@ -20,7 +20,7 @@ import {
   type Row,
   sessionOf,
   str,
-} from '../sqlite-store.js';
+} from '../rows.js';
 import { API_KEY_COLUMNS, apiKeyValues } from '../key-row.js';
 import type { HostStore, KeyPatch } from '../store.js';
 import { migratePg } from './pg-migrations.js';
