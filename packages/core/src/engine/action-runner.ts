@@ -62,7 +62,8 @@ type Fail = (error: unknown) => void;
  */
 export function runTrigger(deps: ActionRunnerDeps, query: QueryRuntime, trigger: TriggerContext, completedSteps: string[], resumed: boolean, done: Next<TriggerOutcome>): void {
   const steps = stepsOf(query);
-  const analyses = new Map<string, LlmAnalysis>();
+  // Only an llm step's callback reads an analysis: the map is made when the first one comes.
+  let analyses: Map<string, LlmAnalysis> | undefined;
   let index = 0;
   const failed: Fail = () => done('failed');
   const nextStep = (): void => {
@@ -71,10 +72,10 @@ export function runTrigger(deps: ActionRunnerDeps, query: QueryRuntime, trigger:
       // A cancel stops the rest of the chain; an expiry during a re-arming trigger lets it finish.
       if (query.status === 'cancelled' || query.status === 'failed') return done('stopped');
       if (completedSteps.includes(step.stepId)) continue;
-      const analysis = step.callbackOf === undefined ? undefined : analyses.get(step.callbackOf);
+      const analysis = step.callbackOf === undefined ? undefined : analyses?.get(step.callbackOf);
       if (step.callbackOf !== undefined && analysis === undefined) continue;
       const stepDone = (outcome: ActionOutcome): void => {
-        if (outcome.analysis) analyses.set(step.stepId, outcome.analysis);
+        if (outcome.analysis) (analyses ??= new Map()).set(step.stepId, outcome.analysis);
         completedSteps.push(step.stepId);
         consume(() => deps.persist(query), nextStep, failed);
       };
