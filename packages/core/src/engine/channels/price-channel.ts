@@ -169,7 +169,8 @@ export class PriceChannel {
 
   /** Gives back what `update` returned, once read: the next update reuses it. */
   recycle(changed: SeriesValue[]): void {
-    if (changed.length > 0) changed.length = 0;
+    // pop keeps the array's storage; `length = 0` would drop it, and the next tick's push would allocate anew.
+    while (changed.length > 0) changed.pop();
     this.spare = changed;
   }
 
