@@ -111,6 +111,23 @@ describe('MemoryStateStore', () => {
     );
   });
 
+  it('keeps the latest notifications through many drops (the dropped slots are cut off in batches)', () => {
+    for (const max of [0, 1, 7, 1500]) {
+      const store = new MemoryStateStore({ maxNotifications: max });
+      const total = 5000;
+      for (let index = 0; index < total; index += 1) store.addNotification(draft(`q${index}`, 1));
+      const kept = store.notifications;
+      expect(kept.map((notification) => notification.id)).toEqual(Array.from({ length: max }, (_, offset) => total - max + offset + 1));
+      // A repeat of a kept step returns the first; a dropped step is stored again, with a new id.
+      if (max > 0) expect(store.addNotification(draft(`q${total - 1}`, 1)).id).toBe(total);
+      expect(store.addNotification(draft('q0', 1)).id).toBe(total + 1);
+      expect(store.notifications).toHaveLength(max);
+      // The getter hands out a copy: changing it does not change the store.
+      kept.length = 0;
+      expect(store.notifications).toHaveLength(max);
+    }
+  });
+
   it('holds a bounded heap over many fired and removed queries', () => {
     const store = new MemoryStateStore({ maxNotifications: 100 });
     const { engine, tick } = setup(store);

@@ -9,17 +9,20 @@ export function settle<T>(value: MaybePromise<T>): Observable<T> {
 /** What {@link consume} accepts: a value, a promise of one, or an observable input whose first value counts. */
 export type Eventually<T> = T | Promise<T> | ObservableInput<T>;
 
+/** The error of an observable that completed without a value. */
+const finishedEmpty = (): unknown => new Error('finished without a value');
+
 /**
  * Calls `produce` and hands its outcome to `next`, or what it threw or rejected with to `fail`, each exactly
  * once. A plain value and an observable that emits at once are handed over synchronously (virtual time and
  * the engine's batches need it; a promise is awaited as `from(promise)` would). Of an observable, the first
  * value counts and the subscription is closed; one that completes without a value fails with `empty`'s
- * error. With `isPlain`, a value that passes it is taken as is even when it looks like an observable input.
+ * error.
  *
  * The engine's hot path (a trigger and its actions) uses this instead of an operator chain per step: no
  * observable is built when the store and the executor answer synchronously.
  */
-export function consume<T>(produce: () => Eventually<T>, next: (value: T) => void, fail: (error: unknown) => void, empty: () => unknown = () => new Error('finished without a value')): void {
+export function consume<T>(produce: () => Eventually<T>, next: (value: T) => void, fail: (error: unknown) => void, empty: () => unknown = finishedEmpty): void {
   let input: Eventually<T>;
   try {
     input = produce();
@@ -27,6 +30,11 @@ export function consume<T>(produce: () => Eventually<T>, next: (value: T) => voi
     fail(error);
     return;
   }
+  consumeAnswer(input, next, fail, empty);
+}
+
+/** {@link consume} of an answer already produced (a value, a promise or an observable input). */
+export function consumeAnswer<T>(input: Eventually<T>, next: (value: T) => void, fail: (error: unknown) => void, empty: () => unknown = finishedEmpty): void {
   if (input instanceof Promise) {
     input.then(next, fail);
     return;
@@ -58,6 +66,11 @@ export function consume<T>(produce: () => Eventually<T>, next: (value: T) => voi
   handle.subscription = subscription;
   // A value delivered during subscribe could not unsubscribe yet.
   if (done) subscription.unsubscribe();
+}
+
+/** Whether an answer must be waited for (a promise or an observable input); a plain value is taken at once. */
+export function isPendingAnswer(value: unknown): boolean {
+  return value instanceof Promise || isObservableInput(value);
 }
 
 function isObservableInput(value: unknown): boolean {

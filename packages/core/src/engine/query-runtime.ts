@@ -194,7 +194,11 @@ export class QueryRuntime implements ConditionTreeHost {
   runtimeState(): RuntimeState {
     const state: RuntimeState = { status: this.status, triggerCount: this.triggerCount, latched: NONE, verdicts: NONE, cronPulses: NONE };
     if (this.lastTriggerAt !== undefined) state.lastTriggerAt = this.lastTriggerAt;
-    if (this.pendingTrigger) state.pendingTrigger = { ...this.pendingTrigger, completedSteps: [...this.pendingTrigger.completedSteps] };
+    const pending = this.pendingTrigger;
+    if (pending) {
+      const { triggerIndex, final, firedAt, conditionStates } = pending;
+      state.pendingTrigger = { triggerIndex, final, firedAt, conditionStates, completedSteps: pending.completedSteps.slice() };
+    }
     for (const leaf of this.leaves) {
       if (leaf instanceof SemanticLeaf && leaf.latched) {
         if (state.latched === NONE) state.latched = {};

@@ -27,8 +27,8 @@ export class NotifyExecutor implements ActionExecutor {
       data: { queryId: trigger.queryId, stepId: context.stepId, triggerIndex: trigger.triggerIndex, executionId: context.executionId, observedAt: isoTime(trigger.firedAt) },
       priority: params.priority === 'low' || params.priority === 'normal' ? params.priority : 'high',
       createdAt: isoTime(context.now()),
-      ...(context.ownerId === undefined ? {} : { ownerId: context.ownerId }),
     };
+    if (context.ownerId !== undefined) draft.ownerId = context.ownerId;
     const stored = this.store.addNotification(draft);
     return stored instanceof Promise ? stored.then((notification) => this.announced(notification)) : this.announced(stored);
   }
