@@ -207,6 +207,55 @@ describe('a restart that finds a send in doubt', () => {
     expect(store.executionsOf(QUERY)).toEqual([expect.objectContaining({ id: 'cut-off', status: 'failed', error: { code: 'WEBHOOK_GONE', message: 'the webhook endpoint answered 410 Gone' } })]);
   });
 
+  it('a crash after the last step ended and before the trigger settled: nothing is sent again', async () => {
+    // The store's state at the instant each record of the last step is saved: a crash can leave any of them.
+    const crashStates: Array<{ what: string; store: MemoryStateStore }> = [];
+    class Snapshots extends MemoryStateStore {
+      override saveOutbox(entry: OutboxEntry): void {
+        super.saveOutbox(entry);
+        if (entry.stepId === 'hook' && entry.status === 'succeeded') crashStates.push({ what: 'outcome in the outbox', store: copyOf(this) });
+      }
+      override saveExecution(record: Parameters<MemoryStateStore['saveExecution']>[0]): void {
+        super.saveExecution(record);
+        if (record.stepId === 'hook' && record.status === 'succeeded') crashStates.push({ what: 'execution ended', store: copyOf(this) });
+      }
+    }
+    const copyOf = (from: MemoryStateStore): MemoryStateStore => {
+      const copy = new MemoryStateStore();
+      for (const [queryId, state] of from.runtime) copy.saveRuntime(queryId, structuredClone(state));
+      for (const entry of from.outbox.values()) copy.saveOutbox(structuredClone(entry));
+      for (const record of from.executions.values()) copy.saveExecution(structuredClone(record));
+      for (const notification of from.notifications) copy.addNotification(structuredClone(notification));
+      return copy;
+    };
+    const actions = [
+      { stepId: 'n', type: 'notify', params: { message: 'fired' } },
+      { stepId: 'hook', type: 'webhook', params: { url: 'https://hooks.example.com/x' } },
+    ];
+    const first = engineOn(new Snapshots(), { http: recordingTransport() });
+    first.engine.add({ queryId: QUERY, request: request(actions), createdAt: T0 });
+    first.tick(101);
+    await statusOf(first.engine, 'triggered');
+    first.engine.dispose();
+    expect(crashStates.map((state) => state.what)).toEqual(['outcome in the outbox', 'execution ended']);
+    for (const { store } of crashStates) {
+      expect(store.runtime.get(QUERY)?.pendingTrigger).toBeDefined();
+      const http = recordingTransport();
+      const { engine } = engineOn(store, { http, start: T0 + 60_000 });
+      engine.add({ queryId: QUERY, request: request(actions), createdAt: T0 }, store.runtime.get(QUERY));
+      await statusOf(engine, 'triggered');
+      expect(http.sent).toHaveLength(0);
+      expect(store.notifications).toHaveLength(1);
+      expect(store.executionsOf(QUERY).map((execution) => [execution.stepId, execution.status])).toEqual([
+        ['n', 'succeeded'],
+        ['hook', 'succeeded'],
+      ]);
+      expect(store.runtime.get(QUERY)).toMatchObject({ status: 'triggered' });
+      expect(store.runtime.get(QUERY)?.pendingTrigger).toBeUndefined();
+      engine.dispose();
+    }
+  });
+
   it('a step with no outbox entry never started: it runs as usual, as a new execution', async () => {
     const store = new MemoryStateStore();
     crashedIn(store, 'bot', 'messenger_bot');

@@ -142,6 +142,11 @@ class TriggerRun implements Continuation {
   stepDone(step: Step, outcome: ActionOutcome): void {
     if (outcome.analysis) (this.analyses ??= new Map()).set(step.stepId, outcome.analysis);
     this.completedSteps.push(step.stepId);
+    // After the last step the engine saves the trigger's outcome at once, and the outbox already has this
+    // step's outcome on record: a state saved in between would be replaced straight away. (A restart in
+    // between finds the outcome in the outbox, and the step is not run again.) Without an outbox it is saved.
+    const { store } = this.deps;
+    if (this.index >= this.steps.length && store.saveOutbox && store.outboxEntry) return this.nextStep();
     let answer: unknown;
     try {
       answer = this.deps.persist(this.query);
