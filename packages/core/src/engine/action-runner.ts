@@ -1,5 +1,3 @@
-import type { Action, CallbackAction } from '../generated/eql-types.js';
-import { isRecord } from '../util/json-pointer.js';
 import { querySecretValues, secretRedactor } from '../util/redact.js';
 import {
   ActionError,
@@ -13,6 +11,7 @@ import {
   type StateStore,
   type TriggerContext,
 } from './interfaces.js';
+import type { ActionStep } from './action-steps.js';
 import type { EngineEvent } from './events.js';
 import { consume, consumeAnswer, isoTime, isPendingAnswer } from './maybe.js';
 import type { QueryRuntime } from './query-runtime.js';
@@ -30,13 +29,6 @@ export interface ActionRunnerDeps {
 }
 
 export type TriggerOutcome = 'succeeded' | 'failed' | 'stopped';
-
-interface Step {
-  stepId: string;
-  action: Action | CallbackAction;
-  /** For a callback: needs the analysis of the step before. */
-  callbackOf?: string;
-}
 
 type Next<T> = (value: T) => void;
 type Fail = (error: unknown) => void;
@@ -88,26 +80,9 @@ export function runTrigger(deps: ActionRunnerDeps, query: QueryRuntime, trigger:
   new TriggerRun(deps, query, trigger, completedSteps, resumed, done).nextStep();
 }
 
-/** The steps of a query's actions, made once per query (every trigger runs the same). */
-const stepsByActions = new WeakMap<readonly (Action | CallbackAction)[], Step[]>();
-
-function stepsOf(query: QueryRuntime): Step[] {
-  const known = stepsByActions.get(query.actions);
-  if (known) return known;
-  const steps: Step[] = [];
-  stepsByActions.set(query.actions, steps);
-  for (const action of query.actions) {
-    steps.push({ stepId: action.stepId, action });
-    if (action.type === 'llm' && isRecord(action.params.callback) && isRecord(action.params.callback.action)) {
-      steps.push({ stepId: `${action.stepId}.callback`, action: action.params.callback.action, callbackOf: action.stepId });
-    }
-  }
-  return steps;
-}
-
 /** One trigger's run through its steps; as a continuation it goes on with the next step once the runtime state is saved. */
 class TriggerRun implements Continuation {
-  private readonly steps: Step[];
+  private readonly steps: readonly ActionStep[];
   private index = 0;
   /** Only an llm step's callback reads an analysis: the map is made when the first one comes. */
   private analyses: Map<string, LlmAnalysis> | undefined;
@@ -120,13 +95,13 @@ class TriggerRun implements Continuation {
     private readonly resumed: boolean,
     private readonly done: Next<TriggerOutcome>,
   ) {
-    this.steps = stepsOf(query);
+    this.steps = query.steps;
   }
 
   nextStep(): void {
     const { steps, query } = this;
     while (this.index < steps.length) {
-      const step = steps[this.index++] as Step;
+      const step = steps[this.index++] as ActionStep;
       // A cancel stops the rest of the chain; an expiry during a re-arming trigger lets it finish.
       if (query.status === 'cancelled' || query.status === 'failed') return this.done('stopped');
       if (this.completedSteps.includes(step.stepId)) continue;
@@ -139,7 +114,7 @@ class TriggerRun implements Continuation {
   }
 
   /** A step succeeded: it is on record as completed (the runtime state saved) before the next one starts. */
-  stepDone(step: Step, outcome: ActionOutcome): void {
+  stepDone(step: ActionStep, outcome: ActionOutcome): void {
     if (outcome.analysis) (this.analyses ??= new Map()).set(step.stepId, outcome.analysis);
     this.completedSteps.push(step.stepId);
     // After the last step the engine saves the trigger's outcome at once, and the outbox already has this
@@ -169,7 +144,7 @@ class TriggerRun implements Continuation {
     return new Error('finished without a value');
   }
 
-  private runStep(step: Step, analysis: LlmAnalysis | undefined): void {
+  private runStep(step: ActionStep, analysis: LlmAnalysis | undefined): void {
     const key = `${this.query.id}:${this.trigger.triggerIndex}:${step.stepId}`;
     const store = this.deps.store;
     // Only a resumed trigger can find an entry: a fresh trigger's keys are new.
@@ -194,7 +169,7 @@ function emitExecution(deps: ActionRunnerDeps, type: 'execution-started' | 'exec
 }
 
 /** A step whose outcome the outbox recorded before a restart: its execution record says it again, nothing runs. */
-function recordedStep(run: TriggerRun, step: Step, entry: OutboxEntry, next: Next<ActionOutcome>, fail: Fail): void {
+function recordedStep(run: TriggerRun, step: ActionStep, entry: OutboxEntry, next: Next<ActionOutcome>, fail: Fail): void {
   const { deps, query, trigger } = run;
   const record: ExecutionRecord = {
     id: entry.executionId,
@@ -257,7 +232,7 @@ class StepRun implements Continuation {
 
   constructor(
     private readonly run: TriggerRun,
-    private readonly step: Step,
+    private readonly step: ActionStep,
     analysis: LlmAnalysis | undefined,
     key: string,
     private readonly inDoubt: OutboxEntry | undefined,

@@ -29,6 +29,8 @@ export class MemoryStateStore implements StateStore {
   readonly sessions = new Map<string, LlmSession>();
   /** The kept notifications, oldest first, from `feedStart` on (the slots before it are dropped ones, cleared). */
   private readonly feed: Array<Notification | undefined> = [];
+  /** The step key of each notification of `feed`, at the same index (undefined for one no step made). */
+  private readonly feedSteps: Array<string | undefined> = [];
   private feedStart = 0;
   /** The outbox, by idempotency key. */
   readonly outbox = new Map<string, OutboxEntry>();
@@ -76,6 +78,7 @@ export class MemoryStateStore implements StateStore {
     };
     if (draft.ownerId !== undefined) notification.ownerId = draft.ownerId;
     this.feed.push(notification);
+    this.feedSteps.push(step);
     if (step !== undefined) this.notificationsByStep.set(step, notification);
     while (this.feed.length - this.feedStart > this.maxNotifications) this.dropOldestNotification();
     return notification;
@@ -135,13 +138,15 @@ export class MemoryStateStore implements StateStore {
   private dropOldestNotification(): void {
     const oldest = this.feed[this.feedStart];
     if (oldest === undefined) return;
+    const step = this.feedSteps[this.feedStart];
     this.feed[this.feedStart] = undefined;
+    this.feedSteps[this.feedStart] = undefined;
     this.feedStart += 1;
     if (this.feedStart >= 1024 && this.feedStart * 2 >= this.feed.length) {
       this.feed.splice(0, this.feedStart);
+      this.feedSteps.splice(0, this.feedStart);
       this.feedStart = 0;
     }
-    const step = stepKey(oldest);
     if (step !== undefined && this.notificationsByStep.get(step) === oldest) this.notificationsByStep.delete(step);
   }
 }

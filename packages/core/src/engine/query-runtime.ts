@@ -5,6 +5,7 @@ import { parseDuration } from '../language/duration.js';
 import { LIMITS } from '../language/limits.js';
 import { isRecord } from '../util/json-pointer.js';
 import { checkRequestSchema } from '../validation/schema-check.js';
+import { type ActionStep, actionSteps } from './action-steps.js';
 import { ConditionNode, type ConditionTreeHost } from './condition-tree.js';
 import type { ConditionState, QueryToRun, RuntimeState } from './interfaces.js';
 import { InvalidQueryError } from './invalid-query.js';
@@ -58,6 +59,11 @@ export class QueryRuntime implements ConditionTreeHost {
    */
   readonly actions: Query['actions'];
   /** The repeat policy's cooldown, when the query has one. */
+  /** The executions a trigger runs, in order (made on the first trigger). */
+  get steps(): readonly ActionStep[] {
+    return (this.cachedSteps ??= actionSteps(this.actions));
+  }
+  private cachedSteps: ActionStep[] | undefined;
   readonly cooldownMs: number | undefined;
   /** The repeat policy's bound on triggers, when it has one. */
   readonly maxTriggers: number | undefined;
