@@ -8,7 +8,7 @@
 //         only JSON-parses the body and returns the identical validation JSON.
 //     Both bare routes have the host's response schemas (the same serializer work).
 //     The host runs in-process (buildServer from packages/server/dist, logger off, a PushSource feed),
-//     with everything a request goes through: key lookup, quota counting (a SQLite write per request),
+//     with everything a request goes through: key lookup, quota counting (in memory, written once a second),
 //     the rate limiter, the HMAC rules, the handler and the response schema.
 //  2. SSE fan-out: 10,000 streams on /v2/auto/queries/stream (raw node:http, in a child process,
 //     bench/support/sse-clients.mjs); one query fires per round (push a price, the engine stores the

@@ -328,6 +328,22 @@ function contract(backend: Backend): void {
     expect(await store.interruptRunningExecutions(at(11))).toBe(0);
   });
 
+  it('executions: a query’s list read again after each kind of write shows the write', async () => {
+    const statuses = async (queryId: string) => (await store.executionsOfQuery(queryId)).map((item) => `${item.id}:${item.status}`);
+    await store.saveExecution(1, execution('e-1', 'q-1', at(1)));
+    expect(await statuses('q-1')).toEqual(['e-1:running']);
+    expect(await statuses('q-2')).toEqual([]);
+    await store.saveExecution(1, execution('e-2', 'q-1', at(2)));
+    await store.saveExecution(1, execution('e-3', 'q-2', at(2)));
+    expect(await statuses('q-1')).toEqual(['e-1:running', 'e-2:running']);
+    expect(await statuses('q-2')).toEqual(['e-3:running']);
+    await store.saveExecution(1, execution('e-1', 'q-1', at(1), { status: 'succeeded', finishedAt: at(1, 1) }));
+    expect(await statuses('q-1')).toEqual(['e-1:succeeded', 'e-2:running']);
+    await store.interruptRunningExecutions(at(5));
+    expect(await statuses('q-1')).toEqual(['e-1:succeeded', 'e-2:failed']);
+    expect(await statuses('q-2')).toEqual(['e-3:failed']);
+  });
+
   it('sessions: save, replace, by query and by id', async () => {
     const session = { sessionId: 's-1', queryId: 'q-1', title: 'why', analysisType: 'general', status: 'completed', createdAt: at(1), executedAt: at(1), messages: [] };
     await store.saveSession(1, session);

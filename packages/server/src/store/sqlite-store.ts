@@ -64,6 +64,8 @@ export class SqliteStore implements HostStore {
    * its entry, so an entry is never stale; callers must not change the records they get.
    */
   private readonly queryCache = new Map<string, QueryRecord>();
+  /** The executions of a query, as last read (each poll shows them); every write to an execution drops its query's entry. */
+  private readonly executionCache = new Map<string, StoredExecution[]>();
   /** Keys by hash, read at most KEY_CACHE_MS ago (every authenticated request looks its key up). */
   private readonly keyCache = new Map<string, { record: ApiKeyRecord; at: number }>();
 
@@ -361,6 +363,7 @@ export class SqliteStore implements HostStore {
   // ------------------------------------------------------------------ engine records
 
   saveExecution(keyId: number, record: ExecutionRecord): void {
+    this.executionCache.delete(record.queryId);
     this.run(
       `INSERT INTO executions (id, key_id, query_id, step_id, type, status, trigger_index, created_at, finished_at, attempts, result, error_code, error_message)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -383,6 +386,7 @@ export class SqliteStore implements HostStore {
   }
 
   interruptRunningExecutions(at: string): number {
+    this.executionCache.clear();
     return this.run(
       "UPDATE executions SET status = 'failed', finished_at = ?, error_code = 'HOST_RESTARTED', error_message = ? WHERE status = 'running'",
       at,
@@ -413,8 +417,13 @@ export class SqliteStore implements HostStore {
     return pageOf(rows.map(executionOf), filter.limit, (execution) => encodeCursor(execution.createdAt, execution.id));
   }
 
+  /** A query's executions, oldest first (callers must not change the list: it is kept for the next read). */
   executionsOfQuery(queryId: string): StoredExecution[] {
-    return this.all('SELECT * FROM executions WHERE query_id = ? ORDER BY created_at, rowid', queryId).map(executionOf);
+    const cached = this.executionCache.get(queryId);
+    if (cached) return cached;
+    const executions = this.all('SELECT * FROM executions WHERE query_id = ? ORDER BY created_at, rowid', queryId).map(executionOf);
+    remember(this.executionCache, queryId, executions);
+    return executions;
   }
 
   saveSession(keyId: number, session: LlmSession): void {
