@@ -55,13 +55,29 @@ function isIdentifier(token: string): boolean {
   return true;
 }
 
-/** `/query/conditions/AND/0/args` → `query.conditions.AND[0].args`, the form people read in messages. */
+/**
+ * `/query/conditions/AND/0/args` → `query.conditions.AND[0].args`, the form people read in messages.
+ * Scans the pointer once, token by token, without splitting it (it runs for every diagnostic's text).
+ */
 export function readablePath(pointer: string): string {
+  if (pointer === '') return '';
   let out = '';
-  for (const token of parsePointer(pointer)) {
+  const length = pointer.length;
+  // As in parsePointer: the first character is the leading `/`, and each `/` after it ends a token.
+  for (let start = 1; start <= length; ) {
+    let end = start;
+    let escaped = false;
+    for (; end < length; end += 1) {
+      const code = pointer.charCodeAt(end);
+      if (code === 47) break;
+      if (code === 126) escaped = true;
+    }
+    const raw = pointer.slice(start, end);
+    const token = escaped ? raw.replace(/~1/g, '/').replace(/~0/g, '~') : raw;
     if (isIndex(token)) out += `[${token}]`;
     else if (isIdentifier(token)) out += out === '' ? token : `.${token}`;
     else out += `[${JSON.stringify(token)}]`;
+    start = end + 1;
   }
   return out;
 }
