@@ -18,7 +18,7 @@ export interface RuleContext {
   query: Record<string, unknown> | undefined;
   mode: ValidationMode;
   /** Current time in milliseconds (injectable so results are reproducible). */
-  now: number;
+  readonly now: number;
   /** What the host or recording serves, when the caller knows it (see ServedData). */
   served: ServedData | undefined;
   /** Webhooks may target loopback and private hosts (the host allows them, see ValidateOptions). */

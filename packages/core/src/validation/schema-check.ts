@@ -42,10 +42,19 @@ export function compiledRequestSchema(): ValidateFunction<QueryRequest> {
   return detailed;
 }
 
+/** Whether the document conforms to the schema (the fast build: it stops at the first error). */
+export function conformsToSchema(document: unknown): boolean {
+  return fast(document);
+}
+
+/** ajv's raw errors of the document, all of them (empty when it conforms): the detailed build. */
+export function detailedSchemaErrors(document: unknown): ErrorObject[] {
+  return detailedBuild(document) ? [] : [...(detailedBuild.errors ?? [])];
+}
+
 /** Runs the schema; returns ajv's raw errors, all of them (empty when the document conforms). */
 export function checkRequestSchema(document: unknown): ErrorObject[] {
-  if (fast(document)) return [];
-  return detailedBuild(document) ? [] : [...(detailedBuild.errors ?? [])];
+  return conformsToSchema(document) ? [] : detailedSchemaErrors(document);
 }
 
 export type { ErrorObject };

@@ -1,14 +1,14 @@
-import { estimateCost, lifetimeOf, type EstimatedCost, type SimulationLlmCallsEstimate } from '../cost/estimate.js';
+import { estimateCost, lifetimeOf, type EstimatedCost, type SimulationLlmCallsEstimate, type WalkedQuery } from '../cost/estimate.js';
 import type { QueryRequest } from '../generated/eql-types.js';
 import { LIMITS } from '../language/limits.js';
-import { allActions, collectConditions, type ActionVisit, type LeafVisit } from '../language/query-walk.js';
+import { allActions, collectConditions, type ActionVisit, type GroupVisit, type LeafVisit } from '../language/query-walk.js';
 import { isRecord } from '../util/json-pointer.js';
 import { DiagnosticSink, diagnosticText, type Diagnostic } from './diagnostic.js';
 import type { RuleContext, ValidationMode } from './rule.js';
 import { RULES } from './rules/index.js';
 import type { ServedData } from './served-data.js';
-import { runRules } from './run-rules.js';
-import { checkRequestSchema } from './schema-check.js';
+import { dispatchRules, runRules } from './run-rules.js';
+import { conformsToSchema, detailedSchemaErrors } from './schema-check.js';
 import { schemaDiagnostics } from './schema-errors.js';
 
 /** Options of {@link validate}: the access model, the instant to validate at, and what the host serves. */
@@ -42,31 +42,53 @@ export interface ValidationResult {
 /** Beyond this nesting the document is refused before any recursive check runs. */
 const HOSTILE_DEPTH = 64;
 
+const RULE_DISPATCH = dispatchRules(RULES);
+const NO_OPTIONS: ValidateOptions = Object.freeze({});
+
 /**
  * Validates a query request (spec 2.1) in one pass: schema, then every semantic rule, then, when
  * nothing is wrong, the LLM call estimate and (API-key mode) the cost. Never throws, whatever JSON
  * value it is given.
  */
-export function validate(request: unknown, options: ValidateOptions = {}): ValidationResult {
+export function validate(request: unknown, options: ValidateOptions = NO_OPTIONS): ValidationResult {
   const mode = options.mode ?? 'api-key';
-  const now = options.now instanceof Date ? options.now.getTime() : (options.now ?? Date.now());
   const sink = new DiagnosticSink();
-  let walked: Walked | undefined;
+  let context: ValidationContext | undefined;
   try {
-    walked = check(request, mode, now, sink, options.served, options.allowPrivateWebhooks ?? false);
+    context = check(request, mode, options, sink);
   } catch (cause) {
     sink.error('internal-error', '', `the validator failed unexpectedly: ${cause instanceof Error ? cause.message : String(cause)}`);
   }
-  return resultOf(request, mode, sink, walked);
+  return resultOf(request, mode, sink, context);
 }
 
-interface Walked {
-  leaves: LeafVisit[];
-  actions: ActionVisit[];
-  lifetimeMs: number;
+/** What the rules see (RuleContext); the clock is read only when a rule asks for `now`. */
+class ValidationContext implements RuleContext {
+  private instant: number | undefined;
+
+  constructor(
+    readonly request: Record<string, unknown>,
+    readonly query: Record<string, unknown> | undefined,
+    readonly mode: ValidationMode,
+    now: ValidateOptions['now'],
+    readonly served: ServedData | undefined,
+    readonly allowPrivateWebhooks: boolean,
+    readonly lifetimeMs: number,
+    readonly groups: readonly GroupVisit[],
+    readonly leaves: readonly LeafVisit[],
+    readonly actions: readonly ActionVisit[],
+    readonly sink: DiagnosticSink,
+  ) {
+    this.instant = now instanceof Date ? now.getTime() : now;
+  }
+
+  get now(): number {
+    this.instant ??= Date.now();
+    return this.instant;
+  }
 }
 
-function check(request: unknown, mode: ValidationMode, now: number, sink: DiagnosticSink, served: ServedData | undefined, allowPrivateWebhooks: boolean): Walked | undefined {
+function check(request: unknown, mode: ValidationMode, options: ValidateOptions, sink: DiagnosticSink): ValidationContext | undefined {
   if (!isRecord(request)) {
     sink.error('not-an-object', '', 'the request must be a JSON object such as {"query": {"conditions": …, "actions": […]}}');
     return undefined;
@@ -77,17 +99,16 @@ function check(request: unknown, mode: ValidationMode, now: number, sink: Diagno
     sink.error('too-deep', '/query/conditions', `condition groups nest at most ${LIMITS.maxGroupDepth} deep`);
     return undefined;
   }
-  const schemaErrors = checkRequestSchema(request);
-  if (schemaErrors.length > 0) for (const diagnostic of schemaDiagnostics(schemaErrors, request)) sink.report(diagnostic);
+  if (!conformsToSchema(request)) for (const diagnostic of schemaDiagnostics(detailedSchemaErrors(request), request)) sink.report(diagnostic);
 
   const actions = allActions(query);
   const lifetimeMs = lifetimeOf(query);
-  const context: RuleContext = { request, query, mode, now, served, allowPrivateWebhooks, lifetimeMs, groups, leaves, actions, sink };
-  runRules(RULES, context);
-  return { leaves, actions, lifetimeMs };
+  const context = new ValidationContext(request, query, mode, options.now, options.served, options.allowPrivateWebhooks ?? false, lifetimeMs, groups, leaves, actions, sink);
+  runRules(RULE_DISPATCH, context);
+  return context;
 }
 
-function resultOf(request: unknown, mode: ValidationMode, sink: DiagnosticSink, walked: Walked | undefined): ValidationResult {
+function resultOf(request: unknown, mode: ValidationMode, sink: DiagnosticSink, walked: WalkedQuery | undefined): ValidationResult {
   const diagnostics = sink.items;
   const errors: string[] = [];
   const warnings: string[] = [];
