@@ -28,8 +28,10 @@ const WORLD_EVENT =
 /** Finds a post by a named account in the text, if it reads like one. */
 export function readAccountPost(text: string): AccountPostIntent | undefined {
   const verb = POST_VERB.exec(text);
-  const handle = HANDLE.exec(text);
-  const platform = ON_PLATFORM.exec(text);
+  // A handle needs an @; the platform words count only when a verb or a handle lacks the other.
+  const handle = text.includes('@') ? HANDLE.exec(text) : null;
+  if (!verb && !handle) return undefined;
+  const platform = verb && handle ? null : ON_PLATFORM.exec(text);
   if (handle && (verb || platform)) {
     const username = handle[1] as string;
     return { username, evidence: `@${username} … ${(verb ?? platform)?.[0] ?? ''}`.trim() };

@@ -46,11 +46,15 @@ export const VALUE_RANGES: Readonly<Record<string, Readonly<Record<string, Value
   },
 };
 
+/** VALUE_RANGES as maps, for lookups by any string without reaching inherited properties. */
+const RANGES_BY_SOURCE: ReadonlyMap<string, ReadonlyMap<string, ValueRange>> = new Map(
+  Object.entries(VALUE_RANGES).map(([source, byMethod]) => [source, new Map(Object.entries(byMethod))]),
+);
+
 /** The range of a series, or undefined when it is unbounded or unknown. */
 export function valueRangeOf(source: unknown, method: unknown): ValueRange | undefined {
   if (typeof source !== 'string' || typeof method !== 'string') return undefined;
-  const bySource = Object.prototype.hasOwnProperty.call(VALUE_RANGES, source) ? VALUE_RANGES[source] : undefined;
-  return bySource && Object.prototype.hasOwnProperty.call(bySource, method) ? bySource[method] : undefined;
+  return RANGES_BY_SOURCE.get(source)?.get(method);
 }
 
 function above(x: number, r: ValueRange): 'never' | 'always' | 'maybe' {

@@ -11,17 +11,17 @@ export const cronSchedules: Rule = {
     check: (leaf, { query, now, lifetimeMs, sink }) => {
       const expiry = now + lifetimeMs;
       const args = argsOf(leaf.node);
-      if (leaf.node.method === 'once' && typeof args.at === 'string') {
+      const { method } = leaf.node;
+      if (method === 'once' && typeof args.at === 'string') {
         const at = Date.parse(args.at);
-        const path = `${leaf.pointer}/args/at`;
         if (Number.isNaN(at)) return;
         if (at > expiry) {
-          sink.error('cron-after-expiry', path, `${args.at} is after the query expires (${formatDuration(lifetimeMs)} from now), so it never comes`);
+          sink.error('cron-after-expiry', `${leaf.pointer}/args/at`, `${args.at} is after the query expires (${formatDuration(lifetimeMs)} from now), so it never comes`);
         } else if (at <= now) {
-          sink.warning('cron-in-past', path, `${args.at} has passed, so this condition holds from the start`);
+          sink.warning('cron-in-past', `${leaf.pointer}/args/at`, `${args.at} has passed, so this condition holds from the start`);
         }
       }
-      if (leaf.node.method !== 'every') return;
+      if (method !== 'every') return;
       const periodMs = parseDuration(args.period);
       if (periodMs !== undefined && periodMs < LIMITS.minCronPeriodMs) {
         sink.error('period-range', `${leaf.pointer}/args/period`, `a cron period must be at least ${formatDuration(LIMITS.minCronPeriodMs)}`);

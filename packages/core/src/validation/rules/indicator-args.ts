@@ -11,16 +11,19 @@ export const indicatorArgs: Rule = {
   leaf: {
     sources: ['ta', 'price'],
     check: (leaf, { sink }) => {
-      checkMacd(leaf.node, leaf.pointer, sink);
-      if (isRecord(leaf.node.value)) checkMacd(leaf.node.value, `${leaf.pointer}/value`, sink);
+      const { node } = leaf;
+      checkMacd(node, leaf.pointer, '/args', sink);
+      const { value } = node;
+      if (isRecord(value)) checkMacd(value, leaf.pointer, '/value/args', sink);
     },
   },
 };
 
-function checkMacd(node: Record<string, unknown>, pointer: string, sink: DiagnosticSink): void {
+/** Reports a MACD `node` whose fast period is not shorter than its slow one, at `base` + `args` (its args). */
+function checkMacd(node: Record<string, unknown>, base: string, args: string, sink: DiagnosticSink): void {
   if (node.source !== 'ta' || !MACD_METHODS.has(String(node.method))) return;
-  const args = argsOf(node);
-  const fast = typeof args.fastPeriod === 'number' ? args.fastPeriod : 12;
-  const slow = typeof args.slowPeriod === 'number' ? args.slowPeriod : 26;
-  if (fast >= slow) sink.error('macd-periods', `${pointer}/args`, `MACD needs fastPeriod (${fast}) shorter than slowPeriod (${slow})`);
+  const { fastPeriod, slowPeriod } = argsOf(node);
+  const fast = typeof fastPeriod === 'number' ? fastPeriod : 12;
+  const slow = typeof slowPeriod === 'number' ? slowPeriod : 26;
+  if (fast >= slow) sink.error('macd-periods', `${base}${args}`, `MACD needs fastPeriod (${fast}) shorter than slowPeriod (${slow})`);
 }

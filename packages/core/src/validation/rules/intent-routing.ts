@@ -20,7 +20,6 @@ export const intentRouting: Rule = {
 function checkLlm(leaf: LeafVisit, { sink }: RuleContext): void {
   const query = argsOf(leaf.node).query;
   if (typeof query !== 'string') return;
-  const queryPath = `${leaf.pointer}/args/query`;
   const post = readAccountPost(query);
   if (post?.username !== undefined) {
     const tweet: Record<string, unknown> = {
@@ -39,7 +38,7 @@ function checkLlm(leaf: LeafVisit, { sink }: RuleContext): void {
   if (post) {
     sink.warning(
       'intent-tweet',
-      queryPath,
+      `${leaf.pointer}/args/query`,
       `this llm query reads like a post on X ("${post.evidence}"); if it is about a named account's posts, use a tweet condition with its username`,
     );
     return;
@@ -48,7 +47,7 @@ function checkLlm(leaf: LeafVisit, { sink }: RuleContext): void {
   if (event) {
     sink.warning(
       'intent-news',
-      queryPath,
+      `${leaf.pointer}/args/query`,
       `this llm query reads like a world event ("${event.evidence}"); events as reported use a news condition: {"source": "news", "args": {"text": …}}`,
     );
   }

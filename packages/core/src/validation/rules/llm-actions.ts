@@ -16,12 +16,12 @@ export const llmActions: Rule = {
       if (action.parent) return;
       const params = paramsOf(action.node);
       const metadata = isRecord(params.assetMetadata) ? params.assetMetadata : {};
-      const analysisPath = `${action.pointer}/params/analysisType`;
-      if (params.analysisType === 'tokenIntro' || params.analysisType === 'tokenAnalysis') {
+      const { analysisType } = params;
+      if (analysisType === 'tokenIntro' || analysisType === 'tokenAnalysis') {
         const hasToken = nonEmpty(metadata.symbol) || (nonEmpty(metadata.chain) && nonEmpty(metadata.contractAddress));
-        if (!hasToken) sink.error('asset-metadata', analysisPath, `${params.analysisType} needs params.assetMetadata.symbol, or chain and contractAddress`);
-      } else if (params.analysisType === 'accountAnalysis' && !nonEmpty(metadata.username)) {
-        sink.error('asset-metadata', analysisPath, 'accountAnalysis needs params.assetMetadata.username');
+        if (!hasToken) sink.error('asset-metadata', `${action.pointer}/params/analysisType`, `${analysisType} needs params.assetMetadata.symbol, or chain and contractAddress`);
+      } else if (analysisType === 'accountAnalysis' && !nonEmpty(metadata.username)) {
+        sink.error('asset-metadata', `${action.pointer}/params/analysisType`, 'accountAnalysis needs params.assetMetadata.username');
       }
       const steps = query !== undefined && Array.isArray(query.actions) ? query.actions : [];
       if (steps[0] !== action.node) {

@@ -12,8 +12,8 @@ export const llmPeriod: Rule = {
       const period = argsOf(leaf.node).period;
       const ms = parseDuration(period);
       if (ms === undefined) return;
-      const path = `${leaf.pointer}/args/period`;
       if (ms < LIMITS.minLlmPeriodMs) {
+        const path = `${leaf.pointer}/args/period`;
         const minimum = formatDuration(LIMITS.minLlmPeriodMs);
         sink.error('llm-period-too-short', path, `an llm condition period must be at least ${minimum} (got ${String(period)})`, {
           title: `Raise the period to ${minimum}`,
@@ -22,7 +22,7 @@ export const llmPeriod: Rule = {
       } else if (ms > lifetimeMs) {
         sink.warning(
           'period-exceeds-lifetime',
-          path,
+          `${leaf.pointer}/args/period`,
           `the period ${String(period)} is longer than the query's lifetime (${formatDuration(lifetimeMs)}): the condition is judged only once`,
         );
       }

@@ -37,37 +37,37 @@ export const numericThresholds: Rule = {
   leaf: {
     sources: ['price', 'ta'],
     check: (leaf, { sink }) => {
+      // Each field is read once: documents come in many shapes, so every read is a slow lookup.
       const { node } = leaf;
-      if (typeof node.method !== 'string' || typeof node.operator !== 'string') return;
-      const valuePath = `${leaf.pointer}/value`;
-      if (typeof node.value === 'number') {
-        const range = valueRangeOf(node.source, node.method);
-        const outlook = range ? comparisonOutlook(node.operator, node.value, range) : 'maybe';
+      const { method, operator, value } = node;
+      if (typeof method !== 'string' || typeof operator !== 'string') return;
+      if (typeof value === 'number') {
+        const range = valueRangeOf(node.source, method);
+        const outlook = range ? comparisonOutlook(operator, value, range) : 'maybe';
         if (range && outlook === 'never') {
-          sink.error('value-out-of-range', valuePath, `${node.method} is ${range.unit}, so ${node.method} ${node.operator} ${node.value} never holds`);
+          sink.error('value-out-of-range', `${leaf.pointer}/value`, `${method} is ${range.unit}, so ${method} ${operator} ${value} never holds`);
         } else if (range && outlook === 'always') {
           sink.warning(
             'always-true',
-            valuePath,
-            `${node.method} is always ${range.unit}, so ${node.method} ${node.operator} ${node.value} always holds and the query fires at once`,
+            `${leaf.pointer}/value`,
+            `${method} is always ${range.unit}, so ${method} ${operator} ${value} always holds and the query fires at once`,
           );
-        } else if (node.operator === '==') {
+        } else if (operator === '==') {
           sink.warning(
             'exact-equality',
             `${leaf.pointer}/operator`,
-            `${node.method} is continuous and rarely equals ${node.value} exactly; use crosses_above / crosses_below or a >= / <= bound`,
+            `${method} is continuous and rarely equals ${value} exactly; use crosses_above / crosses_below or a >= / <= bound`,
           );
         }
-      } else if (isRecord(node.value)) {
-        const operand = node.value;
-        if (operand.source === node.source && operand.method === node.method && sameJson(operand.args, node.args)) {
-          sink.warning('self-comparison', valuePath, 'the live operand is the same series as the left side, so the comparison never changes');
+      } else if (isRecord(value)) {
+        if (value.source === node.source && value.method === method && sameJson(value.args, node.args)) {
+          sink.warning('self-comparison', `${leaf.pointer}/value`, 'the live operand is the same series as the left side, so the comparison never changes');
           return;
         }
         const left = unitOf(node);
-        const right = unitOf(operand);
+        const right = unitOf(value);
         if (left !== undefined && right !== undefined && left !== right) {
-          sink.warning('unit-mismatch', valuePath, `compares a ${left} with a ${right}; these are not on the same scale`);
+          sink.warning('unit-mismatch', `${leaf.pointer}/value`, `compares a ${left} with a ${right}; these are not on the same scale`);
         }
       }
     },

@@ -1,6 +1,5 @@
 import { isRecord } from '../../util/json-pointer.js';
 import { sameJson } from '../../util/same-json.js';
-import type { DiagnosticSink } from '../diagnostic.js';
 import type { Rule } from '../rule.js';
 
 interface Interval {
@@ -10,23 +9,26 @@ interface Interval {
   hiIncluded: boolean;
 }
 
+/** The interval left once `series <operator> value` is also required (a new object; `!=` and crossings leave it as is). */
 function narrow(interval: Interval, operator: string, value: number): Interval {
-  const next = { ...interval };
-  const raiseLo = (lo: number, included: boolean) => {
-    if (lo > next.lo || (lo === next.lo && !included)) Object.assign(next, { lo, loIncluded: included });
-  };
-  const lowerHi = (hi: number, included: boolean) => {
-    if (hi < next.hi || (hi === next.hi && !included)) Object.assign(next, { hi, hiIncluded: included });
-  };
-  if (operator === '>') raiseLo(value, false);
-  else if (operator === '>=') raiseLo(value, true);
-  else if (operator === '<') lowerHi(value, false);
-  else if (operator === '<=') lowerHi(value, true);
-  else if (operator === '==') {
-    raiseLo(value, true);
-    lowerHi(value, true);
+  let { lo, loIncluded, hi, hiIncluded } = interval;
+  const raisesLo = operator === '>' || operator === '>=' || operator === '==';
+  const lowersHi = operator === '<' || operator === '<=' || operator === '==';
+  if (raisesLo) {
+    const included = operator !== '>';
+    if (value > lo || (value === lo && !included)) {
+      lo = value;
+      loIncluded = included;
+    }
   }
-  return next;
+  if (lowersHi) {
+    const included = operator !== '<';
+    if (value < hi || (value === hi && !included)) {
+      hi = value;
+      hiIncluded = included;
+    }
+  }
+  return { lo, loIncluded, hi, hiIncluded };
 }
 
 const isEmpty = (i: Interval): boolean => i.lo > i.hi || (i.lo === i.hi && !(i.loIncluded && i.hiIncluded));
@@ -41,35 +43,48 @@ const UNBOUNDED: Interval = { lo: -Infinity, loIncluded: false, hi: Infinity, hi
 export const redundantConditions: Rule = {
   name: 'redundant-conditions',
   group: (group, { sink }) => {
-    const { members } = group;
+    const { members, operator } = group;
     if (members.length < 2) return;
     // Per series seen so far in an AND group: its args and the range its comparisons leave open.
-    const series: Array<{ source: unknown; method: unknown; args: unknown; interval: Interval }> = [];
+    const series: Series[] = [];
     for (let index = 0; index < members.length; index += 1) {
       const member = members[index];
       if (!isRecord(member) || !('source' in member)) continue;
-      const pointer = `${group.pointer}/${group.operator}/${index}`;
       const twin = findEarlierTwin(members, index, member);
       if (twin !== undefined) {
-        sink.warning('duplicate-condition', pointer, `repeats condition ${twin} of the same ${group.operator} group`);
+        sink.warning('duplicate-condition', `${group.pointer}/${operator}/${index}`, `repeats condition ${twin} of the same ${operator} group`);
         continue;
       }
-      if (group.operator === 'AND' && typeof member.value === 'number' && typeof member.operator === 'string') {
-        narrowSeries(series, member, member.operator, member.value, pointer, sink);
+      const { operator: comparison, value } = member;
+      if (operator === 'AND' && typeof value === 'number' && typeof comparison === 'string' && narrowSeries(series, member, comparison, value)) {
+        sink.warning(
+          'contradictory-conditions',
+          `${group.pointer}/${operator}/${index}`,
+          `${String(member.method ?? member.source)} ${comparison} ${value} contradicts an earlier condition on the same series in this AND group: they can never hold together`,
+        );
       }
     }
   },
 };
 
+/** A series met in an AND group (its source, method and args) and the range its comparisons so far leave open. */
+interface Series {
+  source: unknown;
+  method: unknown;
+  args: unknown;
+  interval: Interval;
+}
+
 function findEarlierTwin(members: unknown[], index: number, member: Record<string, unknown>): number | undefined {
+  const { source, method, operator, value } = member;
   for (let earlier = 0; earlier < index; earlier += 1) {
     const other = members[earlier];
     if (
       isRecord(other) &&
-      other.source === member.source &&
-      other.method === member.method &&
-      other.operator === member.operator &&
-      (typeof member.value !== 'number' || other.value === member.value) &&
+      other.source === source &&
+      other.method === method &&
+      other.operator === operator &&
+      (typeof value !== 'number' || other.value === value) &&
       sameJson(other, member)
     ) {
       return earlier;
@@ -78,26 +93,21 @@ function findEarlierTwin(members: unknown[], index: number, member: Record<strin
   return undefined;
 }
 
-function narrowSeries(
-  series: Array<{ source: unknown; method: unknown; args: unknown; interval: Interval }>,
-  member: Record<string, unknown>,
-  operator: string,
-  value: number,
-  pointer: string,
-  sink: DiagnosticSink,
-): void {
-  let entry = series.find((s) => s.source === member.source && s.method === member.method && sameJson(s.args, member.args));
+/** Narrows the member's series by its comparison; true when that leaves no value where there was one. */
+function narrowSeries(series: Series[], member: Record<string, unknown>, operator: string, value: number): boolean {
+  const { source, method, args } = member;
+  let entry: Series | undefined;
+  for (const candidate of series) {
+    if (candidate.source === source && candidate.method === method && sameJson(candidate.args, args)) {
+      entry = candidate;
+      break;
+    }
+  }
   if (entry === undefined) {
-    entry = { source: member.source, method: member.method, args: member.args, interval: UNBOUNDED };
+    entry = { source, method, args, interval: UNBOUNDED };
     series.push(entry);
   }
-  const after = narrow(entry.interval, operator, value);
-  if (isEmpty(after) && !isEmpty(entry.interval)) {
-    sink.warning(
-      'contradictory-conditions',
-      pointer,
-      `${String(member.method ?? member.source)} ${operator} ${value} contradicts an earlier condition on the same series in this AND group: they can never hold together`,
-    );
-  }
-  entry.interval = after;
+  const before = entry.interval;
+  entry.interval = narrow(before, operator, value);
+  return isEmpty(entry.interval) && !isEmpty(before);
 }

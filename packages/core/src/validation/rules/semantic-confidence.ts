@@ -14,23 +14,23 @@ export const semanticConfidence: Rule = {
     check: (leaf, { sink }) => {
       const { node } = leaf;
       const minConfidence = argsOf(node).minConfidence;
-      const minPath = `${leaf.pointer}/args/minConfidence`;
       if (typeof minConfidence === 'number' && minConfidence >= 0 && minConfidence < LIMITS.lowConfidence) {
         sink.warning(
           'low-confidence',
-          minPath,
+          `${leaf.pointer}/args/minConfidence`,
           `a minConfidence of ${minConfidence} matches loosely related items too; ${LIMITS.defaultMinConfidence} is a good start`,
         );
       }
-      if (node.operator === undefined) return;
+      const { operator } = node;
+      if (operator === undefined) return;
       if (minConfidence !== undefined) {
-        sink.warning('confidence-overridden', minPath, 'operator and value compare the confidence and take the place of args.minConfidence');
+        sink.warning('confidence-overridden', `${leaf.pointer}/args/minConfidence`, 'operator and value compare the confidence and take the place of args.minConfidence');
       }
-      if (node.operator === '<' || node.operator === '<=' || node.operator === '!=') {
+      if (operator === '<' || operator === '<=' || operator === '!=') {
         sink.warning(
           'confidence-operator',
           `${leaf.pointer}/operator`,
-          `confidence ${String(node.operator)} ${String(node.value)} holds for almost any item; use >= to require a close match`,
+          `confidence ${String(operator)} ${String(node.value)} holds for almost any item; use >= to require a close match`,
         );
       }
     },

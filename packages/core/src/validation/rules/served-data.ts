@@ -13,6 +13,7 @@ export const servedData: Rule = {
   leaf: {
     sources: ['price', 'ta'],
     check: (leaf, context) => {
+      if (!context.served) return;
       checkSeries(leaf.node, leaf.pointer, context);
       if (isRecord(leaf.node.value)) checkSeries(leaf.node.value, `${leaf.pointer}/value`, context);
     },

@@ -1,11 +1,17 @@
 import { LIMITS } from '../../language/limits.js';
+import type { GroupVisit } from '../../language/query-walk.js';
 import type { Rule } from '../rule.js';
 
 /** Bounds the nesting depth of groups and the number of leaf conditions, and says so. */
 export const structureLimits: Rule = {
   name: 'structure-limits',
   request: ({ groups, leaves, sink }) => {
-    const tooDeep = groups.find((group) => group.depth > LIMITS.maxGroupDepth);
+    let tooDeep: GroupVisit | undefined;
+    for (const group of groups) {
+      if (group.depth <= LIMITS.maxGroupDepth) continue;
+      tooDeep = group;
+      break;
+    }
     if (tooDeep) {
       sink.error('too-deep', tooDeep.pointer, `condition groups nest at most ${LIMITS.maxGroupDepth} deep; this group is at depth ${tooDeep.depth}`);
     }
