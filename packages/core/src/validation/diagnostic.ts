@@ -26,9 +26,26 @@ export interface Diagnostic {
   fix?: DiagnosticFix;
 }
 
+/**
+ * Readable paths of the pointers met lately: diagnostics point to the same few places again and again
+ * (`/query/conditions/AND/0/args/period`), so most texts skip the conversion. Emptied when full.
+ */
+const readablePaths = new Map<string, string>();
+const READABLE_PATHS_KEPT = 1024;
+
+function readablePathOf(pointer: string): string {
+  let readable = readablePaths.get(pointer);
+  if (readable === undefined) {
+    readable = readablePath(pointer);
+    if (readablePaths.size >= READABLE_PATHS_KEPT) readablePaths.clear();
+    readablePaths.set(pointer, readable);
+  }
+  return readable;
+}
+
 /** The text shown in the spec's `errors` / `warnings` arrays: the readable path, then the message. */
 export function diagnosticText(diagnostic: Diagnostic): string {
-  const where = readablePath(diagnostic.path);
+  const where = readablePathOf(diagnostic.path);
   return where === '' ? diagnostic.message : `${where}: ${diagnostic.message}`;
 }
 
