@@ -85,13 +85,16 @@ export function estimateLlmCalls(query: Query, walked?: WalkedQuery): Simulation
     triggers ??= triggersUpperBound(query);
     actionCallsBySpeed[speedOf(paramsOf(node).speed)] += triggers;
   }
-  const total = (calls: CallsBySpeed) => calls.fast + calls.expert + calls.adaptive;
   return {
-    conditionCallsUpperBound: total(conditionCallsBySpeed),
-    actionCallsUpperBound: total(actionCallsBySpeed),
+    conditionCallsUpperBound: totalCalls(conditionCallsBySpeed),
+    actionCallsUpperBound: totalCalls(actionCallsBySpeed),
     conditionCallsBySpeed,
     actionCallsBySpeed,
   };
+}
+
+function totalCalls(calls: CallsBySpeed): number {
+  return calls.fast + calls.expert + calls.adaptive;
 }
 
 /** Spec 8: 5 credits, plus 5 per fast call and 18 per expert (or adaptive) call. */

@@ -89,9 +89,10 @@ export function collectConditions(query: unknown, queryPointer = '/query', depth
     }
     const members = node[operator] as unknown[];
     tree.groups.push({ kind: 'group', operator, node, members, pointer, depth });
+    const memberPointer = `${pointer}/${operator}/`;
     for (let index = members.length - 1; index >= 0; index -= 1) {
       nodes.push(members[index]);
-      pointers.push(`${pointer}/${operator}/${index}`);
+      pointers.push(memberPointer + index);
       depths.push(depth + 1);
     }
   }
@@ -117,10 +118,11 @@ export function allActions(query: unknown, queryPointer = '/query'): ActionVisit
   const visits: ActionVisit[] = [];
   if (!isRecord(query) || !Array.isArray(query.actions)) return visits;
   const actions = query.actions as unknown[];
+  const stepPointer = `${queryPointer}/actions/`;
   for (let index = 0; index < actions.length; index += 1) {
     const action = actions[index];
     if (!isRecord(action)) continue;
-    const step: ActionVisit = { node: action, pointer: `${queryPointer}/actions/${index}` };
+    const step: ActionVisit = { node: action, pointer: stepPointer + index };
     visits.push(step);
     const callback = callbackActionOf(action);
     if (callback) visits.push({ node: callback, pointer: `${step.pointer}/params/callback/action`, parent: step });

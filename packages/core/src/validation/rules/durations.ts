@@ -38,15 +38,17 @@ export const durations: Rule = {
   leaf: {
     sources: '*',
     check: (leaf, { lifetimeMs, sink }) => {
-      checkHoldFor(leaf.node, leaf.pointer, lifetimeMs, sink);
-      if (leaf.node.source !== 'price' || leaf.node.method === 'current') return;
-      const period = argsOf(leaf.node).period;
+      const { node } = leaf;
+      checkHoldFor(node, leaf.pointer, lifetimeMs, sink);
+      const { method } = node;
+      if (node.source !== 'price' || method === 'current') return;
+      const period = argsOf(node).period;
       const periodMs = parseDuration(period);
       if (periodMs !== undefined && (periodMs < LIMITS.minPricePeriodMs || periodMs > LIMITS.maxPricePeriodMs)) {
         sink.error(
           'period-range',
           `${leaf.pointer}/args/period`,
-          `a price ${String(leaf.node.method)} period must be from ${formatDuration(LIMITS.minPricePeriodMs)} to ${formatDuration(LIMITS.maxPricePeriodMs)} (got ${String(period)})`,
+          `a price ${String(method)} period must be from ${formatDuration(LIMITS.minPricePeriodMs)} to ${formatDuration(LIMITS.maxPricePeriodMs)} (got ${String(period)})`,
         );
       }
     },
