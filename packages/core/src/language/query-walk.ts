@@ -61,13 +61,21 @@ export interface ConditionTree {
   tooDeep: boolean;
 }
 
+/** Caps of nesting up to this walk recursively: the call stack has room for them, and recursion is faster. */
+const RECURSIVE_WALK_DEPTH = 256;
+
 /**
- * Every group and leaf condition of a query body, in document order, from one walk. The walk uses
- * its own stack, so hostile nesting cannot exhaust the call stack; it stops at `depthCap`.
+ * Every group and leaf condition of a query body, in document order, from one walk; it stops at
+ * `depthCap`. Under a low cap (the validator's) the walk recurses; under a higher one it keeps its own
+ * stack, so hostile nesting cannot exhaust the call stack.
  */
 export function collectConditions(query: unknown, queryPointer = '/query', depthCap = Infinity): ConditionTree {
   const tree: ConditionTree = { groups: [], leaves: [], tooDeep: false };
   if (!isRecord(query)) return tree;
+  if (depthCap <= RECURSIVE_WALK_DEPTH) {
+    collectRecursively(query.conditions, `${queryPointer}/conditions`, 1, depthCap, tree);
+    return tree;
+  }
   // Three parallel stacks rather than a stack of tuples: no allocation per member.
   const nodes: unknown[] = [query.conditions];
   const pointers: string[] = [`${queryPointer}/conditions`];
@@ -97,6 +105,27 @@ export function collectConditions(query: unknown, queryPointer = '/query', depth
     }
   }
   return tree;
+}
+
+/** The recursive walk of {@link collectConditions}, from `node` at `depth`, into `tree`. */
+function collectRecursively(node: unknown, pointer: string, depth: number, depthCap: number, tree: ConditionTree): void {
+  if (!isRecord(node)) return;
+  if ('source' in node) {
+    tree.leaves.push({ kind: 'leaf', node, pointer, depth: depth - 1 });
+    return;
+  }
+  const operator = groupOperator(node);
+  if (operator === undefined) return;
+  if (depth >= depthCap) {
+    tree.tooDeep = true;
+    return;
+  }
+  const members = node[operator] as unknown[];
+  tree.groups.push({ kind: 'group', operator, node, members, pointer, depth });
+  const memberPointer = `${pointer}/${operator}/`;
+  for (let index = 0; index < members.length && !tree.tooDeep; index += 1) {
+    collectRecursively(members[index], memberPointer + index, depth + 1, depthCap, tree);
+  }
 }
 
 /** Every leaf condition of a query body, with its pointer. */

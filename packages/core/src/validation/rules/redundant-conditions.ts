@@ -9,30 +9,25 @@ interface Interval {
   hiIncluded: boolean;
 }
 
-/** The interval left once `series <operator> value` is also required (a new object; `!=` and crossings leave it as is). */
-function narrow(interval: Interval, operator: string, value: number): Interval {
-  let { lo, loIncluded, hi, hiIncluded } = interval;
-  const raisesLo = operator === '>' || operator === '>=' || operator === '==';
-  const lowersHi = operator === '<' || operator === '<=' || operator === '==';
-  if (raisesLo) {
+/** Narrows `interval`, in place, to what is left once `series <operator> value` is also required (`!=` and crossings leave it). */
+function narrow(interval: Interval, operator: string, value: number): void {
+  if (operator === '>' || operator === '>=' || operator === '==') {
     const included = operator !== '>';
-    if (value > lo || (value === lo && !included)) {
-      lo = value;
-      loIncluded = included;
+    if (value > interval.lo || (value === interval.lo && !included)) {
+      interval.lo = value;
+      interval.loIncluded = included;
     }
   }
-  if (lowersHi) {
+  if (operator === '<' || operator === '<=' || operator === '==') {
     const included = operator !== '<';
-    if (value < hi || (value === hi && !included)) {
-      hi = value;
-      hiIncluded = included;
+    if (value < interval.hi || (value === interval.hi && !included)) {
+      interval.hi = value;
+      interval.hiIncluded = included;
     }
   }
-  return { lo, loIncluded, hi, hiIncluded };
 }
 
 const isEmpty = (i: Interval): boolean => i.lo > i.hi || (i.lo === i.hi && !(i.loIncluded && i.hiIncluded));
-const UNBOUNDED: Interval = { lo: -Infinity, loIncluded: false, hi: Infinity, hiIncluded: false };
 
 /**
  * Within one group: the same condition twice is a warning; in an AND group, level comparisons of the
@@ -46,7 +41,7 @@ export const redundantConditions: Rule = {
     const { members, operator } = group;
     if (members.length < 2) return;
     // Per series seen so far in an AND group: its args and the range its comparisons leave open.
-    const series: Series[] = [];
+    let series: Series[] | undefined;
     for (let index = 0; index < members.length; index += 1) {
       const member = members[index];
       if (!isRecord(member) || !('source' in member)) continue;
@@ -56,7 +51,9 @@ export const redundantConditions: Rule = {
         continue;
       }
       const { operator: comparison, value } = member;
-      if (operator === 'AND' && typeof value === 'number' && typeof comparison === 'string' && narrowSeries(series, member, comparison, value)) {
+      if (operator !== 'AND' || typeof value !== 'number' || typeof comparison !== 'string') continue;
+      series ??= [];
+      if (narrowSeries(series, member, comparison, value)) {
         sink.warning(
           'contradictory-conditions',
           `${group.pointer}/${operator}/${index}`,
@@ -68,11 +65,10 @@ export const redundantConditions: Rule = {
 };
 
 /** A series met in an AND group (its source, method and args) and the range its comparisons so far leave open. */
-interface Series {
+interface Series extends Interval {
   source: unknown;
   method: unknown;
   args: unknown;
-  interval: Interval;
 }
 
 function findEarlierTwin(members: unknown[], index: number, member: Record<string, unknown>): number | undefined {
@@ -104,10 +100,10 @@ function narrowSeries(series: Series[], member: Record<string, unknown>, operato
     }
   }
   if (entry === undefined) {
-    entry = { source, method, args, interval: UNBOUNDED };
+    entry = { source, method, args, lo: -Infinity, loIncluded: false, hi: Infinity, hiIncluded: false };
     series.push(entry);
   }
-  const before = entry.interval;
-  entry.interval = narrow(before, operator, value);
-  return isEmpty(entry.interval) && !isEmpty(before);
+  const wasEmpty = isEmpty(entry);
+  narrow(entry, operator, value);
+  return !wasEmpty && isEmpty(entry);
 }

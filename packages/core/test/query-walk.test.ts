@@ -1,0 +1,50 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { collectConditions } from '@eql/core';
+
+/** Condition trees of any shape: leaves, AND / OR groups (some very deep), and junk where members go. */
+const conditionTree = fc.letrec((tie) => ({
+  tree: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.record({ source: fc.constantFrom('price', 'ta', 'llm'), method: fc.string({ maxLength: 3 }) }),
+    fc.record({ AND: fc.array(tie('tree'), { maxLength: 4 }) }),
+    fc.record({ OR: fc.array(tie('tree'), { maxLength: 4 }) }),
+    fc.record({ AND: fc.array(tie('tree'), { maxLength: 2 }), source: fc.constant('price') }),
+    fc.jsonValue({ maxDepth: 1 }),
+  ),
+})).tree;
+
+/** A chain of single-member groups `depth` deep, with leaves beside it on the way down. */
+const deepTree = fc.tuple(fc.integer({ min: 1, max: 300 }), fc.boolean()).map(([depth, withSiblings]) => {
+  let tree: unknown = { source: 'price' };
+  for (let i = 0; i < depth; i += 1) tree = { [i % 2 === 0 ? 'AND' : 'OR']: withSiblings ? [{ source: 'ta' }, tree, { source: 'llm' }] : [tree] };
+  return tree;
+});
+
+describe('collectConditions', () => {
+  it('walks recursively under a low cap exactly as with its own stack under a high one', () => {
+    fc.assert(
+      fc.property(fc.oneof(conditionTree, deepTree), fc.constantFrom(1, 2, 8, 64, 256), (conditions, cap) => {
+        const query = { conditions };
+        const recursive = collectConditions(query, '/query', cap);
+        const iterative = collectConditions(query, '/query', Infinity);
+        // Up to where the capped walk stopped, both met the same groups and leaves in the same order.
+        expect(recursive.groups).toEqual(iterative.groups.slice(0, recursive.groups.length));
+        expect(recursive.leaves).toEqual(iterative.leaves.slice(0, recursive.leaves.length));
+        expect(recursive.tooDeep).toBe(iterative.groups.some((group) => group.depth >= cap));
+        if (!recursive.tooDeep) expect(recursive).toEqual(iterative);
+        else expect(iterative.groups[recursive.groups.length]?.depth).toBeGreaterThanOrEqual(cap);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('walks hostile nesting under no cap without exhausting the stack', () => {
+    let conditions: unknown = { source: 'price' };
+    for (let i = 0; i < 50_000; i += 1) conditions = { AND: [conditions] };
+    const tree = collectConditions({ conditions });
+    expect(tree.groups).toHaveLength(50_000);
+    expect(tree.leaves).toHaveLength(1);
+    expect(tree.tooDeep).toBe(false);
+  });
+});
