@@ -107,6 +107,16 @@ const AJV_RUNTIME =
   '  return length;\n' +
   '}\n';
 
+/** Throws when a `minLength` of the schema is above 1 (see the fast build in standaloneValidator). */
+function assertMinLengthsAtMostOne(node, path = '#') {
+  if (Array.isArray(node)) return node.forEach((item, index) => assertMinLengthsAtMostOne(item, `${path}/${index}`));
+  if (node === null || typeof node !== 'object') return;
+  if (typeof node.minLength === 'number' && node.minLength > 1) {
+    throw new Error(`${path}: minLength ${node.minLength} > 1; the fast schema build counts UTF-16 units and would accept what the detailed build refuses`);
+  }
+  for (const [key, value] of Object.entries(node)) assertMinLengthsAtMostOne(value, `${path}/${key}`);
+}
+
 /**
  * The schema compiled by ajv into a module (ajv's standalone code), with the options of
  * packages/core/src/validation/schema-check.ts: `reportAll` is the detailed build (all errors, verbose,
@@ -120,9 +130,15 @@ function standaloneValidator(schema, reportAll) {
   const standaloneCode = require('ajv/dist/standalone').default;
   const addFormats = require('ajv-formats');
   const { _ } = require('ajv/dist/compile/codegen');
+  // The fast build measures strings in UTF-16 units (`.length`), not code points: never fewer, so its
+  // maxLength is at least as strict, and a string it refuses goes to the detailed build, which counts code
+  // points and has the last word. Its minLength agrees as long as no minimum exceeds 1 (a string is
+  // non-empty in both counts or in neither); the check below keeps it so.
+  if (!reportAll) assertMinLengthsAtMostOne(schema);
   const ajv = new Ajv2020({
     allErrors: reportAll,
     verbose: reportAll,
+    ...(reportAll ? {} : { unicode: false }),
     discriminator: true,
     strict: true,
     strictRequired: false,
@@ -140,7 +156,7 @@ function standaloneValidator(schema, reportAll) {
     '// @ts-nocheck\n/* eslint-disable */\n' +
     `// The ${reportAll ? 'detailed' : 'fast'} build of packages/core/src/validation/schema-check.ts, compiled ahead of time (ajv standalone).\n` +
     "import { fullFormats } from 'ajv-formats/dist/formats.js';\n" +
-    "import { ucs2length } from './ajv-runtime.js';\n" +
+    (code.includes('ucs2length') ? "import { ucs2length } from './ajv-runtime.js';\n" : '') +
     code +
     '\n'
   );

@@ -9,7 +9,11 @@ import { validate as fastAhead } from '../generated/eql-validate-fast.js';
  * The schema of the query request, in two builds:
  * - the detailed one reports every error at once (editors show them all) and is `verbose`, so errors
  *   carry the schema node that failed (its `x-diagnostics` annotation gives the code and message);
- * - the fast one stops at the first error, for the common case of a valid document.
+ * - the fast one stops at the first error, for the common case of a valid document. It measures strings
+ *   in UTF-16 units (`.length`), not in code points: never fewer, so at a maxLength it refuses at least what
+ *   the schema refuses, and a document it refuses goes to the detailed build, which counts code points and
+ *   decides. (Its minLength agrees while no minimum exceeds 1: codegen checks it.) Counting code points
+ *   was the fast build's largest single cost.
  * Both use discriminators, so a condition with a known `source` is checked only against its shape.
  *
  * Both are compiled ahead of time (`npm run codegen` writes ajv's standalone code): nothing is compiled
