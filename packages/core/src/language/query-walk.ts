@@ -84,19 +84,10 @@ export function collectConditions(query: unknown, queryPointer = '/query', depth
     const node = nodes.pop();
     const pointer = pointers.pop() as string;
     const depth = depths.pop() as number;
-    if (!isRecord(node)) continue;
-    if ('source' in node) {
-      tree.leaves.push({ kind: 'leaf', node, pointer, depth: depth - 1 });
-      continue;
-    }
-    const operator = groupOperator(node);
-    if (operator === undefined) continue;
-    if (depth >= depthCap) {
-      tree.tooDeep = true;
-      return tree;
-    }
-    const members = node[operator] as unknown[];
-    tree.groups.push({ kind: 'group', operator, node, members, pointer, depth });
+    const group = collectNode(node, pointer, depth, depthCap, tree);
+    if (tree.tooDeep) return tree;
+    if (group === undefined) continue;
+    const { members, operator } = group;
     const memberPointer = `${pointer}/${operator}/`;
     for (let index = members.length - 1; index >= 0; index -= 1) {
       nodes.push(members[index]);
@@ -107,21 +98,32 @@ export function collectConditions(query: unknown, queryPointer = '/query', depth
   return tree;
 }
 
-/** The recursive walk of {@link collectConditions}, from `node` at `depth`, into `tree`. */
-function collectRecursively(node: unknown, pointer: string, depth: number, depthCap: number, tree: ConditionTree): void {
-  if (!isRecord(node)) return;
+/**
+ * Puts `node` into `tree`: a leaf, or a group, which it returns (its members are the walk's to visit);
+ * anything else is skipped, and a group at `depthCap` sets `tooDeep` instead.
+ */
+function collectNode(node: unknown, pointer: string, depth: number, depthCap: number, tree: ConditionTree): GroupVisit | undefined {
+  if (!isRecord(node)) return undefined;
   if ('source' in node) {
     tree.leaves.push({ kind: 'leaf', node, pointer, depth: depth - 1 });
-    return;
+    return undefined;
   }
   const operator = groupOperator(node);
-  if (operator === undefined) return;
+  if (operator === undefined) return undefined;
   if (depth >= depthCap) {
     tree.tooDeep = true;
-    return;
+    return undefined;
   }
-  const members = node[operator] as unknown[];
-  tree.groups.push({ kind: 'group', operator, node, members, pointer, depth });
+  const group: GroupVisit = { kind: 'group', operator, node, members: node[operator] as unknown[], pointer, depth };
+  tree.groups.push(group);
+  return group;
+}
+
+/** The recursive walk of {@link collectConditions}, from `node` at `depth`, into `tree`. */
+function collectRecursively(node: unknown, pointer: string, depth: number, depthCap: number, tree: ConditionTree): void {
+  const group = collectNode(node, pointer, depth, depthCap, tree);
+  if (group === undefined) return;
+  const { members, operator } = group;
   const memberPointer = `${pointer}/${operator}/`;
   for (let index = 0; index < members.length && !tree.tooDeep; index += 1) {
     collectRecursively(members[index], memberPointer + index, depth + 1, depthCap, tree);
