@@ -6,7 +6,9 @@
 //     (a) poll    GET /v2/auto/queries/:id  vs a bare route returning the identical poll JSON;
 //     (b) validate POST /v2/auto/queries/validate with a realistic ~500-byte query vs a bare route that
 //         only JSON-parses the body and returns the identical validation JSON.
-//     Both bare routes have the host's response schemas (the same serializer work).
+//     Both bare routes have the host's response schemas (the same serializer work). Each run also
+//     gives the servers' CPU time per answer, which does not depend on the load generator's share of
+//     the two cores.
 //     The host runs in-process (buildServer from packages/server/dist, logger off, a PushSource feed),
 //     with everything a request goes through: key lookup, quota counting (in memory, written once a second),
 //     the rate limiter, the HMAC rules, the handler and the response schema.
@@ -135,7 +137,12 @@ async function measure(target, round, profile) {
   const options = { url: target.url, method: target.method, connections: CONNECTIONS, headers, ...(target.body === undefined ? {} : { body: target.body }) };
   if (round === 0) await load({ ...options, duration: WARMUP_S });
   if (profile && session) await session.post('Profiler.start');
+  const cpuBefore = process.cpuUsage();
   const result = await load({ ...options, duration: DURATION_S });
+  // The servers' CPU per answer (this process serves them; only one is under load at a time): with the
+  // load generator on the same two cores, the one figure that does not depend on how busy it is.
+  const cpu = process.cpuUsage(cpuBefore);
+  result.serverCpuUs = (cpu.user + cpu.system) / result.total;
   if (profile && session) profiles.push({ name: target.name, profile: (await session.post('Profiler.stop')).profile });
   if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
     throw new Error(`${target.name}: ${result.non2xx} non-2xx (${JSON.stringify(result.statuses)}), ${result.errors} errors, ${result.timeouts} timeouts: the measurement is not valid`);
@@ -164,6 +171,7 @@ const results = targets.map(({ name }) => {
     all: list.map((run) => run.requestsPerSecond),
     latencyP50: median(list.map((run) => run.latencyP50)),
     latencyP99: median(list.map((run) => run.latencyP99)),
+    serverCpuUs: median(list.map((run) => run.serverCpuUs)),
     total: list.reduce((sum, run) => sum + run.total, 0),
   };
 });
@@ -293,16 +301,20 @@ console.log(`  load average at start ${startLoad.map((n) => n.toFixed(2)).join('
 console.log(`  validate body: ${Buffer.byteLength(validateBody)} bytes; poll answer: ${Buffer.byteLength(pollText)} bytes; validate answer: ${Buffer.byteLength(validationText)} bytes`);
 console.log('  limits: the pro plan\'s rate limit and quotas raised to 1e9 in this process (limiter and quota counter still run on every request)');
 console.log('');
-console.log(`  ${'route'.padEnd(24)} ${'req/s'.padStart(9)} ${'p50'.padStart(7)} ${'p99'.padStart(7)} ${'requests'.padStart(9)}  runs (req/s)`);
+console.log(`  ${'route'.padEnd(24)} ${'req/s'.padStart(9)} ${'p50'.padStart(7)} ${'p99'.padStart(7)} ${'requests'.padStart(9)} ${'server CPU/answer'.padStart(18)}  runs (req/s)`);
 for (const result of results) {
   console.log(
-    `  ${result.name.padEnd(24)} ${fmt(result.requestsPerSecond).padStart(9)} ${`${result.latencyP50} ms`.padStart(7)} ${`${result.latencyP99} ms`.padStart(7)} ${fmt(result.total).padStart(9)}  ${result.all.map(fmt).join(' / ')}`,
+    `  ${result.name.padEnd(24)} ${fmt(result.requestsPerSecond).padStart(9)} ${`${result.latencyP50} ms`.padStart(7)} ${`${result.latencyP99} ms`.padStart(7)} ${fmt(result.total).padStart(9)} ${`${result.serverCpuUs.toFixed(1)} µs`.padStart(18)}  ${result.all.map(fmt).join(' / ')}`,
   );
 }
 const rps = Object.fromEntries(results.map((result) => [result.name, result.requestsPerSecond]));
 const pollRatio = rps['poll, EQL host'] / rps['poll, bare Fastify'];
 const validateRatio = rps['validate, EQL host'] / rps['validate, bare Fastify'];
 console.log(`  ratio poll host/bare: ${pollRatio.toFixed(2)}; validate host/bare: ${validateRatio.toFixed(2)}`);
+const cpuOf = Object.fromEntries(results.map((result) => [result.name, result.serverCpuUs]));
+console.log(
+  `  server CPU an answer adds over bare Fastify: poll ${(cpuOf['poll, EQL host'] - cpuOf['poll, bare Fastify']).toFixed(1)} µs, validate ${(cpuOf['validate, EQL host'] - cpuOf['validate, bare Fastify']).toFixed(1)} µs`,
+);
 console.log('');
 console.log(`SSE fan-out: ${STREAMS.toLocaleString('en-US')} streams (one key), ${ROUNDS} notifications; clients in their own process`);
 for (const [name, run] of [['EQL host', hostFanOut], ['bare node:http', bareFanOut]]) {
