@@ -13,7 +13,7 @@ import {
 } from './interfaces.js';
 import type { ActionStep } from './action-steps.js';
 import type { EngineEvent } from './events.js';
-import { consume, consumeAnswer, isoTime, isPendingAnswer } from './maybe.js';
+import { consume, consumeAnswer, finishedEmpty, isoTime, isPendingAnswer } from './maybe.js';
 import type { QueryRuntime } from './query-runtime.js';
 
 export interface ActionRunnerDeps {
@@ -37,8 +37,8 @@ type Fail = (error: unknown) => void;
 interface Continuation {
   resume(value: unknown): void;
   fail(error: unknown): void;
-  /** The error of an observable answer that completed without a value. */
-  empty(): unknown;
+  /** The error of an observable answer that completed without a value (by default `finishedEmpty`'s). */
+  empty?(): unknown;
 }
 
 /**
@@ -52,7 +52,7 @@ function continueWith(answer: unknown, to: Continuation): void {
     answer,
     (value) => to.resume(value),
     (error: unknown) => to.fail(error),
-    () => to.empty(),
+    () => (to.empty ? to.empty() : finishedEmpty()),
   );
 }
 
@@ -140,10 +140,6 @@ class TriggerRun implements Continuation {
     this.done('failed');
   }
 
-  empty(): unknown {
-    return new Error('finished without a value');
-  }
-
   private runStep(step: ActionStep, analysis: LlmAnalysis | undefined): void {
     const key = `${this.query.id}:${this.trigger.triggerIndex}:${step.stepId}`;
     const store = this.deps.store;
@@ -227,8 +223,8 @@ class StepRun implements Continuation {
   private readonly outbox: OutboxEntry;
   private readonly context: ActionContext;
   private outcome: ActionOutcome | undefined;
-  /** What failed the step (the trigger fails with it once the failure is on record). */
-  private failure: { error: unknown; code: string; message: string } | undefined;
+  /** What failed the step, as recorded (the trigger fails once it is on record). */
+  private failure: { code: string; message: string } | undefined;
 
   constructor(
     private readonly run: TriggerRun,
@@ -268,13 +264,11 @@ class StepRun implements Continuation {
 
   /** The outbox entry is on record before the execution and before anything is sent (an entry in doubt already is). */
   start(): void {
-    if (this.inDoubt) this.resume();
-    else this.enter(PENDING_WRITTEN);
+    this.enter(this.inDoubt ? RUNNING_SAVED : PENDING_WRITTEN);
   }
 
   resume(value?: unknown): void {
     switch (this.stage) {
-      case 0:
       case PENDING_WRITTEN:
         return this.enter(RUNNING_SAVED);
       case RUNNING_SAVED:
@@ -301,13 +295,13 @@ class StepRun implements Continuation {
     const redact = secretRedactor(querySecretValues({ actions: this.run.query.actions }));
     this.failure =
       error instanceof ActionError
-        ? { error, code: error.code, message: redact(error.message) }
-        : { error, code: 'ACTION_FAILED', message: redact(error instanceof Error ? error.message : String(error)) };
+        ? { code: error.code, message: redact(error.message) }
+        : { code: 'ACTION_FAILED', message: redact(error instanceof Error ? error.message : String(error)) };
     this.enter(FAILURE_WRITTEN);
   }
 
   empty(): unknown {
-    return this.stage === EXECUTED ? new ActionError('ACTION_FAILED', `the ${this.step.action.type} executor finished without an outcome`) : new Error('finished without a value');
+    return this.stage === EXECUTED ? new ActionError('ACTION_FAILED', `the ${this.step.action.type} executor finished without an outcome`) : finishedEmpty();
   }
 
   /** Makes the store or executor call that leads to `stage`, and goes on with its answer there (or fails with what it threw). */

@@ -10,7 +10,7 @@ export function settle<T>(value: MaybePromise<T>): Observable<T> {
 export type Eventually<T> = T | Promise<T> | ObservableInput<T>;
 
 /** The error of an observable that completed without a value. */
-const finishedEmpty = (): unknown => new Error('finished without a value');
+export const finishedEmpty = (): unknown => new Error('finished without a value');
 
 /**
  * Calls `produce` and hands its outcome to `next`, or what it threw or rejected with to `fail`, each exactly

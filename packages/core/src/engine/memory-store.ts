@@ -15,6 +15,12 @@ interface QueryRecords {
 
 const DEFAULT_MAX_NOTIFICATIONS = 10_000;
 
+/** A kept notification and the key of the step that made it (undefined for one no step made). */
+interface FeedEntry {
+  notification: Notification;
+  step: string | undefined;
+}
+
 /**
  * The default state store: everything in memory, synchronous. Good for previews, tests and embedders
  * that persist elsewhere; the HTTP host uses its durable store instead.
@@ -27,10 +33,8 @@ export class MemoryStateStore implements StateStore {
   readonly runtime = new Map<string, RuntimeState>();
   readonly executions = new Map<string, ExecutionRecord>();
   readonly sessions = new Map<string, LlmSession>();
-  /** The kept notifications, oldest first, from `feedStart` on (the slots before it are dropped ones, cleared). */
-  private readonly feed: Array<Notification | undefined> = [];
-  /** The step key of each notification of `feed`, at the same index (undefined for one no step made). */
-  private readonly feedSteps: Array<string | undefined> = [];
+  /** The kept notifications with their step keys, oldest first, from `feedStart` on (the slots before it are dropped ones, cleared). */
+  private readonly feed: Array<FeedEntry | undefined> = [];
   private feedStart = 0;
   /** The outbox, by idempotency key. */
   readonly outbox = new Map<string, OutboxEntry>();
@@ -77,8 +81,7 @@ export class MemoryStateStore implements StateStore {
       id: this.nextNotificationId++,
     };
     if (draft.ownerId !== undefined) notification.ownerId = draft.ownerId;
-    this.feed.push(notification);
-    this.feedSteps.push(step);
+    this.feed.push({ notification, step });
     if (step !== undefined) this.notificationsByStep.set(step, notification);
     while (this.feed.length - this.feedStart > this.maxNotifications) this.dropOldestNotification();
     return notification;
@@ -86,7 +89,9 @@ export class MemoryStateStore implements StateStore {
 
   /** The latest notifications (at most `maxNotifications`), oldest first: a copy. */
   get notifications(): Notification[] {
-    return this.feed.slice(this.feedStart) as Notification[];
+    const kept: Notification[] = [];
+    for (let index = this.feedStart; index < this.feed.length; index += 1) kept.push((this.feed[index] as FeedEntry).notification);
+    return kept;
   }
 
   saveOutbox(entry: OutboxEntry): void {
@@ -138,16 +143,14 @@ export class MemoryStateStore implements StateStore {
   private dropOldestNotification(): void {
     const oldest = this.feed[this.feedStart];
     if (oldest === undefined) return;
-    const step = this.feedSteps[this.feedStart];
     this.feed[this.feedStart] = undefined;
-    this.feedSteps[this.feedStart] = undefined;
     this.feedStart += 1;
     if (this.feedStart >= 1024 && this.feedStart * 2 >= this.feed.length) {
       this.feed.splice(0, this.feedStart);
-      this.feedSteps.splice(0, this.feedStart);
       this.feedStart = 0;
     }
-    if (step !== undefined && this.notificationsByStep.get(step) === oldest) this.notificationsByStep.delete(step);
+    const { notification, step } = oldest;
+    if (step !== undefined && this.notificationsByStep.get(step) === notification) this.notificationsByStep.delete(step);
   }
 }
 

@@ -200,11 +200,7 @@ export class QueryRuntime implements ConditionTreeHost {
   runtimeState(): RuntimeState {
     const state: RuntimeState = { status: this.status, triggerCount: this.triggerCount, latched: NONE, verdicts: NONE, cronPulses: NONE };
     if (this.lastTriggerAt !== undefined) state.lastTriggerAt = this.lastTriggerAt;
-    const pending = this.pendingTrigger;
-    if (pending) {
-      const { triggerIndex, final, firedAt, conditionStates } = pending;
-      state.pendingTrigger = { triggerIndex, final, firedAt, conditionStates, completedSteps: pending.completedSteps.slice() };
-    }
+    if (this.pendingTrigger) state.pendingTrigger = { ...this.pendingTrigger, completedSteps: [...this.pendingTrigger.completedSteps] };
     for (const leaf of this.leaves) {
       if (leaf instanceof SemanticLeaf && leaf.latched) {
         if (state.latched === NONE) state.latched = {};
