@@ -8,7 +8,7 @@ import type { RuleContext, ValidationMode } from './rule.js';
 import { RULES } from './rules/index.js';
 import type { ServedData } from './served-data.js';
 import { dispatchRules, runRules } from './run-rules.js';
-import { conformsToSchema, detailedSchemaErrors } from './schema-check.js';
+import { checkRequestSchema } from './schema-check.js';
 import { schemaDiagnostics } from './schema-errors.js';
 
 /** Options of {@link validate}: the access model, the instant to validate at, and what the host serves. */
@@ -99,7 +99,8 @@ function check(request: unknown, mode: ValidationMode, options: ValidateOptions,
     sink.error('too-deep', '/query/conditions', `condition groups nest at most ${LIMITS.maxGroupDepth} deep`);
     return undefined;
   }
-  if (!conformsToSchema(request)) for (const diagnostic of schemaDiagnostics(detailedSchemaErrors(request), request)) sink.report(diagnostic);
+  const schemaErrors = checkRequestSchema(request);
+  if (schemaErrors.length > 0) for (const diagnostic of schemaDiagnostics(schemaErrors, request)) sink.report(diagnostic);
 
   const actions = allActions(query);
   const lifetimeMs = lifetimeOf(query);
