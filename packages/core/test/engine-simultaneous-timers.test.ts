@@ -2,14 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { Engine, EpochVirtualScheduler, RecordingHistory, ReplaySource, type Observation, type Query } from '@eql/core';
 import { referenceTriggers } from '../../../test/support/reference-evaluator.js';
 
-// A known disagreement with the reference evaluator, found by the differential test (seed -1790495233 of
-// engine-differential.test.ts, "random recordings and queries"; about one run in tens fails on it):
-// a crossing with holdFor and a level with holdFor of another series, both starting at one tick, come
-// due at the same instant. The reference judges timers of one time as one instant and fires. The engine
-// runs each timer as its own batch, in the order they were scheduled; the crossing's timer (its series
-// comes first in the channel) pulses before the level's timer has made the level hold, and the pulse is
-// lost. Mending it means running the timers of one instant as one batch and deferring the crossing's
-// pulse like an undelayed one (`deferPulse`). Each condition alone fires at the same instant.
+// Found by the differential test (seed -1790495233 of engine-differential.test.ts): a crossing with
+// holdFor and a level with holdFor of another series, both starting at one tick, come due at the same
+// instant. The reference judges timers of one time as one instant and fires. The engine used to run each
+// timer as its own batch, and the crossing's timer pulsed before the level's timer had made the level
+// hold, so the pulse was lost. Now the timers of one instant run as one batch (`InstantTimers`) and the
+// crossing's delayed pulse is deferred like an undelayed one (docs/semantics.md, "Instants and batches").
 
 const START = Date.parse('2026-01-05T00:00:00Z');
 const observations: Observation[] = [
@@ -21,12 +19,22 @@ const crossing = { source: 'price', method: 'current', args: { symbol: 'BTC' }, 
 const level = { source: 'price', method: 'low', args: { symbol: 'BTC', period: '10m' }, operator: '<', value: 96.46, holdFor: '1m' };
 const query = (members: unknown[]): Query => ({ conditions: { AND: members }, actions: [{ stepId: 'n', type: 'notify', params: { message: 'fired' } }] }) as unknown as Query;
 
-function engineTriggers(q: Query): number[] {
-  const scheduler = new EpochVirtualScheduler(START, START + 3_600_000);
+/** A clock that moves on at every reading, as a real one does while a batch runs (1 ms a reading here). */
+class DriftingScheduler extends EpochVirtualScheduler {
+  constructor(start: number, end: number) {
+    super(start, end);
+    let drift = 0;
+    this.now = () => (drift += 1) + this.frame;
+  }
+}
+
+function engineTriggers(q: Query, clock: 'virtual' | 'drifting' = 'virtual'): number[] {
+  const scheduler = clock === 'virtual' ? new EpochVirtualScheduler(START, START + 3_600_000) : new DriftingScheduler(START, START + 3_600_000);
   const engine = new Engine({ scheduler, sources: [new ReplaySource(observations, { scheduler, latestOnSubscribe: false })], history: [new RecordingHistory(observations)], newId: () => 'id' });
   const triggers: number[] = [];
   engine.events$.subscribe((event) => {
     if (event.type === 'trigger') triggers.push(event.at - START);
+    if (event.type === 'problem') throw new Error(event.message);
   });
   engine.add({ queryId: 'q', request: { query: q }, createdAt: START });
   scheduler.flush();
@@ -44,9 +52,13 @@ describe('timers of one instant', () => {
     }
   });
 
-  // Known bug (issue 17's notes): fails today, so `it.fails`; when it is mended, this turns red and becomes an `it`.
-  it.fails('a crossing and a level whose holdFor end at the same instant fire together, as the reference says', () => {
+  it('a crossing and a level whose holdFor end at the same instant fire together, as the reference says', () => {
     expect(referenceOf(query([crossing, level]))).toEqual([150_000]);
     expect(engineTriggers(query([crossing, level]))).toEqual([150_000]);
+  });
+
+  it('on a clock that moves during a batch, timers set in one batch still share their instant', () => {
+    const triggers = engineTriggers(query([crossing, level]), 'drifting');
+    expect(triggers).toHaveLength(1);
   });
 });

@@ -24,7 +24,7 @@ import { MemoryStateStore } from './memory-store.js';
 import { ExpiryQueue } from './expiry-queue.js';
 import { FanOut } from './fan-out.js';
 import type { PriceHistory } from './history.js';
-import { scheduleLong } from './long-timer.js';
+import { InstantTimers } from './instant-timers.js';
 import { querySecretValues, redactSecrets } from '../util/redact.js';
 import { describeTopic, type Observation, type Topic, topicKey } from './observations.js';
 import { QueryRuntime, type QueryServices } from './query-runtime.js';
@@ -73,6 +73,10 @@ export class Engine {
   private readonly subject = new FanOut<EngineEvent>();
   private readonly services: QueryServices;
   private readonly expiries: ExpiryQueue<QueryRuntime>;
+  /** Every timer of the engine and its queries: the timers due at one instant run as one batch. */
+  private readonly timers: InstantTimers;
+  /** The clock read once for the batch being run (timers set in one batch count from one time). */
+  private clockInBatch: number | undefined;
   private depth = 0;
   private pulses: Array<() => void> = [];
   private settlements: ConditionNode[] = [];
@@ -95,6 +99,7 @@ export class Engine {
     this.matcher = options.matcher ?? new LexicalMatcher();
     this.newId = options.newId ?? (() => crypto.randomUUID());
     this.paper = options.paper ?? new PaperExchange();
+    this.timers = new InstantTimers(this.scheduler, () => this.batchClock(), (entries) => this.runInstant(entries));
     this.services = this.createServices();
     this.executors = defaultExecutors(options, {
       store: this.store,
@@ -135,6 +140,20 @@ export class Engine {
   /** The current time of the engine's scheduler (epoch ms). */
   now(): number {
     return this.scheduler.now();
+  }
+
+  /** The clock, read once per batch: what timers count from. */
+  private batchClock(): number {
+    if (this.depth === 0) return this.scheduler.now();
+    if (this.clockInBatch === undefined) this.clockInBatch = this.scheduler.now();
+    return this.clockInBatch;
+  }
+
+  /** The timers due at one instant as one batch; a failure of one timer's work does not stop the others. */
+  private runInstant(entries: Iterable<{ readonly work: () => void }>): void {
+    this.batch(() => {
+      for (const entry of entries) this.batch(entry.work);
+    });
   }
 
   /** The instant being evaluated: the observation's time inside an observation, else the clock. */
@@ -233,6 +252,7 @@ export class Engine {
     for (const entry of this.channels.values()) entry.subscription?.unsubscribe();
     this.channels.clear();
     this.expiries.clear();
+    this.timers.clear();
     this.subject.complete();
   }
 
@@ -242,6 +262,7 @@ export class Engine {
    * `work` becomes a `problem` event (about `queryId` when the work was one query's).
    */
   batch(work: () => void, queryId = ''): void {
+    if (this.depth === 0) this.clockInBatch = undefined;
     this.depth += 1;
     try {
       work();
@@ -256,6 +277,7 @@ export class Engine {
   // ------------------------------------------------------------------ internals
 
   private flush(): void {
+    if (this.depth === 0) this.clockInBatch = undefined;
     this.depth += 1;
     try {
       while (this.settlements.length > 0 || this.pulses.length > 0 || this.candidates.size > 0) {
@@ -465,6 +487,7 @@ export class Engine {
     const outer = this.instantAt;
     // A nested observation (a source emitting from inside a batch) keeps the outer instant.
     if (outer === undefined) this.instantAt = Number.isFinite(observation.at) ? observation.at : undefined;
+    if (this.depth === 0) this.clockInBatch = undefined;
     this.depth += 1;
     try {
       this.observe(entry, observation);
@@ -531,7 +554,7 @@ export class Engine {
   private createServices(): QueryServices {
     return {
       now: () => this.now(),
-      schedule: (delayMs, work) => scheduleLong(this.scheduler, delayMs, () => this.batch(work)),
+      schedule: (delayMs, work) => this.timers.schedule(delayMs, work),
       acquireSeries: (topic: Topic, description: SeriesDescription) => {
         const entry = this.channel(topic);
         entry.users += 1;

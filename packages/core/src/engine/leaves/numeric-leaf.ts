@@ -97,7 +97,8 @@ export class NumericLeaf implements Leaf, SeriesReader {
       this.pendingCrossing = undefined;
       this.left?.watching.delete(this);
       this.right?.watching.delete(this);
-      this.node.pulse();
+      // Like an undelayed crossing: judged after the instant's other timers have settled their levels.
+      this.services.deferPulse(() => this.node.pulse());
     });
   }
 
