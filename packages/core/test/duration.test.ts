@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DAY, formatDuration, HOUR, MINUTE, parseDuration, SECOND, WEEK } from '@eql/core';
+import { DAY, DURATION_PATTERN, formatDuration, HOUR, MINUTE, parseDuration, SECOND, WEEK } from '@eql/core';
 
 describe('durations', () => {
   it.each([
@@ -31,6 +31,20 @@ describe('durations', () => {
         const ms = parseDuration(`${n}${unit}`) as number;
         expect(parseDuration(formatDuration(ms))).toBe(ms);
       }),
+    );
+  });
+
+  it('accepts exactly what DURATION_PATTERN accepts, with the value of its digits and unit', () => {
+    const unitMs: Record<string, number> = { s: SECOND, m: MINUTE, h: HOUR, d: DAY, w: WEEK };
+    const byPattern = (text: string): number | undefined =>
+      DURATION_PATTERN.test(text) ? Number(text.slice(0, -1)) * (unitMs[text.slice(-1)] as number) : undefined;
+    // Strings near the form (digits, units, look-alikes), and any string at all.
+    const near = fc.stringMatching(/^[0-9 .+\-e]{0,9}[smhdwSMHDW0-9x\u0660]?$/);
+    fc.assert(
+      fc.property(fc.oneof(near, fc.string({ maxLength: 10 }), fc.string({ unit: 'grapheme', maxLength: 4 })), (text) => {
+        expect(parseDuration(text)).toBe(byPattern(text));
+      }),
+      { numRuns: 3000 },
     );
   });
 });
