@@ -62,3 +62,32 @@ describe('timers of one instant', () => {
     expect(triggers).toHaveLength(1);
   });
 });
+
+describe('a cron instant and a holdFor ending at it', () => {
+  // cron every 10m pulses at START + 10m; the level holds from START + 5m, so its holdFor of 5m ends at
+  // START + 10m too. One instant: the query fires then (not at the next pulse, START + 20m).
+  const ticks: Observation[] = [
+    { at: START, source: 'price', symbol: 'BTC', price: 99 },
+    { at: START + 300_000, source: 'price', symbol: 'BTC', price: 101 },
+  ];
+  const run = (members: unknown[]): number[] => {
+    const scheduler = new EpochVirtualScheduler(START, START + 3_600_000);
+    const engine = new Engine({ scheduler, sources: [new ReplaySource(ticks, { scheduler, latestOnSubscribe: false })], history: [new RecordingHistory(ticks)], newId: () => 'id' });
+    const triggers: number[] = [];
+    engine.events$.subscribe((event) => {
+      if (event.type === 'trigger') triggers.push(event.at - START);
+      if (event.type === 'problem') throw new Error(event.message);
+    });
+    engine.add({ queryId: 'q', request: { query: { conditions: { AND: members }, actions: [{ stepId: 'n', type: 'notify', params: { message: 'fired' } }], expiresIn: '1h' } }, createdAt: START });
+    scheduler.flush();
+    engine.dispose();
+    return triggers;
+  };
+  const cron = { source: 'cron', method: 'every', args: { period: '10m' } };
+  const held = { source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '>', value: 100, holdFor: '5m' };
+
+  it('fires at the instant both hold, whichever timer was set first', () => {
+    expect(run([cron, held])).toEqual([600_000]);
+    expect(run([held, cron])).toEqual([600_000]);
+  });
+});

@@ -62,7 +62,8 @@ export class CronLeaf implements Leaf {
       this.lastPulse = next;
       this.services.persist(this.queryId);
       this.scheduleNext();
-      this.node.pulse();
+      // Judged after the instant's other timers (a holdFor ending at this instant holds with it).
+      this.services.deferPulse(() => this.node.pulse());
     });
   }
 }
