@@ -24,7 +24,7 @@ import {
  * Not covered (throws): `ta` indicators, `llm` and `cron` conditions and `ta` live operands. Symbols
  * are matched exactly (no folding of `BTC/USDT` into `BTC`), usernames without case.
  *
- * Model: the instants are every observation and every timer (holdFor expiry, cooldown end). At each one
+ * Model: the instants are every observation and every timer (holdFor expiry, cooldown end, cron). At each one
  * every node gets two values, recomputed from the history: `at` (at the instant, pulses included) and
  * `after` (what stays in force until the next instant: pulses over, latches cleared by a re-arming
  * trigger of this instant). A holdFor node counts at an instant when its inner node holds there and has
@@ -34,7 +34,7 @@ import {
  *
  * Readings where the spec leaves room (each a choice, listed in `notes` when an input depends on it):
  * - Instants: each observation is its own instant, in recording order (equal times included). Timer
- *   instants (holdFor, cooldown end) at one time are one instant, after the observations of that time.
+ *   instants (holdFor, cooldown end, cron) at one time are one instant, after the observations of that time.
  * - A window series (change, high, low, volume) is computed at its symbol's ticks with now = the time of
  *   that tick ("a query on two topics sees, at a tick of one, the latest value of the other"); it does
  *   not slide between ticks.
@@ -109,7 +109,18 @@ interface LatchNode extends NodeBase {
   passes: (confidence: number) => boolean;
 }
 
-type RefNode = GroupNode | NumericNode | LatchNode;
+interface CronNode extends NodeBase {
+  kind: 'cron';
+  /** `once`: holds from `at` on. `every`: a pulse at `startAt + k·period` (k >= 0), or `created + k·period` (k >= 1). */
+  mode: 'once' | 'every';
+  at: number;
+  periodMs: number;
+  startAt: number | undefined;
+  /** `every`: its instants within the replay, set once the creation time is known. */
+  instants: Set<number>;
+}
+
+type RefNode = GroupNode | NumericNode | LatchNode | CronNode;
 
 function compare(left: number, op: Comparison, right: number): boolean {
   switch (op) {
@@ -189,9 +200,22 @@ function compile(node: ConditionNode, counter: { next: number }): RefNode {
       const username = raw.source === 'tweet' ? String(args.username).toLowerCase() : undefined;
       return { kind: 'latch', id, holdMs, username, text, passes };
     }
+    case 'cron': {
+      const args = record(raw.args, 'args');
+      if (raw.method === 'once') return { kind: 'cron', id, holdMs, mode: 'once', at: isoTime(args.at, 'at'), periodMs: 0, startAt: undefined, instants: new Set() };
+      if (raw.method !== 'every') throw new Error(`reference: cron method ${String(raw.method)} is not covered`);
+      const startAt = args.startAt === undefined ? undefined : isoTime(args.startAt, 'startAt');
+      return { kind: 'cron', id, holdMs, mode: 'every', at: 0, periodMs: durationMs(args.period, 'period'), startAt, instants: new Set() };
+    }
     default:
       throw new Error(`reference: source ${String(raw.source)} is not covered`);
   }
+}
+
+function isoTime(text: unknown, what: string): number {
+  const time = typeof text === 'string' ? Date.parse(text) : NaN;
+  if (Number.isNaN(time)) throw new Error(`reference: ${what} is not a time: ${String(text)}`);
+  return time;
 }
 
 function allNodes(node: RefNode, out: RefNode[] = []): RefNode[] {
@@ -323,6 +347,23 @@ export function referenceTriggers(query: Query, observations: readonly Observati
   };
 
   const timers = new Set<number>();
+  // Cron instants are timer instants: `once` at its time when that comes after the creation, `every` at
+  // each of its instants from the creation on (earlier ones are skipped, as for a query added late).
+  for (const node of nodes) {
+    if (node.kind !== 'cron') continue;
+    if (node.mode === 'once') {
+      if (node.at > options.start) timers.add(node.at);
+      continue;
+    }
+    const base = node.startAt ?? options.start;
+    const first = Math.max(node.startAt === undefined ? 1 : 0, Math.ceil((options.start - base) / node.periodMs));
+    for (let k = first; base + k * node.periodMs <= Math.min(options.end, expiry); k += 1) {
+      node.instants.add(base + k * node.periodMs);
+      timers.add(base + k * node.periodMs);
+    }
+    // The engine pulses then, after judging the new query: a second instant at the same time.
+    if (node.instants.has(options.start)) notes.push(`a cron instant at the creation ${options.start}`);
+  }
 
   /** Phase 1 at instant i: `at` of every node, members first. */
   const evaluateAt = (i: number) => {
@@ -333,6 +374,12 @@ export function referenceTriggers(query: Query, observations: readonly Observati
         inner = groupOf(node, node.members.map((member) => get(finalAt, member, i)));
       } else if (node.kind === 'latch') {
         inner = latchHolds(node, i);
+      } else if (node.kind === 'cron') {
+        // once: a level from its time on; every: a pulse at a timer instant that is one of its instants.
+        inner = node.mode === 'once' ? instant.time >= node.at : instant.observation === undefined && node.instants.has(instant.time);
+        set(innerAt, node, i, inner);
+        set(finalAt, node, i, inner);
+        continue;
       } else if (node.operator === 'crosses_above' || node.operator === 'crosses_below') {
         const crossed = crossesAt(node, i);
         set(crossedAt, node, i, crossed);
@@ -376,6 +423,11 @@ export function referenceTriggers(query: Query, observations: readonly Observati
         inner = groupOf(node, node.members.map((member) => get(finalAfter, member, i)));
       } else if (node.kind === 'latch') {
         inner = latchHolds(node, i); // false when a re-arming trigger cleared it at this instant
+      } else if (node.kind === 'cron') {
+        const holds = node.mode === 'once' && instant.time >= node.at; // a pulse is over
+        set(innerAfter, node, i, holds);
+        set(finalAfter, node, i, holds);
+        continue;
       } else if (node.operator === 'crosses_above' || node.operator === 'crosses_below') {
         set(innerAfter, node, i, false); // pulses are over
         set(finalAfter, node, i, false);
@@ -399,6 +451,7 @@ export function referenceTriggers(query: Query, observations: readonly Observati
   /** A node's value at instant i without pulses (crossing leaves are pulses, or pulses after their holdFor). */
   const steadyAt = (node: RefNode, i: number): boolean => {
     if (node.kind === 'numeric' && (node.operator === 'crosses_above' || node.operator === 'crosses_below')) return false;
+    if (node.kind === 'cron' && node.mode === 'every') return false;
     if (node.kind !== 'group' || node.holdMs !== undefined) return get(finalAt, node, i);
     return groupOf(node, node.members.map((member) => steadyAt(member, i)));
   };
@@ -436,7 +489,9 @@ export function referenceTriggers(query: Query, observations: readonly Observati
     }
   };
   let next = history; // next observation
-  let creationPending = observations.slice(0, history).some((o) => o.source === 'price');
+  // The engine judges a query when it is added: something can hold then with prices of the history, or
+  // with a cron once whose time has come.
+  let creationPending = observations.slice(0, history).some((o) => o.source === 'price') || nodes.some((node) => node.kind === 'cron' && node.mode === 'once' && node.at <= options.start);
   while (active) {
     if (creationPending) {
       // The creation instant: the query is judged with the values of the history.

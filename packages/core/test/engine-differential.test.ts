@@ -28,8 +28,9 @@ import { referenceTriggers } from '../../../test/support/reference-evaluator.js'
  * Queries: AND / OR up to depth 3, price current / change / high / low / volume with every operator,
  * numeric thresholds drawn from the prices seen (so ties and `==` happen) and live operands (price of the
  * same or another symbol), tweet and news latches, holdFor on levels, crossings, latches and groups,
- * expiresIn, repeat with cooldown and maxTriggers. ta, llm and cron are not generated (ta indicators are
- * covered by packages/core/test/engine-series/ against textbook values).
+ * cron once and every (with and without startAt), expiresIn, repeat with cooldown and maxTriggers. ta
+ * and llm are not generated (ta indicators are covered by packages/core/test/engine-series/ against
+ * textbook values).
  *
  * Each run replays 1 to 3 queries together in one engine (they share channels, series and threshold
  * indexes) and compares each with the reference: the same instants, so also the same verdict on "never
@@ -322,8 +323,21 @@ function semanticLeaf(): fc.Arbitrary<ConditionNode> {
   return withHoldFor(fc.oneof(tweet, news), 5).map(asNode);
 }
 
+/**
+ * Cron conditions: once at, or every period from startAt (or from the creation), at whole minutes after
+ * the recording's start (where no observation lands, see buildRecording) and before any expiry.
+ */
+function cronLeaf(): fc.Arbitrary<ConditionNode> {
+  const minuteAfterStart = fc.integer({ min: 1, max: 60 }).map((n) => new Date(START + n * MINUTE).toISOString());
+  const once = minuteAfterStart.map((at) => ({ source: 'cron', method: 'once', args: { at } }));
+  const every = fc
+    .record({ period: fc.constantFrom('5m', '15m', '30m'), startAt: fc.option(minuteAfterStart, { nil: undefined }) })
+    .map(({ period: p, startAt }) => ({ source: 'cron', method: 'every', args: startAt === undefined ? { period: p } : { period: p, startAt } }));
+  return fc.oneof(once, every).map(asNode);
+}
+
 function conditionNode(recording: TestRecording, depth: number): fc.Arbitrary<ConditionNode> {
-  const leaf = fc.oneof({ weight: 4, arbitrary: priceLeaf(recording) }, { weight: 1, arbitrary: semanticLeaf() });
+  const leaf = fc.oneof({ weight: 8, arbitrary: priceLeaf(recording) }, { weight: 2, arbitrary: semanticLeaf() }, { weight: 1, arbitrary: cronLeaf() });
   if (depth >= 3) return leaf;
   return fc.oneof({ weight: 3, arbitrary: leaf }, { weight: 1, arbitrary: group(recording, depth + 1) });
 }
@@ -401,6 +415,49 @@ describe('engine vs reference evaluator (differential)', () => {
       { numRuns: Number(process.env.EQL_DIFF_RUNS ?? 300), ...(process.env.EQL_DIFF_SEED ? { seed: Number(process.env.EQL_DIFF_SEED) } : {}) },
     );
     expect(withTriggers / runs).toBeGreaterThan(0.25);
+  });
+
+  // Timers that come due together: a cron instant and the end of a holdFor counted from the first tick
+  // (at the recording's start, as the cron instants are), or two holdFor spans started by one tick. The
+  // random property above rarely lines them up; here every query does.
+  it('fires at the same instants when timers of different conditions come due together', () => {
+    const aligned = (recording: TestRecording): fc.Arbitrary<Query> => {
+      const symbol = recording.symbols[0] as string;
+      const first = recording.prices.get(symbol)?.[0] ?? 100;
+      // A level that holds from the first tick on (or not), held for whole minutes: its timer lands on the minute grid.
+      const level = fc.record({ operator: fc.constantFrom('>=', '<=', '>', '<'), offset: fc.constantFrom(0, 0.01, -0.01, 0.5, -0.5), hold: fc.constantFrom('5m', '10m', '15m') });
+      const crossing = fc.record({ operator: fc.constantFrom('crosses_above', 'crosses_below'), hold: fc.constantFrom('5m', '10m') });
+      const timerLeaf = fc.oneof(
+        cronLeaf(),
+        fc.constantFrom('5m', '10m').map((p) => asNode({ source: 'cron', method: 'every', args: { period: p } })),
+        crossing.chain(({ operator, hold }) => priceLevel(recording, symbol).map((value) => asNode({ source: 'price', method: 'current', args: { symbol }, operator, value, holdFor: hold }))),
+      );
+      return fc
+        .record({ level, others: fc.array(timerLeaf, { minLength: 1, maxLength: 2 }), op: fc.constantFrom('AND', 'AND', 'OR'), repeat: fc.boolean() })
+        .map(({ level: l, others, op, repeat }) => {
+          const held = asNode({ source: 'price', method: 'current', args: { symbol }, operator: l.operator, value: Math.round((first + l.offset) * 100) / 100, holdFor: l.hold });
+          const members = [held, ...others];
+          const query: Query = { conditions: (op === 'AND' ? { AND: members } : { OR: members }) as Query['conditions'], actions: ACTIONS, expiresIn: '7259s' };
+          if (repeat) query.repeat = { cooldown: '5m' };
+          return query;
+        });
+    };
+    fc.assert(
+      fc.property(
+        recordingArb.chain((recording) => fc.array(aligned(recording), { minLength: 1, maxLength: 3 }).map((queries) => ({ recording, queries }))),
+        ({ recording, queries }) => {
+          for (const query of queries) assertValid(query);
+          const engine = runEngine(queries, recording);
+          expect(engine.problems).toEqual([]);
+          queries.forEach((query, index) => {
+            const expected = reference(query, recording);
+            if (expected.notes.length > 0) return;
+            expect(iso(engine.triggers[index] ?? []), JSON.stringify(query)).toEqual(iso(expected.triggers));
+          });
+        },
+      ),
+      { numRuns: Number(process.env.EQL_DIFF_RUNS ?? 150) },
+    );
   });
 
   // The edges of the comparisons, where an off-by-one hides: one condition per query, on a series the
@@ -539,6 +596,20 @@ describe('engine vs reference: tricky semantics', () => {
       actions: ACTIONS,
     };
     expect(iso(compareBoth(query, recording))).toEqual([at(10.25)]);
+  });
+
+  it('pulses of one instant hold together: two crossings of one tick in an AND, a crossing at a cron instant is not one', () => {
+    const recording = recordingOf([tick(0, 'BTC', 99), tick(1, 'BTC', 102), tick(2.5, 'BTC', 99), tick(3.5, 'BTC', 100.5)], 20);
+    const crossing = (value: number) => ({ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: 'crosses_above', value });
+    const both: Query = { conditions: { AND: [crossing(100), crossing(101)] as ConditionNode[] }, actions: ACTIONS, repeat: { cooldown: '1m' } };
+    // 99 -> 102 crosses 100 and 101 at one tick; 99 -> 100.5 crosses only 100.
+    expect(iso(compareBoth(both, recording))).toEqual([at(1)]);
+    // Two cron pulses of one instant (the same schedule twice) and a level that holds.
+    const twice: Query = {
+      conditions: { AND: [{ source: 'cron', method: 'every', args: { period: '5m' } }, { source: 'cron', method: 'every', args: { period: '5m' } }, { source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '>', value: 100 }] as ConditionNode[] },
+      actions: ACTIONS,
+    };
+    expect(iso(compareBoth(twice, recording))).toEqual([at(5)]);
   });
 
   it('a crossing with holdFor counts when the value stayed on the crossed side', () => {

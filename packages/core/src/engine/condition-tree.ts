@@ -82,12 +82,19 @@ export class ConditionNode {
   }
 
   /**
-   * A leaf that holds only at this instant (a crossing, a cron tick). Its own holdFor is the leaf's
-   * business (see the numeric leaf); a parent's holdFor cannot be met by an instant.
+   * A leaf that holds only at this instant (a crossing, a cron tick) starts holding. The engine turns
+   * every pulse of an instant on, then every one off (`pulseOff`), so pulses of one instant hold
+   * together (two crossings of one tick in an AND). Its own holdFor is the leaf's business (see the
+   * numeric leaf); a parent's holdFor cannot be met by an instant. False when the node already held.
    */
-  pulse(): void {
-    if (this.effective) return;
+  pulseOn(): boolean {
+    if (this.effective) return false;
     this.setEffective(true, true);
+    return true;
+  }
+
+  /** The instant of a pulse is over (after `pulseOn` said true). */
+  pulseOff(): void {
     this.setEffective(false, true);
   }
 

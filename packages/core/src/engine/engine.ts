@@ -78,7 +78,8 @@ export class Engine {
   /** The clock read once for the batch being run (timers set in one batch count from one time). */
   private clockInBatch: number | undefined;
   private depth = 0;
-  private pulses: Array<() => void> = [];
+  /** Pulses of the current instant, turned on together then off together (see ConditionNode.pulseOn). */
+  private pulses: ConditionNode[] = [];
   private settlements: ConditionNode[] = [];
   private candidates = new Set<QueryRuntime>();
   private spareCandidates = new Set<QueryRuntime>();
@@ -285,9 +286,7 @@ export class Engine {
         const settlements = this.settlements;
         this.settlements = [];
         for (const node of settlements) node.settle();
-        const pulses = this.pulses;
-        this.pulses = [];
-        for (const pulse of pulses) pulse();
+        if (this.pulses.length > 0) this.pulseTogether();
         if (this.settlements.length > 0) continue;
         // Two sets in turn: what firing adds goes into the other one, for the next round (no copy a round).
         const candidates = this.candidates;
@@ -474,6 +473,23 @@ export class Engine {
     else subscription.unsubscribe();
   }
 
+  /**
+   * The pulses of one instant: all on, then all off, so that pulses of one instant hold together (an
+   * AND of two crossings of one tick fires; a root that holds fires while they are on). Pulses deferred
+   * meanwhile (by a fire's effects) are a later round.
+   */
+  private pulseTogether(): void {
+    const pulses = this.pulses;
+    this.pulses = [];
+    let on = 0;
+    for (let index = 0; index < pulses.length; index += 1) {
+      const node = pulses[index] as ConditionNode;
+      // Kept in the array's front part while on; a node already holding (pulsed twice) is not turned off.
+      if (node.pulseOn()) pulses[on++] = node;
+    }
+    for (let index = 0; index < on; index += 1) (pulses[index] as ConditionNode).pulseOff();
+  }
+
   private releaseChannel(topic: Topic, entry: ChannelEntry): void {
     entry.users -= 1;
     if (entry.users > 0) return;
@@ -592,8 +608,8 @@ export class Engine {
         this.touch(queryId);
       },
       report: (queryId, code, message) => this.emit({ type: 'problem', queryId, at: this.instant(), code, message }),
-      deferPulse: (pulse) => {
-        this.pulses.push(pulse);
+      deferPulse: (node) => {
+        this.pulses.push(node);
         if (this.depth === 0) this.flush();
       },
       settleLater: (node) => {

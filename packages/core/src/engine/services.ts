@@ -26,8 +26,11 @@ export interface LeafServices {
   persist(queryId: string): void;
   /** A leaf could not do its work (an LLM call failed, a source is missing). */
   report(queryId: string, code: string, message: string): void;
-  /** Defers a crossing (or other instant) to the end of the current batch, after level changes. */
-  deferPulse(pulse: () => void): void;
+  /**
+   * Pulses `node` (a crossing, a cron tick) at the end of the current batch, after level changes,
+   * together with the other pulses of the instant (see ConditionNode.pulseOn).
+   */
+  deferPulse(node: ConditionNode): void;
   /** Settles a held node at the end of the current batch (see ConditionNode.settle). */
   settleLater(node: ConditionNode): void;
 }

@@ -63,7 +63,7 @@ export class CronLeaf implements Leaf {
       this.services.persist(this.queryId);
       this.scheduleNext();
       // Judged after the instant's other timers (a holdFor ending at this instant holds with it).
-      this.services.deferPulse(() => this.node.pulse());
+      this.services.deferPulse(this.node);
     });
   }
 }

@@ -87,7 +87,7 @@ export class NumericLeaf implements Leaf, SeriesReader {
   /** From the threshold index or a live-operand evaluation: the value crossed the threshold. */
   crossed(): void {
     if (this.crossingHoldMs === undefined) {
-      this.services.deferPulse(() => this.node.pulse());
+      this.services.deferPulse(this.node);
       return;
     }
     this.cancelPendingCrossing();
@@ -98,7 +98,7 @@ export class NumericLeaf implements Leaf, SeriesReader {
       this.left?.watching.delete(this);
       this.right?.watching.delete(this);
       // Like an undelayed crossing: judged after the instant's other timers have settled their levels.
-      this.services.deferPulse(() => this.node.pulse());
+      this.services.deferPulse(this.node);
     });
   }
 
