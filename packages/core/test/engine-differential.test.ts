@@ -601,12 +601,12 @@ describe('engine vs reference: tricky semantics', () => {
   it('pulses of one instant hold together: two crossings of one tick in an AND, a crossing at a cron instant is not one', () => {
     const recording = recordingOf([tick(0, 'BTC', 99), tick(1, 'BTC', 102), tick(2.5, 'BTC', 99), tick(3.5, 'BTC', 100.5)], 20);
     const crossing = (value: number) => ({ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: 'crosses_above', value });
-    const both: Query = { conditions: { AND: [crossing(100), crossing(101)] as ConditionNode[] }, actions: ACTIONS, repeat: { cooldown: '1m' } };
+    const both: Query = { conditions: { AND: [crossing(100), crossing(101)] } as Query['conditions'], actions: ACTIONS, repeat: { cooldown: '1m' } };
     // 99 -> 102 crosses 100 and 101 at one tick; 99 -> 100.5 crosses only 100.
     expect(iso(compareBoth(both, recording))).toEqual([at(1)]);
     // Two cron pulses of one instant (the same schedule twice) and a level that holds.
     const twice: Query = {
-      conditions: { AND: [{ source: 'cron', method: 'every', args: { period: '5m' } }, { source: 'cron', method: 'every', args: { period: '5m' } }, { source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '>', value: 100 }] as ConditionNode[] },
+      conditions: { AND: [{ source: 'cron', method: 'every', args: { period: '5m' } }, { source: 'cron', method: 'every', args: { period: '5m' } }, { source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '>', value: 100 }] },
       actions: ACTIONS,
     };
     expect(iso(compareBoth(twice, recording))).toEqual([at(5)]);

@@ -78,7 +78,7 @@ describe('a cron instant and a holdFor ending at it', () => {
       if (event.type === 'trigger') triggers.push(event.at - START);
       if (event.type === 'problem') throw new Error(event.message);
     });
-    engine.add({ queryId: 'q', request: { query: { conditions: { AND: members }, actions: [{ stepId: 'n', type: 'notify', params: { message: 'fired' } }], expiresIn: '1h' } }, createdAt: START });
+    engine.add({ queryId: 'q', request: { query: { conditions: { AND: members } as Query['conditions'], actions: [{ stepId: 'n', type: 'notify', params: { message: 'fired' } }], expiresIn: '1h' } }, createdAt: START });
     scheduler.flush();
     engine.dispose();
     return triggers;
