@@ -20,12 +20,15 @@ import {
  * crossings), numeric thresholds and live operands of `price` (left - right through 0); tweet and news
  * latches; AND / OR groups at any depth; `holdFor` on levels, latches and groups, and on crossings (read
  * as: a pulse at crossing + D when the value stayed on the crossed side, the engine's reading too);
- * `repeat` (cooldown, maxTriggers, the final rule), latch clearing at a re-arming trigger, `expiresIn`.
- * Not covered (throws): `ta` indicators, `llm` and `cron` conditions and `ta` live operands. Symbols
- * are matched exactly (no folding of `BTC/USDT` into `BTC`), usernames without case.
+ * `repeat` (cooldown, maxTriggers, the final rule), latch clearing at a re-arming trigger, `expiresIn`;
+ * `cron` once (a level from its time on) and every (a pulse at each of its instants); `llm` conditions
+ * judged on recorded verdicts (the latest at or before each judging; judged at the creation, by a timer
+ * right after it, then every period; with no verdict yet the condition does not hold).
+ * Not covered (throws): `ta` indicators and `ta` live operands. Symbols are matched exactly (no folding
+ * of `BTC/USDT` into `BTC`), usernames without case.
  *
- * Model: the instants are every observation and every timer (holdFor expiry, cooldown end, cron). At each one
- * every node gets two values, recomputed from the history: `at` (at the instant, pulses included) and
+ * Model: the instants are every observation and every timer (holdFor expiry, cooldown end, cron, llm
+ * judging). At each one every node gets two values, recomputed from the history: `at` (at the instant, pulses included) and
  * `after` (what stays in force until the next instant: pulses over, latches cleared by a re-arming
  * trigger of this instant). A holdFor node counts at an instant when its inner node holds there and has
  * held at every instant and in every gap between instants since a time at least holdFor ago; so a pulse
@@ -120,7 +123,17 @@ interface CronNode extends NodeBase {
   instants: Set<number>;
 }
 
-type RefNode = GroupNode | NumericNode | LatchNode | CronNode;
+interface LlmNode extends NodeBase {
+  kind: 'llm';
+  /** The predicate, compared without case or extra spaces (as the recorded verdicts are looked up). */
+  query: string;
+  periodMs: number;
+  passes: (confidence: number) => boolean;
+  /** Its judging instants within the replay (the creation, then every period), set once the creation is known. */
+  judges: number[];
+}
+
+type RefNode = GroupNode | NumericNode | LatchNode | CronNode | LlmNode;
 
 function compare(left: number, op: Comparison, right: number): boolean {
   switch (op) {
@@ -200,6 +213,16 @@ function compile(node: ConditionNode, counter: { next: number }): RefNode {
       const username = raw.source === 'tweet' ? String(args.username).toLowerCase() : undefined;
       return { kind: 'latch', id, holdMs, username, text, passes };
     }
+    case 'llm': {
+      const args = record(raw.args, 'args');
+      const operator = raw.operator as Comparison | undefined;
+      const threshold = raw.value as number | undefined;
+      const minConfidence = typeof args.minConfidence === 'number' ? args.minConfidence : 80;
+      const passes = operator !== undefined && threshold !== undefined
+        ? (confidence: number) => compare(confidence, operator, threshold)
+        : (confidence: number) => confidence >= minConfidence;
+      return { kind: 'llm', id, holdMs, query: normalizedPredicate(String(args.query)), periodMs: durationMs(args.period, 'period'), passes, judges: [] };
+    }
     case 'cron': {
       const args = record(raw.args, 'args');
       if (raw.method === 'once') return { kind: 'cron', id, holdMs, mode: 'once', at: isoTime(args.at, 'at'), periodMs: 0, startAt: undefined, instants: new Set() };
@@ -210,6 +233,10 @@ function compile(node: ConditionNode, counter: { next: number }): RefNode {
     default:
       throw new Error(`reference: source ${String(raw.source)} is not covered`);
   }
+}
+
+function normalizedPredicate(text: string): string {
+  return text.trim().toLowerCase().replace(/\s+/g, ' ');
 }
 
 function isoTime(text: unknown, what: string): number {
@@ -232,6 +259,8 @@ interface Instant {
   prefix: number;
   /** The observation of this instant, when it is one (a timer instant has none). */
   observation: Observation | undefined;
+  /** A timer instant (not an observation, not the creation). */
+  timer: boolean;
 }
 
 /** Trigger instants of `query` over `observations` (in recording order) within [start, end]. */
@@ -364,6 +393,27 @@ export function referenceTriggers(query: Query, observations: readonly Observati
     // The engine pulses then, after judging the new query: a second instant at the same time.
     if (node.instants.has(options.start)) notes.push(`a cron instant at the creation ${options.start}`);
   }
+  // An llm condition is judged at the creation (a timer instant right after it) and then every period.
+  for (const node of nodes) {
+    if (node.kind !== 'llm') continue;
+    for (let time = options.start; time <= Math.min(options.end, expiry); time += node.periodMs) {
+      node.judges.push(time);
+      timers.add(time);
+    }
+  }
+  /** The verdict an llm condition stands on at instant i: the latest recorded at or before its last judging. */
+  const llmHolds = (node: LlmNode, instant: Instant): boolean => {
+    let judged: number | undefined;
+    for (const time of node.judges) if (time < instant.time || (time === instant.time && instant.timer)) judged = time;
+    if (judged === undefined) return false;
+    let confidence: number | undefined;
+    for (const o of observations) {
+      if (o.at > judged) break;
+      if (o.source === 'llm' && normalizedPredicate(o.query) === node.query) confidence = Math.max(0, Math.min(100, o.confidence));
+    }
+    // No verdict recorded yet: the judgement fails and the condition keeps its state (none: it does not hold).
+    return confidence !== undefined && node.passes(confidence);
+  };
 
   /** Phase 1 at instant i: `at` of every node, members first. */
   const evaluateAt = (i: number) => {
@@ -374,6 +424,8 @@ export function referenceTriggers(query: Query, observations: readonly Observati
         inner = groupOf(node, node.members.map((member) => get(finalAt, member, i)));
       } else if (node.kind === 'latch') {
         inner = latchHolds(node, i);
+      } else if (node.kind === 'llm') {
+        inner = llmHolds(node, instant);
       } else if (node.kind === 'cron') {
         // once: a level from its time on; every: a pulse at a timer instant that is one of its instants.
         inner = node.mode === 'once' ? instant.time >= node.at : instant.observation === undefined && node.instants.has(instant.time);
@@ -423,6 +475,8 @@ export function referenceTriggers(query: Query, observations: readonly Observati
         inner = groupOf(node, node.members.map((member) => get(finalAfter, member, i)));
       } else if (node.kind === 'latch') {
         inner = latchHolds(node, i); // false when a re-arming trigger cleared it at this instant
+      } else if (node.kind === 'llm') {
+        inner = llmHolds(node, instant);
       } else if (node.kind === 'cron') {
         const holds = node.mode === 'once' && instant.time >= node.at; // a pulse is over
         set(innerAfter, node, i, holds);
@@ -497,7 +551,7 @@ export function referenceTriggers(query: Query, observations: readonly Observati
       // The creation instant: the query is judged with the values of the history.
       creationPending = false;
       const i = instants.length;
-      instants.push({ time: options.start, prefix: history, observation: undefined });
+      instants.push({ time: options.start, prefix: history, observation: undefined, timer: false });
       evaluateAt(i);
       fireIfHolds(i, options.start);
       evaluateAfter(i);
@@ -516,11 +570,11 @@ export function referenceTriggers(query: Query, observations: readonly Observati
     if (observationTime <= timerTime) {
       if (observationTime === timerTime) notes.push(`a timer at the time of an observation ${time}`);
       next += 1;
-      instant = { time, prefix: next, observation: observations[next - 1] };
+      instant = { time, prefix: next, observation: observations[next - 1], timer: false };
     } else {
       timers.delete(timerTime);
       if (observationTimes.has(timerTime)) notes.push(`a timer at the time of an observation ${time}`);
-      instant = { time, prefix: next, observation: undefined };
+      instant = { time, prefix: next, observation: undefined, timer: true };
     }
     const i = instants.length;
     instants.push(instant);

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   Engine,
   EpochVirtualScheduler,
+  RecordedLlmProvider,
   RecordingHistory,
   ReplaySource,
   validate,
@@ -28,9 +29,10 @@ import { referenceTriggers } from '../../../test/support/reference-evaluator.js'
  * Queries: AND / OR up to depth 3, price current / change / high / low / volume with every operator,
  * numeric thresholds drawn from the prices seen (so ties and `==` happen) and live operands (price of the
  * same or another symbol), tweet and news latches, holdFor on levels, crossings, latches and groups,
- * cron once and every (with and without startAt), expiresIn, repeat with cooldown and maxTriggers. ta
- * and llm are not generated (ta indicators are covered by packages/core/test/engine-series/ against
- * textbook values).
+ * cron once and every (with and without startAt), llm conditions judged on recorded verdicts (in the
+ * recording, spelled with other case and spaces at times), expiresIn, repeat with cooldown and
+ * maxTriggers. ta is not generated (ta indicators are covered by packages/core/test/engine-series/
+ * against textbook values).
  *
  * Each run replays 1 to 3 queries together in one engine (they share channels, series and threshold
  * indexes) and compares each with the reference: the same instants, so also the same verdict on "never
@@ -47,6 +49,8 @@ const SYMBOLS = ['BTC', 'ETH', 'SOL'] as const;
 const USERS = ['alice', 'bob'] as const;
 const VOCAB = ['bitcoin', 'etf', 'approval', 'exploit', 'dogecoin', 'listing', 'treasury', 'rate', 'cuts', 'hack', 'launch', 'solana'] as const;
 const ACTIONS: Query['actions'] = [{ stepId: 'notify', type: 'notify', params: { message: 'fired' } }];
+/** Predicates of llm conditions, judged on the recording's verdicts (RecordedLlmProvider). */
+const PREDICATES = ['the market mood is bullish', 'volatility is unusually high', 'momentum is fading'] as const;
 
 interface TestRecording {
   observations: Observation[];
@@ -78,6 +82,7 @@ function runEngine(queries: Query[], recording: TestRecording, createdAt: number
     scheduler,
     sources: [new ReplaySource(recording.observations, { scheduler, latestOnSubscribe: false })],
     history: [new RecordingHistory(recording.observations)],
+    llm: new RecordedLlmProvider(recording.observations),
     newId: () => `id-${++counter}`,
   });
   const triggers: number[][] = queries.map(() => []);
@@ -85,7 +90,8 @@ function runEngine(queries: Query[], recording: TestRecording, createdAt: number
   const subscription = engine.events$.subscribe((event) => {
     if (event.type === 'trigger') triggers[Number(event.queryId.slice(1))]?.push(event.at);
     // A topic no observation is about has no data source: the condition never holds (both sides agree).
-    if (event.type === 'problem' && event.code !== 'NO_DATA_SOURCE') problems.push(`${event.code}: ${event.message}`);
+    // An llm judging before any recorded verdict fails and the condition keeps its state (the reference too).
+    if (event.type === 'problem' && event.code !== 'NO_DATA_SOURCE' && event.code !== 'LLM_CONDITION_UPSTREAM_ERROR') problems.push(`${event.code}: ${event.message}`);
   });
   queries.forEach((query, index) => {
     const at = createdAt[index] ?? recording.start;
@@ -140,12 +146,15 @@ function compareBoth(query: Query, recording: TestRecording): number[] {
 
 interface RawEvent {
   gapMs: number;
-  kind: 'tick' | 'tweet' | 'news';
+  kind: 'tick' | 'tweet' | 'news' | 'llm';
   symbol: number;
   stepBp: number;
   volume: number | undefined;
   words: string[];
   user: (typeof USERS)[number];
+  /** An llm verdict: which predicate, and its confidence. */
+  predicate: number;
+  confidence: number;
   /** A boundary probe: this tick lands exactly this many minutes after an earlier tick of its symbol (not the first). */
   probeMinutes: number | undefined;
   /**
@@ -158,12 +167,19 @@ interface RawEvent {
 
 const rawEvent: fc.Arbitrary<RawEvent> = fc.record({
   gapMs: fc.oneof({ weight: 1, arbitrary: fc.constant(0) }, { weight: 3, arbitrary: fc.integer({ min: 1, max: 20_000 }) }, { weight: 6, arbitrary: fc.integer({ min: 1, max: 180_000 }) }),
-  kind: fc.oneof({ weight: 40, arbitrary: fc.constant('tick' as const) }, { weight: 1, arbitrary: fc.constant('tweet' as const) }, { weight: 1, arbitrary: fc.constant('news' as const) }),
+  kind: fc.oneof(
+    { weight: 40, arbitrary: fc.constant('tick' as const) },
+    { weight: 1, arbitrary: fc.constant('tweet' as const) },
+    { weight: 1, arbitrary: fc.constant('news' as const) },
+    { weight: 1, arbitrary: fc.constant('llm' as const) },
+  ),
   symbol: fc.nat(2),
   stepBp: fc.integer({ min: -50, max: 50 }),
   volume: fc.option(fc.integer({ min: 0, max: 20 }), { nil: undefined, freq: 8 }),
   words: fc.array(fc.constantFrom(...VOCAB), { minLength: 1, maxLength: 4 }),
   user: fc.constantFrom(...USERS),
+  predicate: fc.nat(PREDICATES.length - 1),
+  confidence: fc.constantFrom(0, 30, 50, 67, 79, 80, 81, 100),
   probeMinutes: fc.option(fc.constantFrom(5, 15, 30, 60), { nil: undefined, freq: 15 }),
   revisit: fc.oneof({ weight: 2, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }) }),
 });
@@ -225,6 +241,10 @@ function buildRecording(symbolCount: number, startCents: number[], events: RawEv
       observations.push(event.volume === undefined ? { at, source: 'price', symbol, price } : { at, source: 'price', symbol, price, volume: event.volume });
     } else if (kind === 'tweet') {
       observations.push({ at, source: 'tweet', username: event.user, text: event.words.join(' '), tweetId: `t${index}` });
+    } else if (kind === 'llm') {
+      // A recorded verdict (the spelling varies: verdicts are looked up without case or extra spaces).
+      const predicate = PREDICATES[event.predicate] as string;
+      observations.push({ at, source: 'llm', query: event.confidence % 2 === 0 ? predicate : `  ${predicate.toUpperCase()} `, confidence: event.confidence });
     } else {
       observations.push({ at, source: 'news', text: event.words.join(' '), id: `n${index}` });
     }
@@ -336,8 +356,24 @@ function cronLeaf(): fc.Arbitrary<ConditionNode> {
   return fc.oneof(once, every).map(asNode);
 }
 
+/** llm conditions on the recorded predicates: minConfidence, or the condition's own operator and value. */
+function llmLeaf(): fc.Arbitrary<ConditionNode> {
+  const test = fc.oneof(
+    fc.constant({}),
+    fc.record({ minConfidence: fc.constantFrom(50, 80, 81) }).map((extra) => ({ args: extra })),
+    fc.record({ operator: fc.constantFrom('>', '>=', '<', '=='), value: fc.constantFrom(0, 50, 67, 80) }),
+  );
+  return withHoldFor(
+    fc.record({ predicate: fc.constantFrom(...PREDICATES), period: fc.constantFrom('1h', '2h'), test }).map(({ predicate, period: p, test: t }) => {
+      const { args: extraArgs, ...rest } = t as { args?: object };
+      return { source: 'llm', args: { query: predicate, period: p, ...extraArgs }, ...rest };
+    }),
+    5,
+  ).map(asNode);
+}
+
 function conditionNode(recording: TestRecording, depth: number): fc.Arbitrary<ConditionNode> {
-  const leaf = fc.oneof({ weight: 8, arbitrary: priceLeaf(recording) }, { weight: 2, arbitrary: semanticLeaf() }, { weight: 1, arbitrary: cronLeaf() });
+  const leaf = fc.oneof({ weight: 8, arbitrary: priceLeaf(recording) }, { weight: 2, arbitrary: semanticLeaf() }, { weight: 1, arbitrary: cronLeaf() }, { weight: 1, arbitrary: llmLeaf() });
   if (depth >= 3) return leaf;
   return fc.oneof({ weight: 3, arbitrary: leaf }, { weight: 1, arbitrary: group(recording, depth + 1) });
 }
