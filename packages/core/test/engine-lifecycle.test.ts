@@ -233,6 +233,26 @@ describe('engine: restarts', () => {
     expect((second.of('trigger')[0] as { at: number }).at).toBe(T0 + 3_600_000);
   });
 
+  it('a holdFor span under way starts again after a restart (docs/semantics.md, "Firing, repeat, expiry")', () => {
+    const store = new MemoryStateStore();
+    const held = { AND: [{ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '>', value: 100, holdFor: '5m' }] };
+    const query = { queryId: 'q', request: request(held), createdAt: T0 };
+    const first = setup({ store });
+    first.engine.add(query);
+    first.tick('BTC', 101);
+    first.advance(3 * 60_000);
+    expect(first.of('trigger')).toHaveLength(0);
+    first.engine.dispose();
+
+    const second = setup({ store, start: T0 + 3 * 60_000 });
+    second.engine.add(query, store.runtime.get('q'));
+    second.tick('BTC', 102);
+    second.advance(4 * 60_000);
+    expect(second.of('trigger')).toHaveLength(0);
+    second.advance(60_000);
+    expect(second.of('trigger').map((event) => event.at)).toEqual([T0 + 8 * 60_000]);
+  });
+
   it('a latched tweet match survives a restart', () => {
     const store = new MemoryStateStore();
     const query = {
