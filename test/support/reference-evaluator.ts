@@ -203,25 +203,12 @@ function compile(node: ConditionNode, counter: { next: number }): RefNode {
     case 'news': {
       const args = record(raw.args, 'args');
       const text = String(args.text);
-      const operator = raw.operator as Comparison | undefined;
-      const threshold = raw.value as number | undefined;
-      const minConfidence = typeof args.minConfidence === 'number' ? args.minConfidence : 80;
-      // The condition's own `operator value` takes the place of minConfidence.
-      const passes = operator !== undefined && threshold !== undefined
-        ? (confidence: number) => compare(confidence, operator, threshold)
-        : (confidence: number) => confidence >= minConfidence;
       const username = raw.source === 'tweet' ? String(args.username).toLowerCase() : undefined;
-      return { kind: 'latch', id, holdMs, username, text, passes };
+      return { kind: 'latch', id, holdMs, username, text, passes: confidenceTest(raw, args) };
     }
     case 'llm': {
       const args = record(raw.args, 'args');
-      const operator = raw.operator as Comparison | undefined;
-      const threshold = raw.value as number | undefined;
-      const minConfidence = typeof args.minConfidence === 'number' ? args.minConfidence : 80;
-      const passes = operator !== undefined && threshold !== undefined
-        ? (confidence: number) => compare(confidence, operator, threshold)
-        : (confidence: number) => confidence >= minConfidence;
-      return { kind: 'llm', id, holdMs, query: normalizedPredicate(String(args.query)), periodMs: durationMs(args.period, 'period'), passes, judges: [] };
+      return { kind: 'llm', id, holdMs, query: normalizedPredicate(String(args.query)), periodMs: durationMs(args.period, 'period'), passes: confidenceTest(raw, args), judges: [] };
     }
     case 'cron': {
       const args = record(raw.args, 'args');
@@ -233,6 +220,15 @@ function compile(node: ConditionNode, counter: { next: number }): RefNode {
     default:
       throw new Error(`reference: source ${String(raw.source)} is not covered`);
   }
+}
+
+/** The test of a confidence (tweet, news, llm): the condition's own `operator value`, else `>= minConfidence` (80 by default). */
+function confidenceTest(raw: Record<string, unknown>, args: Record<string, unknown>): (confidence: number) => boolean {
+  const operator = raw.operator as Comparison | undefined;
+  const threshold = raw.value as number | undefined;
+  if (operator !== undefined && threshold !== undefined) return (confidence) => compare(confidence, operator, threshold);
+  const minConfidence = typeof args.minConfidence === 'number' ? args.minConfidence : 80;
+  return (confidence) => confidence >= minConfidence;
 }
 
 function normalizedPredicate(text: string): string {

@@ -102,7 +102,16 @@ async function serve(env: Record<string, string>, nodeArgs: string[] = []): Prom
       resolve({ code, signal });
     }),
   );
-  await until(() => /listening on http:\/\//.test(output) || exited, 'the host to listen', 20_000);
+  // Waits for the line (or the exit), not for a clock: a host that loads ccxt on a loaded machine may take
+  // long to listen; the test's own timeout bounds the wait.
+  const listening = new Promise<void>((resolve) => {
+    const check = () => {
+      if (/listening on http:\/\//.test(output)) resolve();
+    };
+    child.stdout.on('data', check);
+    child.stderr.on('data', check);
+  });
+  await Promise.race([listening, exit]);
   if (exited) throw new Error(`eql serve exited early:\n${output}`);
   return { process: child, output: () => output, exit };
 }
@@ -127,7 +136,7 @@ const statusOf = async (base: string, queryId: string): Promise<string | undefin
 async function openStream(base: string, notifications: number): Promise<RawStream> {
   const stream = await RawStream.open(`${base}/v2/auto/queries/stream`, { 'x-svc-api-key': API_KEY, 'last-event-id': '0' });
   expect(stream.status).toBe(200);
-  await until(() => stream.named('ready').length === 1 && stream.named('notification:new').length >= notifications, 'the stream to be ready', 10_000);
+  await until(() => stream.named('ready').length === 1 && stream.named('notification:new').length >= notifications, 'the stream to be ready');
   return stream;
 }
 
@@ -165,7 +174,7 @@ describe('eql serve stops on a signal', () => {
       // The query subscribes to BTC on binance: ccxt loads and asks the venue for its markets.
       const queryId = await createQuery(base, API_KEY, notifyQuery('BTC', 1));
       expect(await statusOf(base, queryId)).toBe('active');
-      if (dns === 'hang') await until(() => /offline-dns: holding the lookup/.test(host.output()), 'ccxt to ask the venue', 20_000);
+      if (dns === 'hang') await until(() => /offline-dns: holding the lookup/.test(host.output()), 'ccxt to ask the venue');
       const stream = await openStream(base, 0);
 
       const stopped = await stop(host, 'SIGTERM');
@@ -180,7 +189,7 @@ describe('eql serve stops on a signal', () => {
     // A ccxt request that never gets an answer holds the process after the host closed, until the watchdog.
     const host = await serve({ ...env, EQL_FEED: 'ccxt:binance', EQL_TEST_DNS: 'hang' }, ['--import', preload]);
     await createQuery(base, API_KEY, notifyQuery('BTC', 1));
-    await until(() => /offline-dns: holding the lookup/.test(host.output()), 'ccxt to ask the venue', 20_000);
+    await until(() => /offline-dns: holding the lookup/.test(host.output()), 'ccxt to ask the venue');
 
     expect(host.process.kill('SIGTERM')).toBe(true);
     await until(() => host.output().includes('SIGTERM: closing'), 'the shutdown to start');

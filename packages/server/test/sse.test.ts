@@ -104,7 +104,7 @@ describe('SSE: the all-queries stream', () => {
     await until(() => client.errors.length > 0, 'the client noticing the drop');
     pushPrice(h.push, 'ETH', 2);
     pushPrice(h.push, 'SOL', 2);
-    await until(() => client.notifications.length === 3, 'the missed notifications', 5_000);
+    await until(() => client.notifications.length === 3, 'the missed notifications');
     await sleep(100);
 
     expect(client.opens).toBe(2);
@@ -184,7 +184,7 @@ describe('SSE: the all-queries stream', () => {
         pushPrice(push, 'SOL', 2);
       },
     });
-    await until(() => client.notifications.length === 3, 'the notifications fired during the restart', 5_000);
+    await until(() => client.notifications.length === 3, 'the notifications fired during the restart');
     await sleep(100);
     expect(client.named('ready').at(-1)!.data).toEqual({ lastEventId: client.notifications[0]!.id });
     expect(client.notifications.map((n) => n.data.queryId)).toEqual([before, ...after]);
@@ -323,7 +323,7 @@ describe('SSE: keep-alive, slow clients and memory', () => {
     for (let wave = 0; wave < waves; wave += 1) {
       pushPrice(h.push, 'BTC', wave + 1.5);
       const expected = (wave + 1) * perWave * 10;
-      await until(() => healthy.notifications.length === expected, `wave ${wave} at the healthy client`, 10_000);
+      await until(() => healthy.notifications.length === expected, `wave ${wave} at the healthy client`);
       await new Promise((resolve) => setImmediate(resolve));
       peakBuffered = Math.max(peakBuffered, h.host.context.hub.bufferedBytes);
       if (droppedAtWave === undefined && h.host.context.hub.size === 1) droppedAtWave = wave;
@@ -357,10 +357,10 @@ describe('SSE: keep-alive, slow clients and memory', () => {
     pushPrice(h.push, 'BTC', 2);
     await until(() => Number(h.host.context.store.countNotificationsAfter(record.id, 0)) === 300, 'the backlog');
     const client = es(`${h.base}/v2/auto/queries/stream`, key);
-    await until(() => client.notifications.length === 300, 'the replayed backlog', 10_000);
+    await until(() => client.notifications.length === 300, 'the replayed backlog');
     // ...and 300 more in one burst (one turn of the event loop) once it is live.
     pushPrice(h.push, 'ETH', 2);
-    await until(() => client.notifications.length === 600, 'the burst', 10_000);
+    await until(() => client.notifications.length === 600, 'the burst');
     await sleep(50);
     const ids = client.notifications.map((n) => n.id);
     expect(new Set(ids).size).toBe(600);
@@ -424,7 +424,7 @@ describe('SSE hub: publishing during a replay', () => {
     await until(() => hub.size === 1, 'the stream');
     // 1,200 published during the first read: more than the page the hub keeps for a replaying stream.
     for (let index = 10; index < 1_210; index += 1) hub.publish(store.addNotification(1, draft(index)));
-    await until(() => stream.named('notification:new').length >= 1_210, 'every notification', 10_000);
+    await until(() => stream.named('notification:new').length >= 1_210, 'every notification');
     await sleep(50);
     const ids = stream.named('notification:new').map((frame) => Number(frame.id));
     expect(ids).toEqual(Array.from({ length: 1_210 }, (_, index) => index + 1));

@@ -109,8 +109,12 @@ export function pushPrice(push: PushSource, symbol: string, price: number): void
   push.push({ at: Date.now(), source: 'price', symbol, price });
 }
 
-/** Waits until `check` holds (polling), or fails with `what`. */
-export async function until(check: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
+/**
+ * Waits until `check` holds (polling), or fails with `what`. The deadline is a safety net for a check that
+ * never holds (the message names what did not happen), not a budget: a loaded machine must not be taken
+ * for a fault, and the test's own timeout bounds the wait too.
+ */
+export async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
