@@ -48,7 +48,7 @@ const loadedWithin = async (ms, pattern) => {
 };
 const host = await buildServer({ config: configFromEnv(process.env), logger: false });
 // A ccxt feed starts importing the venue package at the build; give any import a moment either way.
-await loadedWithin(mode === 'ccxt' ? 10_000 : 200, ${VENUE});
+await loadedWithin(mode === 'ccxt' ? 30_000 : 200, ${VENUE});
 const afterBuild = logged();
 const { key } = await createApiKey(host.context.store, host.context.box, { name: 'venue-loading', plan: 'pro' });
 const query = { title: 'BTC above 1', query: { conditions: { AND: [{ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '>', value: 1 }] }, actions: [{ stepId: 'n', type: 'notify', params: { message: 'BTC' } }], expiresIn: '1h' } };

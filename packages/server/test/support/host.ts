@@ -142,8 +142,11 @@ export function errorCode(response: LightMyRequestResponse): string {
   return at(body, 'error', 'code') as string;
 }
 
-/** Waits until `check` returns something truthy (polling every 10 ms), or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 3_000): Promise<T> {
+/**
+ * Waits until `check` returns something truthy (polling every 10 ms), or fails after `timeoutMs`: a safety
+ * net for a check that never holds, not a budget (a loaded machine must not be taken for a fault).
+ */
+export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

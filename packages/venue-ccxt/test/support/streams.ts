@@ -17,8 +17,8 @@ export function record<T>(stream: Observable<T>): { values: T[]; errors: unknown
   return { values, errors, completed: () => done, subscription };
 }
 
-/** Waits until the condition holds, polling every 5 ms, failing after `timeoutMs`. */
-export async function until(condition: () => boolean, timeoutMs = 3000): Promise<void> {
+/** Waits until the condition holds, polling every 5 ms; `timeoutMs` is a safety net for one that never does, not a budget. */
+export async function until(condition: () => boolean, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
