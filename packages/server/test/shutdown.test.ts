@@ -117,7 +117,7 @@ async function serve(env: Record<string, string>, nodeArgs: string[] = []): Prom
 }
 
 /** Polls `read` until it gives a value `done` accepts (no fixed sleeps: each round waits for an answer). */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<T> {
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

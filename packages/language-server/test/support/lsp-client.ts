@@ -82,8 +82,11 @@ export class TestClient {
     return this.connection.sendRequest<R>(method, params);
   }
 
-  /** The first diagnostics published for `uri` that pass `accept` (already received or still to come). */
-  diagnostics(uri: string, accept: (params: PublishDiagnosticsParams) => boolean = () => true, timeoutMs = 10_000): Promise<PublishDiagnosticsParams> {
+  /**
+   * The first diagnostics published for `uri` that pass `accept` (already received or still to come).
+   * `timeoutMs` is a safety net for diagnostics that never come, not a budget (a loaded machine is slow).
+   */
+  diagnostics(uri: string, accept: (params: PublishDiagnosticsParams) => boolean = () => true, timeoutMs = 30_000): Promise<PublishDiagnosticsParams> {
     return new Promise((resolve, reject) => {
       const check = () => {
         const found = this.published.find((params) => params.uri === uri && accept(params));
