@@ -24,7 +24,7 @@ import { MemoryStateStore } from './memory-store.js';
 import { ExpiryQueue } from './expiry-queue.js';
 import { FanOut } from './fan-out.js';
 import type { PriceHistory } from './history.js';
-import { InstantTimers } from './instant-timers.js';
+import { InstantTimers, type TimerEntry } from './instant-timers.js';
 import { querySecretValues, redactSecrets } from '../util/redact.js';
 import { describeTopic, type Observation, type Topic, topicKey } from './observations.js';
 import { QueryRuntime, type QueryServices } from './query-runtime.js';
@@ -143,6 +143,12 @@ export class Engine {
     return this.scheduler.now();
   }
 
+  /** Enters a batch (nested or not); the outermost one reads the clock afresh when asked. */
+  private enterBatch(): void {
+    if (this.depth === 0) this.clockInBatch = undefined;
+    this.depth += 1;
+  }
+
   /** The clock, read once per batch: what timers count from. */
   private batchClock(): number {
     if (this.depth === 0) return this.scheduler.now();
@@ -151,7 +157,7 @@ export class Engine {
   }
 
   /** The timers due at one instant as one batch; a failure of one timer's work does not stop the others. */
-  private runInstant(entries: Iterable<{ readonly work: () => void }>): void {
+  private runInstant(entries: Iterable<TimerEntry>): void {
     this.batch(() => {
       for (const entry of entries) this.batch(entry.work);
     });
@@ -263,8 +269,7 @@ export class Engine {
    * `work` becomes a `problem` event (about `queryId` when the work was one query's).
    */
   batch(work: () => void, queryId = ''): void {
-    if (this.depth === 0) this.clockInBatch = undefined;
-    this.depth += 1;
+    this.enterBatch();
     try {
       work();
     } catch (error) {
@@ -278,8 +283,7 @@ export class Engine {
   // ------------------------------------------------------------------ internals
 
   private flush(): void {
-    if (this.depth === 0) this.clockInBatch = undefined;
-    this.depth += 1;
+    this.enterBatch();
     try {
       while (this.settlements.length > 0 || this.pulses.length > 0 || this.candidates.size > 0) {
         // Breaks in held nodes first (the instant's level updates are done), then instants, then firing.
@@ -503,8 +507,7 @@ export class Engine {
     const outer = this.instantAt;
     // A nested observation (a source emitting from inside a batch) keeps the outer instant.
     if (outer === undefined) this.instantAt = Number.isFinite(observation.at) ? observation.at : undefined;
-    if (this.depth === 0) this.clockInBatch = undefined;
-    this.depth += 1;
+    this.enterBatch();
     try {
       this.observe(entry, observation);
     } catch (error) {

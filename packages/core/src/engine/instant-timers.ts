@@ -2,7 +2,7 @@ import { type SchedulerLike, Subscription } from 'rxjs';
 import { scheduleLong } from './long-timer.js';
 
 /** One timer's work, waiting in the group of its instant. */
-interface TimerEntry {
+export interface TimerEntry {
   readonly work: () => void;
 }
 
