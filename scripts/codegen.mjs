@@ -118,6 +118,42 @@ function assertMinLengthsAtMostOne(node, path = '#') {
 }
 
 /**
+ * Ajv2020 always compiles support for `$dynamicRef` (every nested call carries the dynamic anchors, a new
+ * object when none are passed) and for `unevaluatedProperties` (every function tracks the properties it
+ * evaluated). The schema uses neither keyword, so the fast build leaves both out; the check below keeps
+ * it so. (The detailed build keeps ajv's defaults: it runs only on documents the fast one refuses.)
+ */
+function withoutUnusedKeywordSupport(ajv, schema) {
+  const text = JSON.stringify(schema);
+  for (const keyword of ['$dynamicRef', '$dynamicAnchor', '$recursiveRef', '$recursiveAnchor', 'unevaluatedProperties', 'unevaluatedItems']) {
+    if (text.includes(`"${keyword}"`)) throw new Error(`the schema uses ${keyword}: the fast build must keep ajv's support for it`);
+  }
+  ajv.opts.dynamicRef = false;
+  ajv.opts.unevaluated = false;
+}
+
+/**
+ * The fast build's nested calls without their error context. ajv hands each nested validating function a
+ * new object with the instance path (a new concatenated string) and the parent data, and these serve only
+ * the errors' paths. The fast build's errors are never read (a document it refuses goes to the detailed
+ * build, whose errors are reported), so every call hands on one shared empty context instead: no object
+ * and no string a call. Throws when ajv's code no longer has the expected shape.
+ */
+function withoutErrorContext(code) {
+  const calls = /((?:validate\d+|wrapper\d+\.validate)\([^(){};]*?), \{instancePath[,:][^{};]*\}\)/g;
+  const definitions = code.match(/function validate\d+\(data, \{instancePath="", parentData, parentDataProperty, rootData=data\}=\{\}\)/g)?.length ?? 0;
+  const rewritten = code.replace(calls, '$1, unreadErrorContext)');
+  const count = (pattern) => rewritten.match(pattern)?.length ?? 0;
+  // Left: the definitions' parameters only. No function reads the parent data or the root for anything else.
+  if (definitions === 0 || count(/parentDataProperty/g) !== definitions || count(/parentData\b/g) !== definitions || count(/rootData\b/g) !== definitions) {
+    throw new Error('ajv standalone code of an unexpected shape: the fast build cannot drop its error context');
+  }
+  if (count(/unreadErrorContext\)/g) === 0) throw new Error('no nested call found in the fast build');
+  if (!rewritten.includes('export const validate = ')) throw new Error('no exported validate in the fast build');
+  return rewritten.replace('export const validate = ', 'const unreadErrorContext = Object.freeze({});export const validate = ');
+}
+
+/**
  * The schema compiled by ajv into a module (ajv's standalone code), with the options of
  * packages/core/src/validation/schema-check.ts: `reportAll` is the detailed build (all errors, verbose,
  * so that an error carries the schema node with its `x-diagnostics`), else the fast one (first error).
@@ -147,7 +183,9 @@ function standaloneValidator(schema, reportAll) {
     code: { source: true, esm: true, formats: _`fullFormats` },
   });
   addFormats(ajv, ['date-time']);
+  if (!reportAll) withoutUnusedKeywordSupport(ajv, schema);
   let code = standaloneCode(ajv, ajv.compile(schema));
+  if (!reportAll) code = withoutErrorContext(code);
   const helper = 'require("ajv/dist/runtime/ucs2length").default';
   if (code.includes('require(') && code.split('require(').length - 1 !== code.split(helper).length - 1) throw new Error('the standalone code requires a module besides ucs2length');
   code = code.replaceAll(helper, 'ucs2length').replace(/^"use strict";/, '');
