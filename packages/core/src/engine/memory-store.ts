@@ -1,4 +1,5 @@
 import type { ExecutionRecord, LlmSession, Notification, NotificationDraft, OutboxEntry, RuntimeState, StateStore } from './interfaces.js';
+import { NeverEmptyMap } from './never-empty-map.js';
 
 /** Options of {@link MemoryStateStore}. */
 export interface MemoryStateStoreOptions {
@@ -30,19 +31,20 @@ interface FeedEntry {
  * them, holds what its live queries need, not everything they ever did.
  */
 export class MemoryStateStore implements StateStore {
-  readonly runtime = new Map<string, RuntimeState>();
-  readonly executions = new Map<string, ExecutionRecord>();
-  readonly sessions = new Map<string, LlmSession>();
+  // Records come and go with their queries: maps that never empty (a Map emptied by a delete costs V8 a new table).
+  readonly runtime = new NeverEmptyMap<RuntimeState>();
+  readonly executions = new NeverEmptyMap<ExecutionRecord>();
+  readonly sessions = new NeverEmptyMap<LlmSession>();
   /** The kept notifications with their step keys, oldest first, from `feedStart` on (the slots before it are dropped ones, cleared). */
   private readonly feed: Array<FeedEntry | undefined> = [];
   private feedStart = 0;
   /** The outbox, by idempotency key. */
-  readonly outbox = new Map<string, OutboxEntry>();
+  readonly outbox = new NeverEmptyMap<OutboxEntry>();
   private readonly maxNotifications: number;
   private nextNotificationId = 1;
   /** Notifications by the step that made them (`queryId`, `triggerIndex`, `stepId`): a repeat returns the first. */
   private readonly notificationsByStep = new Map<string, Notification>();
-  private readonly byQuery = new Map<string, QueryRecords>();
+  private readonly byQuery = new NeverEmptyMap<QueryRecords>();
 
   constructor(options: MemoryStateStoreOptions = {}) {
     const max = options.maxNotifications ?? DEFAULT_MAX_NOTIFICATIONS;
