@@ -122,7 +122,7 @@ function mutate(document: unknown, mutations: Mutation[]): unknown {
       if (Array.isArray(parent)) parent.splice(last as number, 1);
       else delete parent[last as string];
     } else if (Array.isArray(target)) target.push(value);
-    else if (isContainer(target)) target[key] = value;
+    else if (isContainer(target)) (target as Record<string, unknown>)[key] = value;
   }
   return root;
 }
