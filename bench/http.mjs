@@ -43,8 +43,11 @@ import { summarize } from './support/profile-summary.mjs';
 const startLoad = loadavg();
 const CONNECTIONS = 32;
 const WARMUP_S = 1;
-const DURATION_S = 3;
-const ROUNDS_HTTP = 3;
+const DURATION_S = 2;
+// `--rounds N`: rounds of the HTTP runs (7 by default). Each round runs both sides of a route back to back
+// (the order alternating from round to round) and gives one ratio; an aim is the median of those ratios.
+const ROUNDS_HTTP = process.argv.includes('--rounds') ? Number(process.argv[process.argv.indexOf('--rounds') + 1]) : 7;
+if (!Number.isInteger(ROUNDS_HTTP) || ROUNDS_HTTP < 1) throw new Error('--rounds takes a whole number of at least 1');
 const STREAMS = 10_000;
 const ROUNDS = 5;
 // Issue 17's aims (with the bare routes serialising through the same response schemas).
@@ -150,8 +153,9 @@ async function measure(target, round, profile) {
   return result;
 }
 
-// Bare and host alternate, ROUNDS_HTTP times, and each figure is the median of its runs: a machine
-// shared with other work then shifts both sides of a ratio alike.
+// Bare and host of a route run back to back, ROUNDS_HTTP times (the order alternating), and each ratio is
+// the median of the rounds' ratios: a machine shared with other work then shifts both sides of a ratio
+// alike. (Its speed moves by 2x within minutes: the medians of each side apart moved a ratio as much.)
 const targets = [
   { name: 'poll, bare Fastify', url: `${bareUrl}/v2/auto/queries/${queryId}`, method: 'GET' },
   { name: 'poll, EQL host', url: `${hostUrl}/v2/auto/queries/${queryId}`, method: 'GET', host: true },
@@ -159,10 +163,15 @@ const targets = [
   { name: 'validate, EQL host', url: `${hostUrl}/v2/auto/queries/validate`, method: 'POST', body: validateBody, host: true },
 ];
 const runs = new Map(targets.map((target) => [target.name, []]));
+const pairs = [targets.slice(0, 2), targets.slice(2, 4)];
 for (let round = 0; round < ROUNDS_HTTP; round += 1) {
-  for (const target of targets) runs.get(target.name).push(await measure(target, round, target.host === true && round === ROUNDS_HTTP - 1));
+  for (const pair of pairs) {
+    for (const target of round % 2 === 0 ? pair : [...pair].reverse()) runs.get(target.name).push(await measure(target, round, target.host === true && round === ROUNDS_HTTP - 1));
+  }
 }
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+/** The rounds' ratios of host to bare req/s for a route, sorted. */
+const roundRatios = (route) => runs.get(`${route}, EQL host`).map((run, round) => run.requestsPerSecond / runs.get(`${route}, bare Fastify`)[round].requestsPerSecond).sort((a, b) => a - b);
 const results = targets.map(({ name }) => {
   const list = runs.get(name);
   return {
@@ -296,7 +305,7 @@ const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 const ms = (n) => `${n.toFixed(1)} ms`;
 
-console.log(`HTTP host vs bare Fastify: autocannon ${CONNECTIONS} connections, ${ROUNDS_HTTP} alternating runs of ${DURATION_S} s (after ${WARMUP_S} s warm-up), medians; load generator in its own process; node ${process.version}`);
+console.log(`HTTP host vs bare Fastify: autocannon ${CONNECTIONS} connections, ${ROUNDS_HTTP} rounds of a run of ${DURATION_S} s on each side of a route, back to back (after ${WARMUP_S} s warm-up), medians; load generator in its own process; node ${process.version}`);
 console.log(`  load average at start ${startLoad.map((n) => n.toFixed(2)).join(' ')}, at end ${loadavg().map((n) => n.toFixed(2)).join(' ')} (other processes on this machine skew the figures)`);
 console.log(`  validate body: ${Buffer.byteLength(validateBody)} bytes; poll answer: ${Buffer.byteLength(pollText)} bytes; validate answer: ${Buffer.byteLength(validationText)} bytes`);
 console.log('  limits: the pro plan\'s rate limit and quotas raised to 1e9 in this process (limiter and quota counter still run on every request)');
@@ -307,10 +316,12 @@ for (const result of results) {
     `  ${result.name.padEnd(24)} ${fmt(result.requestsPerSecond).padStart(9)} ${`${result.latencyP50} ms`.padStart(7)} ${`${result.latencyP99} ms`.padStart(7)} ${fmt(result.total).padStart(9)} ${`${result.serverCpuUs.toFixed(1)} µs`.padStart(18)}  ${result.all.map(fmt).join(' / ')}`,
   );
 }
-const rps = Object.fromEntries(results.map((result) => [result.name, result.requestsPerSecond]));
-const pollRatio = rps['poll, EQL host'] / rps['poll, bare Fastify'];
-const validateRatio = rps['validate, EQL host'] / rps['validate, bare Fastify'];
-console.log(`  ratio poll host/bare: ${pollRatio.toFixed(2)}; validate host/bare: ${validateRatio.toFixed(2)}`);
+const pollRatios = roundRatios('poll');
+const validateRatios = roundRatios('validate');
+const pollRatio = median(pollRatios);
+const validateRatio = median(validateRatios);
+const spread = (ratios) => `rounds ${ratios[0].toFixed(2)} to ${ratios[ratios.length - 1].toFixed(2)}`;
+console.log(`  ratio host/bare, median of the rounds' ratios: poll ${pollRatio.toFixed(2)} (${spread(pollRatios)}); validate ${validateRatio.toFixed(2)} (${spread(validateRatios)})`);
 const cpuOf = Object.fromEntries(results.map((result) => [result.name, result.serverCpuUs]));
 console.log(
   `  server CPU an answer adds over bare Fastify: poll ${(cpuOf['poll, EQL host'] - cpuOf['poll, bare Fastify']).toFixed(1)} µs, validate ${(cpuOf['validate, EQL host'] - cpuOf['validate, bare Fastify']).toFixed(1)} µs`,
