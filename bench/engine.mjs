@@ -592,7 +592,9 @@ async function main() {
     const toRx = SIZES.filter((size) => get(workload, 'rxjs', size)).map((size) => perRound((cell) => tps(cell)(workload, 'eql', size) / tps(cell)(workload, 'rxjs', size)));
     console.log(`  ${workload}: EQL >= 1x naive RxJS at every size: ${toRx.map((r) => `${fmt(r, 2)}x`).join(', ')}  ${verdict(toRx.every((r) => r >= 1))}`);
     const slowdown = perRound((cell) => tps(cell)(workload, 'eql', 1_000) / tps(cell)(workload, 'eql', 100_000));
-    console.log(`  ${workload}: EQL slows <= 2x from 1k to 100k queries: ${fmt(slowdown, 2)}x  ${verdict(slowdown <= 2)}`);
+    // The same ticks fire more queries at 100k (fires per 1k ticks in the tables): the limit's own slowdown says what the machine allows.
+    const limitSlowdown = perRound((cell) => tps(cell)(workload, 'limit', 1_000) / tps(cell)(workload, 'limit', 100_000));
+    console.log(`  ${workload}: EQL slows <= 2x from 1k to 100k queries: ${fmt(slowdown, 2)}x (the limit itself: ${fmt(limitSlowdown, 2)}x)  ${verdict(slowdown <= 2)}`);
   }
   // Per query where the fixed costs (lazily made structures, code) no longer dominate the difference.
   const worstBytes = Math.max(get('idle', 'eql', 100_000).bytesPerQuery, get('idle', 'eql', 1_000_000).bytesPerQuery);
@@ -602,7 +604,8 @@ async function main() {
   console.log(`  adding 100k queries >= 50k/s, removing as fast: add ${fmt(adds)}/s, remove ${fmt(removes)}/s  ${verdict(adds >= 50_000 && removes >= 50_000)}`);
   console.log(`  no leak after ${fmt(cycles.cycles)} add/remove cycles (heap within 5 %): ${fmt(100 * growth, 1)} %  ${verdict(Math.abs(growth) <= 0.05)}`);
   const million = get('idle', 'eql', 1_000_000);
-  console.log(`  1M queries in <= 1.5 GB heap at >= 0.5M ticks/s: ${fmt(million.heapUsed / 2 ** 30, 2)} GB, ${fmt(million.ticksPerSecond)} ticks/s  ${verdict(million.heapUsed <= 1.5 * 2 ** 30 && million.ticksPerSecond >= 500_000)}`);
+  const millionLimit = get('idle', 'limit', 1_000_000).ticksPerSecond;
+  console.log(`  1M queries in <= 1.5 GB heap at >= 0.5M ticks/s: ${fmt(million.heapUsed / 2 ** 30, 2)} GB, ${fmt(million.ticksPerSecond)} ticks/s (the limit itself: ${fmt(millionLimit)})  ${verdict(million.heapUsed <= 1.5 * 2 ** 30 && million.ticksPerSecond >= 500_000)}`);
   const p99 = get('idle', 'eql', 100_000).latency.p99;
   console.log(`  p99 tick-to-trigger < 1 ms at 100k: ${us(p99)}  ${verdict(p99 < 1e6)}`);
   console.log(`  (fired queries identical across systems: ${consistent ? 'yes' : 'NO'}; load average at end: ${load()}; whole run ${fmt((performance.now() - began) / 1000)} s)`);
