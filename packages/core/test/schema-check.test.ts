@@ -130,11 +130,13 @@ function mutate(document: unknown, mutations: Mutation[]): unknown {
 /** Whether some string of the document has a character outside the basic plane (the builds count those differently at a maxLength). */
 const hasAstral = (document: unknown): boolean => /[\uD800-\uDFFF]/.test(JSON.stringify(document));
 
-function expectSameVerdict(document: unknown): void {
+/** The fast build's verdict against the schema's; with `errors`, also the errors' route (fast, then detailed on a refusal). */
+function expectSameVerdict(document: unknown, errors = true): void {
   const conforms = schema(document);
-  expect(checkRequestSchema(document).length === 0).toBe(conforms);
-  if (conformsToSchema(document)) expect(conforms).toBe(true);
-  if (!hasAstral(document)) expect(conformsToSchema(document)).toBe(conforms);
+  if (errors) expect(checkRequestSchema(document).length === 0).toBe(conforms);
+  const fast = conformsToSchema(document);
+  if (fast) expect(conforms).toBe(true);
+  else if (!hasAstral(document)) expect(conforms).toBe(false);
 }
 
 describe('the fast build', () => {
@@ -157,7 +159,7 @@ describe('the fast build', () => {
         const original = path.reduce<unknown>((node, step) => (node as Record<string | number, unknown>)[step], document);
         const values = typeof original === 'string' ? bounds.lengths.map((length) => 'x'.repeat(length)) : typeof original === 'number' ? bounds.numbers : [];
         for (const value of values) {
-          expectSameVerdict(mutate(document, [{ kind: 'replace', at: index, key: '', value }]));
+          expectSameVerdict(mutate(document, [{ kind: 'replace', at: index, key: '', value }]), false);
           checked += 1;
         }
       }
