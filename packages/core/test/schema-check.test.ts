@@ -64,9 +64,12 @@ const isContainer = (value: unknown): value is Container => value !== null && ty
 function pathsOf(value: unknown, path: Path = [], into: Path[] = []): Path[] {
   into.push(path);
   if (Array.isArray(value)) value.forEach((item, index) => pathsOf(item, [...path, index], into));
-  else if (value !== null && typeof value === 'object') for (const [key, item] of Object.entries(value)) pathsOf(item, [...path, key], into);
+  else if (isContainer(value)) for (const [key, item] of Object.entries(value)) pathsOf(item, [...path, key], into);
   return into;
 }
+
+/** The value at `path` in `root`. */
+const valueAt = (root: unknown, path: Path): unknown => path.reduce<unknown>((node, step) => (node as Record<string | number, unknown>)[step], root);
 
 /** The schema's bounds (maxLength, maximum, minimum...), so that mutations put values on both sides of each. */
 function boundsOf(node: unknown, lengths = new Set<number>(), numbers = new Set<number>()): { lengths: number[]; numbers: number[] } {
@@ -113,8 +116,7 @@ function mutate(document: unknown, mutations: Mutation[]): unknown {
       if (kind === 'replace') root = value;
       continue;
     }
-    let parent = root as Container;
-    for (const step of path.slice(0, -1)) parent = (parent as Record<string | number, unknown>)[step] as Container;
+    const parent = valueAt(root, path.slice(0, -1)) as Container;
     const last = path[path.length - 1] as string | number;
     const target = (parent as Record<string | number, unknown>)[last];
     if (kind === 'replace') (parent as Record<string | number, unknown>)[last] = value;
@@ -156,7 +158,7 @@ describe('the fast build', () => {
     let checked = 0;
     for (const document of fixtures.filter((candidate) => schema(candidate))) {
       for (const [index, path] of pathsOf(document).entries()) {
-        const original = path.reduce<unknown>((node, step) => (node as Record<string | number, unknown>)[step], document);
+        const original = valueAt(document, path);
         const values = typeof original === 'string' ? bounds.lengths.map((length) => 'x'.repeat(length)) : typeof original === 'number' ? bounds.numbers : [];
         for (const value of values) {
           expectSameVerdict(mutate(document, [{ kind: 'replace', at: index, key: '', value }]), false);

@@ -6,7 +6,7 @@ const PINNED: unique symbol = Symbol('pinned');
  *
  * V8 shrinks a `Map` from which a delete leaves fewer entries than half its buckets, in a call into its
  * runtime that allocates a new table. At the smallest size that is every delete of the last entry: about
- * 0.6 µs and a new table each time, against 0.06 µs for a delete that leaves one. A store whose queries
+ * 0.65 µs and a new table each time, against 0.08 µs for a delete that leaves one. A store whose queries
  * fire and leave at once (an alert that notifies once) empties its maps of records on every fire. This map
  * keeps one entry of its own under a private symbol, so its table never empties; its methods and views
  * never show that entry.
@@ -45,11 +45,11 @@ export class NeverEmptyMap<V> implements Iterable<[string, V]> {
   }
 
   *keys(): IterableIterator<string> {
-    for (const [key] of this.entries()) yield key;
+    for (const key of this.table.keys()) if (key !== PINNED) yield key;
   }
 
   *values(): IterableIterator<V> {
-    for (const [, value] of this.entries()) yield value;
+    for (const [key, value] of this.table) if (key !== PINNED) yield value as V;
   }
 
   [Symbol.iterator](): IterableIterator<[string, V]> {
