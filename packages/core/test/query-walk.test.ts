@@ -1,12 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { collectConditions } from '@eql/core';
+import { allActions, collectConditions } from '@eql/core';
+import { argsOf, paramsOf } from '../src/language/query-walk.js';
 
 /** Condition trees of any shape: leaves, AND / OR groups (some very deep), and junk where members go. */
 const conditionTree = fc.letrec((tie) => ({
   tree: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
     fc.record({ source: fc.constantFrom('price', 'ta', 'llm'), method: fc.string({ maxLength: 3 }) }),
+    fc.record({ source: fc.jsonValue({ maxDepth: 1 }), method: fc.jsonValue({ maxDepth: 1 }), args: fc.jsonValue({ maxDepth: 2 }) }, { requiredKeys: ['source'] }),
     fc.record({ AND: fc.array(tie('tree'), { maxLength: 4 }) }),
     fc.record({ OR: fc.array(tie('tree'), { maxLength: 4 }) }),
     fc.record({ AND: fc.array(tie('tree'), { maxLength: 2 }), source: fc.constant('price') }),
@@ -46,5 +48,39 @@ describe('collectConditions', () => {
     expect(tree.groups).toHaveLength(50_000);
     expect(tree.leaves).toHaveLength(1);
     expect(tree.tooDeep).toBe(false);
+  });
+
+  it("hands rules each leaf's source, method and args as its node holds them (args an object, else empty)", () => {
+    fc.assert(
+      fc.property(conditionTree, (conditions) => {
+        for (const leaf of collectConditions({ conditions }, '/query', 64).leaves) {
+          expect(leaf.source).toBe(leaf.node.source);
+          expect(leaf.method).toBe(leaf.node.method);
+          expect(leaf.args).toEqual(argsOf(leaf.node));
+          if (typeof leaf.node.args === 'object' && leaf.node.args !== null && !Array.isArray(leaf.node.args)) expect(leaf.args).toBe(leaf.node.args);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('allActions', () => {
+  it("hands rules each action's type and params as its node holds them (params an object, else empty)", () => {
+    const action = fc.record({ type: fc.jsonValue({ maxDepth: 1 }), params: fc.jsonValue({ maxDepth: 2 }) }, { requiredKeys: [] });
+    const llmStep = fc.record({ type: fc.constant('llm'), params: fc.record({ callback: fc.record({ action }) }) });
+    fc.assert(
+      fc.property(fc.array(fc.oneof(action, llmStep, fc.jsonValue({ maxDepth: 1 })), { maxLength: 5 }), (actions) => {
+        const visits = allActions({ actions });
+        for (const visit of visits) {
+          expect(visit.type).toBe(visit.node.type);
+          expect(visit.params).toEqual(paramsOf(visit.node));
+          if (typeof visit.node.params === 'object' && visit.node.params !== null && !Array.isArray(visit.node.params)) expect(visit.params).toBe(visit.node.params);
+        }
+        // Each llm step's callback action comes right after it, pointing to its step.
+        for (const [index, visit] of visits.entries()) if (visit.parent) expect(visits[index - 1]).toBe(visit.parent);
+      }),
+      { numRuns: 500 },
+    );
   });
 });

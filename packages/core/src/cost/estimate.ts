@@ -1,7 +1,7 @@
 import type { Query } from '../generated/eql-types.js';
 import { parseDuration } from '../language/duration.js';
 import { LIMITS } from '../language/limits.js';
-import { allActions, leafConditions, paramsOf, type ActionVisit, type LeafVisit } from '../language/query-walk.js';
+import { allActions, leafConditions, type ActionVisit, type LeafVisit } from '../language/query-walk.js';
 import { isRecord } from '../util/json-pointer.js';
 import { CREDIT_COSTS, priceOfCredits } from './credits.js';
 
@@ -71,19 +71,19 @@ export function triggersUpperBound(query: unknown): number {
 export function estimateLlmCalls(query: Query, walked?: WalkedQuery): SimulationLlmCallsEstimate {
   let lifetimeMs = walked?.lifetimeMs;
   const conditionCallsBySpeed: CallsBySpeed = { fast: 0, expert: 0, adaptive: 0 };
-  for (const { node } of walked?.leaves ?? leafConditions(query, '')) {
-    if (node.source !== 'llm' || !isRecord(node.args)) continue;
-    const periodMs = parseDuration(node.args.period);
+  for (const { source, args } of walked?.leaves ?? leafConditions(query, '')) {
+    if (source !== 'llm') continue;
+    const periodMs = parseDuration(args.period);
     if (periodMs === undefined) continue;
     lifetimeMs ??= lifetimeOf(query);
-    conditionCallsBySpeed[speedOf(node.args.speed)] += Math.ceil(lifetimeMs / periodMs);
+    conditionCallsBySpeed[speedOf(args.speed)] += Math.ceil(lifetimeMs / periodMs);
   }
   let triggers: number | undefined;
   const actionCallsBySpeed: CallsBySpeed = { fast: 0, expert: 0, adaptive: 0 };
-  for (const { node, parent } of walked?.actions ?? allActions(query, '')) {
-    if (parent || node.type !== 'llm') continue;
+  for (const { type, params, parent } of walked?.actions ?? allActions(query, '')) {
+    if (parent || type !== 'llm') continue;
     triggers ??= triggersUpperBound(query);
-    actionCallsBySpeed[speedOf(paramsOf(node).speed)] += triggers;
+    actionCallsBySpeed[speedOf(params.speed)] += triggers;
   }
   return {
     conditionCallsUpperBound: totalCalls(conditionCallsBySpeed),

@@ -16,13 +16,30 @@ export interface GroupVisit {
   depth: number;
 }
 
-/** A single condition (a leaf, not a group) met by the walk, with its JSON pointer and the depth of its group. */
+/**
+ * A single condition (a leaf, not a group) met by the walk, with its JSON pointer and the depth of its group.
+ * The fields every rule asks about are read once here: a rule reads them from this one shape, not again
+ * from a node whose shape varies from condition to condition (a slow, megamorphic read each time).
+ */
 export interface LeafVisit {
   kind: 'leaf';
   node: Record<string, unknown>;
   pointer: string;
   /** Depth of the group that holds it. */
   depth: number;
+  /** `node.source`. */
+  source: unknown;
+  /** `node.method`. */
+  method: unknown;
+  /** `node.args` when it is an object, else an empty (frozen) one: {@link argsOf}. */
+  args: Readonly<Record<string, unknown>>;
+}
+
+const NO_FIELDS: Readonly<Record<string, unknown>> = Object.freeze({});
+
+function leafVisit(node: Record<string, unknown>, pointer: string, depth: number): LeafVisit {
+  const args = node.args;
+  return { kind: 'leaf', node, pointer, depth, source: node.source, method: node.method, args: isRecord(args) ? args : NO_FIELDS };
 }
 
 export type ConditionVisit = GroupVisit | LeafVisit;
@@ -41,8 +58,8 @@ export function walkConditions(
   depth = 1,
 ): void {
   if (!isRecord(node)) return;
-  if ('source' in node) {
-    visit({ kind: 'leaf', node, pointer, depth: depth - 1 });
+  if (node.source !== undefined) {
+    visit(leafVisit(node, pointer, depth - 1));
     return;
   }
   const operator = groupOperator(node);
@@ -104,8 +121,8 @@ export function collectConditions(query: unknown, queryPointer = '/query', depth
  */
 function collectNode(node: unknown, pointer: string, depth: number, depthCap: number, tree: ConditionTree): GroupVisit | undefined {
   if (!isRecord(node)) return undefined;
-  if ('source' in node) {
-    tree.leaves.push({ kind: 'leaf', node, pointer, depth: depth - 1 });
+  if (node.source !== undefined) {
+    tree.leaves.push(leafVisit(node, pointer, depth - 1));
     return undefined;
   }
   const operator = groupOperator(node);
@@ -140,6 +157,10 @@ export interface ActionVisit {
   /** The action object: a step of `actions`, or the action of an llm step's callback. */
   node: Record<string, unknown>;
   pointer: string;
+  /** `node.type` (read once, as {@link LeafVisit}'s fields are). */
+  type: unknown;
+  /** `node.params` when it is an object, else an empty (frozen) one: {@link paramsOf}. */
+  params: Readonly<Record<string, unknown>>;
   /** For a callback action, the llm step that owns it. */
   parent?: ActionVisit;
 }
@@ -153,12 +174,19 @@ export function allActions(query: unknown, queryPointer = '/query'): ActionVisit
   for (let index = 0; index < actions.length; index += 1) {
     const action = actions[index];
     if (!isRecord(action)) continue;
-    const step: ActionVisit = { node: action, pointer: stepPointer + index };
+    const step = actionVisit(action, stepPointer + index, undefined);
     visits.push(step);
     const callback = callbackActionOf(action);
-    if (callback) visits.push({ node: callback, pointer: `${step.pointer}/params/callback/action`, parent: step });
+    if (callback) visits.push(actionVisit(callback, `${step.pointer}/params/callback/action`, step));
   }
   return visits;
+}
+
+function actionVisit(node: Record<string, unknown>, pointer: string, parent: ActionVisit | undefined): ActionVisit {
+  const params = node.params;
+  const visit: ActionVisit = { node, pointer, type: node.type, params: isRecord(params) ? params : NO_FIELDS };
+  if (parent) visit.parent = parent;
+  return visit;
 }
 
 export function callbackActionOf(action: Record<string, unknown>): Record<string, unknown> | undefined {
@@ -184,7 +212,7 @@ export function groupDepth(conditions: unknown, cap = Infinity): number {
   const stack: Array<[unknown, number]> = [[conditions, 1]];
   while (stack.length > 0) {
     const [node, depth] = stack.pop() as [unknown, number];
-    if (!isRecord(node) || 'source' in node) continue;
+    if (!isRecord(node) || node.source !== undefined) continue;
     const operator = groupOperator(node);
     if (operator === undefined) continue;
     deepest = Math.max(deepest, depth);

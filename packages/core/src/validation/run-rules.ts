@@ -56,12 +56,12 @@ export function runRules(dispatch: RuleDispatch, context: RuleContext): void {
   const { groups, leaves, actions } = context;
   if (dispatch.group.length > 0) for (const group of groups) for (const check of dispatch.group) check(group, context);
   for (const leaf of leaves) {
-    const source = leaf.node.source;
+    const source = leaf.source;
     const checks = (typeof source === 'string' ? dispatch.leafBySource.get(source) : undefined) ?? dispatch.leafAny;
     for (const check of checks) check(leaf, context);
   }
   for (const action of actions) {
-    const type = action.node.type;
+    const type = action.type;
     const checks = (typeof type === 'string' ? dispatch.actionByType.get(type) : undefined) ?? dispatch.actionAny;
     for (const check of checks) check(action, context);
   }

@@ -1,6 +1,5 @@
 import { formatDuration, parseDuration } from '../../language/duration.js';
 import { LIMITS } from '../../language/limits.js';
-import { argsOf } from '../../language/query-walk.js';
 import type { Rule } from '../rule.js';
 
 /** Scheduled conditions: instants inside the lifetime, periods of a minute or more, repeat for `every`. */
@@ -10,8 +9,7 @@ export const cronSchedules: Rule = {
     sources: ['cron'],
     check: (leaf, { query, now, lifetimeMs, sink }) => {
       const expiry = now + lifetimeMs;
-      const args = argsOf(leaf.node);
-      const { method } = leaf.node;
+      const { args, method } = leaf;
       if (method === 'once' && typeof args.at === 'string') {
         const at = Date.parse(args.at);
         if (Number.isNaN(at)) return;

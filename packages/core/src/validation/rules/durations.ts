@@ -1,6 +1,5 @@
 import { formatDuration, parseDuration } from '../../language/duration.js';
 import { LIMITS } from '../../language/limits.js';
-import { argsOf } from '../../language/query-walk.js';
 import { isRecord } from '../../util/json-pointer.js';
 import type { DiagnosticSink } from '../diagnostic.js';
 import type { Rule } from '../rule.js';
@@ -38,11 +37,10 @@ export const durations: Rule = {
   leaf: {
     sources: '*',
     check: (leaf, { lifetimeMs, sink }) => {
-      const { node } = leaf;
-      checkHoldFor(node, leaf.pointer, lifetimeMs, sink);
-      const { method } = node;
-      if (node.source !== 'price' || method === 'current') return;
-      const period = argsOf(node).period;
+      checkHoldFor(leaf.node, leaf.pointer, lifetimeMs, sink);
+      const { method } = leaf;
+      if (leaf.source !== 'price' || method === 'current') return;
+      const period = leaf.args.period;
       const periodMs = parseDuration(period);
       if (periodMs !== undefined && (periodMs < LIMITS.minPricePeriodMs || periodMs > LIMITS.maxPricePeriodMs)) {
         sink.error(

@@ -11,19 +11,18 @@ export const indicatorArgs: Rule = {
   leaf: {
     sources: ['ta', 'price'],
     check: (leaf, { sink }) => {
-      const { node } = leaf;
-      checkMacd(node, leaf.pointer, '/args', sink);
-      const { value } = node;
-      if (isRecord(value)) checkMacd(value, leaf.pointer, '/value/args', sink);
+      if (leaf.source === 'ta') checkMacd(leaf.method, leaf.args, leaf.pointer, '/args', sink);
+      const { value } = leaf.node;
+      if (isRecord(value) && value.source === 'ta') checkMacd(value.method, argsOf(value), leaf.pointer, '/value/args', sink);
     },
   },
 };
 
-/** Reports a MACD `node` whose fast period is not shorter than its slow one, at `base` + `args` (its args). */
-function checkMacd(node: Record<string, unknown>, base: string, args: string, sink: DiagnosticSink): void {
-  if (node.source !== 'ta' || !MACD_METHODS.has(String(node.method))) return;
-  const { fastPeriod, slowPeriod } = argsOf(node);
+/** Reports a MACD series (`method` of a ta series, with its `args`) whose fast period is not shorter than its slow one, at `base` + `argsPath`. */
+function checkMacd(method: unknown, args: Readonly<Record<string, unknown>>, base: string, argsPath: string, sink: DiagnosticSink): void {
+  if (!MACD_METHODS.has(String(method))) return;
+  const { fastPeriod, slowPeriod } = args;
   const fast = typeof fastPeriod === 'number' ? fastPeriod : 12;
   const slow = typeof slowPeriod === 'number' ? slowPeriod : 26;
-  if (fast >= slow) sink.error('macd-periods', `${base}${args}`, `MACD needs fastPeriod (${fast}) shorter than slowPeriod (${slow})`);
+  if (fast >= slow) sink.error('macd-periods', `${base}${argsPath}`, `MACD needs fastPeriod (${fast}) shorter than slowPeriod (${slow})`);
 }

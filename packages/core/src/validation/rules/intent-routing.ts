@@ -1,6 +1,6 @@
 import { readAccountPost, readWorldEvent } from '../../language/intent.js';
 import { LIMITS } from '../../language/limits.js';
-import { argsOf, type LeafVisit } from '../../language/query-walk.js';
+import type { LeafVisit } from '../../language/query-walk.js';
 import type { Rule, RuleContext } from '../rule.js';
 
 /**
@@ -13,12 +13,12 @@ export const intentRouting: Rule = {
   name: 'intent-routing',
   leaf: {
     sources: ['llm', 'news'],
-    check: (leaf, context) => (leaf.node.source === 'llm' ? checkLlm(leaf, context) : checkNews(leaf, context)),
+    check: (leaf, context) => (leaf.source === 'llm' ? checkLlm(leaf, context) : checkNews(leaf, context)),
   },
 };
 
 function checkLlm(leaf: LeafVisit, { sink }: RuleContext): void {
-  const query = argsOf(leaf.node).query;
+  const query = leaf.args.query;
   if (typeof query !== 'string') return;
   const post = readAccountPost(query);
   if (post?.username !== undefined) {
@@ -54,7 +54,7 @@ function checkLlm(leaf: LeafVisit, { sink }: RuleContext): void {
 }
 
 function checkNews(leaf: LeafVisit, { sink }: RuleContext): void {
-  const text = argsOf(leaf.node).text;
+  const text = leaf.args.text;
   if (typeof text !== 'string') return;
   const post = readAccountPost(text);
   if (post?.username !== undefined) {

@@ -1,4 +1,3 @@
-import { paramsOf } from '../../language/query-walk.js';
 import { isRecord } from '../../util/json-pointer.js';
 import type { Rule } from '../rule.js';
 
@@ -14,7 +13,7 @@ export const llmActions: Rule = {
     types: ['llm'],
     check: (action, { query, sink }) => {
       if (action.parent) return;
-      const params = paramsOf(action.node);
+      const { params } = action;
       const metadata = isRecord(params.assetMetadata) ? params.assetMetadata : {};
       const { analysisType } = params;
       if (analysisType === 'tokenIntro' || analysisType === 'tokenAnalysis') {

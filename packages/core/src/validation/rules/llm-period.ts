@@ -1,6 +1,5 @@
 import { formatDuration, parseDuration } from '../../language/duration.js';
 import { LIMITS } from '../../language/limits.js';
-import { argsOf } from '../../language/query-walk.js';
 import type { Rule } from '../rule.js';
 
 /** Spec 8: an llm condition is judged at most once an hour; a period beyond the lifetime judges once. */
@@ -9,7 +8,7 @@ export const llmPeriod: Rule = {
   leaf: {
     sources: ['llm'],
     check: (leaf, { lifetimeMs, sink }) => {
-      const period = argsOf(leaf.node).period;
+      const period = leaf.args.period;
       const ms = parseDuration(period);
       if (ms === undefined) return;
       if (ms < LIMITS.minLlmPeriodMs) {

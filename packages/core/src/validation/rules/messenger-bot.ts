@@ -1,4 +1,3 @@
-import { paramsOf } from '../../language/query-walk.js';
 import type { Rule } from '../rule.js';
 
 const BOT_TOKEN = /^[0-9]{5,}:[A-Za-z0-9_-]{30,}$/;
@@ -10,7 +9,7 @@ export const messengerBot: Rule = {
   action: {
     types: ['messenger_bot'],
     check: (action, { sink }) => {
-      const params = paramsOf(action.node);
+      const { params } = action;
       if (typeof params.botToken === 'string' && params.botToken !== '' && !BOT_TOKEN.test(params.botToken)) {
         sink.warning(
           'bot-token-format',

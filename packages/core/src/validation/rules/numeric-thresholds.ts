@@ -38,11 +38,11 @@ export const numericThresholds: Rule = {
     sources: ['price', 'ta'],
     check: (leaf, { sink }) => {
       // Each field is read once: documents come in many shapes, so every read is a slow lookup.
-      const { node } = leaf;
-      const { method, operator, value } = node;
+      const { node, method } = leaf;
+      const { operator, value } = node;
       if (typeof method !== 'string' || typeof operator !== 'string') return;
       if (typeof value === 'number') {
-        const range = valueRangeOf(node.source, method);
+        const range = valueRangeOf(leaf.source, method);
         const outlook = range ? comparisonOutlook(operator, value, range) : 'maybe';
         if (range && outlook === 'never') {
           sink.error('value-out-of-range', `${leaf.pointer}/value`, `${method} is ${range.unit}, so ${method} ${operator} ${value} never holds`);
@@ -60,7 +60,7 @@ export const numericThresholds: Rule = {
           );
         }
       } else if (isRecord(value)) {
-        if (value.source === node.source && value.method === method && sameJson(value.args, node.args)) {
+        if (value.source === leaf.source && value.method === method && sameJson(value.args, node.args)) {
           sink.warning('self-comparison', `${leaf.pointer}/value`, 'the live operand is the same series as the left side, so the comparison never changes');
           return;
         }

@@ -7,7 +7,7 @@ export const paymentMode: Rule = {
     types: ['market_order', 'limit_order'],
     check: (action, { mode, sink }) => {
       if (mode !== 'payment') return;
-      const what = action.parent ? `an llm callback of type ${String(action.node.type)}` : `a ${String(action.node.type)} action`;
+      const what = action.parent ? `an llm callback of type ${String(action.type)}` : `a ${String(action.type)} action`;
       sink.error(
         'trade-in-payment-mode',
         `${action.pointer}/type`,

@@ -1,5 +1,4 @@
 import { LIMITS } from '../../language/limits.js';
-import { argsOf } from '../../language/query-walk.js';
 import type { Rule } from '../rule.js';
 
 /**
@@ -13,7 +12,7 @@ export const semanticConfidence: Rule = {
     sources: ['tweet', 'news', 'llm'],
     check: (leaf, { sink }) => {
       const { node } = leaf;
-      const minConfidence = argsOf(node).minConfidence;
+      const minConfidence = leaf.args.minConfidence;
       if (typeof minConfidence === 'number' && minConfidence >= 0 && minConfidence < LIMITS.lowConfidence) {
         sink.warning(
           'low-confidence',

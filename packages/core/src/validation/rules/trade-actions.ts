@@ -1,4 +1,3 @@
-import { paramsOf } from '../../language/query-walk.js';
 import { checkPerpetualSymbol } from '../../language/symbols.js';
 import { isRecord } from '../../util/json-pointer.js';
 import type { Rule } from '../rule.js';
@@ -12,7 +11,7 @@ export const tradeActions: Rule = {
   action: {
     types: ['market_order', 'limit_order'],
     check: (action, { sink }) => {
-      const params = paramsOf(action.node);
+      const { params } = action;
       if (typeof params.symbol === 'string') {
         const check = checkPerpetualSymbol(params.symbol);
         if (!check.ok) {

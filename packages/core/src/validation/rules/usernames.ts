@@ -1,4 +1,3 @@
-import { argsOf } from '../../language/query-walk.js';
 import type { Rule } from '../rule.js';
 
 /** Spec 2.2: a tweet username is written without the leading @. */
@@ -7,7 +6,7 @@ export const usernames: Rule = {
   leaf: {
     sources: ['tweet'],
     check: (leaf, { sink }) => {
-      const username = argsOf(leaf.node).username;
+      const username = leaf.args.username;
       if (typeof username !== 'string' || !username.startsWith('@')) return;
       const path = `${leaf.pointer}/args/username`;
       const bare = username.replace(/^@+/, '');

@@ -1,4 +1,3 @@
-import { paramsOf } from '../../language/query-walk.js';
 import { judgeWebhookUrl } from '../../net/host-policy.js';
 import type { Rule } from '../rule.js';
 
@@ -8,7 +7,7 @@ export const webhookUrls: Rule = {
   action: {
     types: ['webhook'],
     check: (action, { sink, allowPrivateWebhooks }) => {
-      const url = paramsOf(action.node).url;
+      const url = action.params.url;
       if (typeof url !== 'string' || url === '') return;
       const path = `${action.pointer}/params/url`;
       const verdict = judgeWebhookUrl(url, { allowPrivate: allowPrivateWebhooks ?? false });
