@@ -31,7 +31,7 @@ export interface LeafVisit {
   source: unknown;
   /** `node.method`. */
   method: unknown;
-  /** `node.args` when it is an object, else an empty (frozen) one: {@link argsOf}. */
+  /** `node.args` when it is an object, else an empty (frozen) object. */
   args: Readonly<Record<string, unknown>>;
 }
 
@@ -159,7 +159,7 @@ export interface ActionVisit {
   pointer: string;
   /** `node.type` (read once, as {@link LeafVisit}'s fields are). */
   type: unknown;
-  /** `node.params` when it is an object, else an empty (frozen) one: {@link paramsOf}. */
+  /** `node.params` when it is an object, else an empty (frozen) object. */
   params: Readonly<Record<string, unknown>>;
   /** For a callback action, the llm step that owns it. */
   parent?: ActionVisit;
