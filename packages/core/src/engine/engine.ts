@@ -26,6 +26,7 @@ import { FanOut } from './fan-out.js';
 import type { PriceHistory } from './history.js';
 import { InstantTimers, type TimerEntry } from './instant-timers.js';
 import { querySecretValues, redactSecrets } from '../util/redact.js';
+import { randomUuid } from '../util/uuid.js';
 import { describeTopic, type Observation, type Topic, topicKey } from './observations.js';
 import { QueryRuntime, type QueryServices } from './query-runtime.js';
 import type { SeriesDescription, SeriesReader, SeriesValue } from './series-value.js';
@@ -98,7 +99,7 @@ export class Engine {
     this.traceEvaluations = options.traceEvaluations ?? false;
     this.llm = options.llm;
     this.matcher = options.matcher ?? new LexicalMatcher();
-    this.newId = options.newId ?? (() => crypto.randomUUID());
+    this.newId = options.newId ?? randomUuid;
     this.paper = options.paper ?? new PaperExchange();
     this.timers = new InstantTimers(this.scheduler, () => this.batchClock(), (entries) => this.runInstant(entries));
     this.services = this.createServices();

@@ -1,5 +1,5 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { canonicalJson, type ConditionState, estimateCost, isRecord, isTradeFlavouredQuery, lifetimeOf, type QueryRequest, validate, type ValidateOptions, type ValidationResult } from '@eql/core';
+import { createHash } from 'node:crypto';
+import { canonicalJson, type ConditionState, estimateCost, isRecord, isTradeFlavouredQuery, lifetimeOf, type QueryRequest, randomUuid, validate, type ValidateOptions, type ValidationResult } from '@eql/core';
 import type { HostContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
 import type { ApiKeyRecord, QueryRecord, StoredExecution } from '../store/records.js';
@@ -128,7 +128,7 @@ export async function createQuery(context: HostContext, key: ApiKeyRecord, body:
   }
   const now = context.now();
   const record: QueryRecord = {
-    id: randomUUID(),
+    id: randomUuid(),
     keyId: key.id,
     request,
     status: 'active',

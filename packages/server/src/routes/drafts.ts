@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { isRecord, isTradeFlavouredQuery, preview, type QueryRequest, validate } from '@eql/core';
+import { isRecord, isTradeFlavouredQuery, preview, type QueryRequest, randomUuid, validate } from '@eql/core';
 import { callerKey } from '../auth/authenticate.js';
 import type { HostContext } from '../context.js';
 import { ApiError, notFound } from '../http/errors.js';
@@ -33,7 +32,7 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
     const body = existing ? restoreMaskedSecrets(given, existing.request) : given;
     const query = isRecord(body.query) ? body.query : {};
     const draft: DraftRecord = {
-      id: existing?.id ?? randomUUID(),
+      id: existing?.id ?? randomUuid(),
       keyId: key.id,
       request: body as unknown as QueryRequest,
       tradeFlavoured: isTradeFlavouredQuery(query),

@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import type { QueryRequest } from '@eql/core';
+import { randomUuid, type QueryRequest } from '@eql/core';
 import type { QueryBuilder } from '@eql/builder';
 import { ApiError } from '../../http/errors.js';
 import type { ChatMessage, Speed } from '@eql/llm';
@@ -62,7 +61,7 @@ export async function builderTurn(context: { chats: ChatStore; now: () => number
   const history: ChatMessage[] = session ? (await context.chats.messages(session.id, HISTORY_MESSAGES)).map((message) => ({ role: message.role, content: message.content })) : [];
   const reply = await builder.reply({ message: request.message, speed: request.speed, history, ...(session ? { state: session.state } : {}) });
   const credits = CHAT_CREDITS[request.speed];
-  const sessionId = session?.id ?? randomUUID();
+  const sessionId = session?.id ?? randomUuid();
   if (!session) await context.chats.createSession({ id: sessionId, keyId: ownerKeyId, kind: 'builder', analysisType: null, state: undefined, createdAt: at, updatedAt: at });
   const answeredAt = new Date(context.now()).toISOString();
   await context.chats.appendTurn(

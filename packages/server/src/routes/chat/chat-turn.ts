@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomUuid } from '@eql/core';
 import { ApiError } from '../../http/errors.js';
 import type { Analyst, ChatMessage } from '@eql/llm';
 import type { ChatStore } from '../../store/chat-store.js';
@@ -45,7 +45,7 @@ export async function chatTurn(context: ChatTurnContext, ownerKeyId: number, req
     ...(request.assetMetadata ? { assetMetadata: request.assetMetadata } : {}),
   });
   const credits = CHAT_CREDITS[request.speed];
-  const sessionId = session?.id ?? randomUUID();
+  const sessionId = session?.id ?? randomUuid();
   if (!session) await context.chats.createSession({ id: sessionId, keyId: ownerKeyId, kind: 'chat', analysisType: request.analysisType, state: undefined, createdAt: at, updatedAt: at });
   const question = request.message ?? `(${request.analysisType}${request.assetMetadata ? ` ${JSON.stringify(request.assetMetadata)}` : ''})`;
   await context.chats.appendTurn(
