@@ -62,7 +62,8 @@ export class Engine {
   private readonly history: PriceHistory[];
   private readonly traceEvaluations: boolean;
   /** The instant of the observation being handled (undefined outside one: timers use the clock). */
-  private instantAt: number | undefined;
+  /** The instant being evaluated inside an observation, NaN outside one (a number field: a tick stores it without allocating). */
+  private instantAt = Number.NaN;
   private readonly llm: LlmProvider | undefined;
   private readonly matcher: SemanticMatcher;
   private readonly executors: Map<string, ActionExecutor>;
@@ -166,7 +167,8 @@ export class Engine {
 
   /** The instant being evaluated: the observation's time inside an observation, else the clock. */
   private instant(): number {
-    return this.instantAt ?? this.scheduler.now();
+    const at = this.instantAt;
+    return Number.isNaN(at) ? this.scheduler.now() : at;
   }
 
   /**
@@ -507,7 +509,7 @@ export class Engine {
   private observeAt(entry: ChannelEntry, observation: Observation): void {
     const outer = this.instantAt;
     // A nested observation (a source emitting from inside a batch) keeps the outer instant.
-    if (outer === undefined) this.instantAt = Number.isFinite(observation.at) ? observation.at : undefined;
+    if (Number.isNaN(outer)) this.instantAt = Number.isFinite(observation.at) ? observation.at : Number.NaN;
     this.enterBatch();
     try {
       this.observe(entry, observation);

@@ -39,9 +39,11 @@ export interface Readiness {
  * conditions that read it: constant thresholds in an index, live-operand comparisons in a set.
  */
 export class SeriesValue {
-  value: number | undefined;
-  previous: number | undefined;
-  updatedAt: number | undefined;
+  // The numbers live in fields that only ever hold numbers (NaN for none): V8 then updates them in place,
+  // where a field that also holds undefined takes a new heap number at every store, that is at every tick.
+  private currentValue = Number.NaN;
+  private previousValue = Number.NaN;
+  private updatedAtValue = Number.NaN;
   readonly index = new ThresholdIndex<SeriesReader>();
   /** Conditions comparing with another series (live operands): evaluated on every update of either. */
   readonly dynamic = new Set<SeriesReader>();
@@ -59,12 +61,34 @@ export class SeriesValue {
     readonly description: SeriesDescription,
   ) {}
 
-  /** Records a new value; returns whether it changed. */
+  /** The value (undefined before the first). */
+  get value(): number | undefined {
+    const value = this.currentValue;
+    return Number.isNaN(value) ? undefined : value;
+  }
+
+  /** The value before the last change (undefined before the second value). */
+  get previous(): number | undefined {
+    const previous = this.previousValue;
+    return Number.isNaN(previous) ? undefined : previous;
+  }
+
+  /** The instant the series was last evaluated at (its observation time), changed or not. */
+  get updatedAt(): number | undefined {
+    const at = this.updatedAtValue;
+    return Number.isNaN(at) ? undefined : at;
+  }
+
+  set updatedAt(at: number | undefined) {
+    this.updatedAtValue = at ?? Number.NaN;
+  }
+
+  /** Records a new value (a finite number); returns whether it changed. */
   set(value: number, at: number): boolean {
-    this.updatedAt = at;
-    if (value === this.value) return false;
-    this.previous = this.value;
-    this.value = value;
+    this.updatedAtValue = at;
+    if (value === this.currentValue) return false;
+    this.previousValue = this.currentValue;
+    this.currentValue = value;
     return true;
   }
 }

@@ -22,7 +22,13 @@ interface PaperOrder {
  */
 export class PaperExchange implements Exchange {
   readonly id = 'paper';
-  private readonly prices = new Map<string, number>();
+  /**
+   * The last price of each base asset, in a box updated in place: a \`Map\` holds a number as a new heap
+   * object, and every tick of the engine feeds a price. Boxes are also kept by the symbol a feed names, so
+   * a tick costs one lookup.
+   */
+  private readonly prices = new Map<string, { price: number }>();
+  private readonly pricesBySymbol = new Map<string, { price: number }>();
   private readonly orders = new Map<string, PaperOrder>();
   /** Limit orders still open: a price visits these only (filled and rejected orders stay in `orders`, for their ids). */
   private readonly resting = new Set<PaperOrder>();
@@ -60,9 +66,11 @@ export class PaperExchange implements Exchange {
   /** Feeds a price (the engine calls this for every price it observes). */
   onPrice(symbol: string, price: number): void {
     if (!(price > 0)) return;
-    const base = baseAsset(symbol);
-    this.prices.set(base, price);
+    const box = this.pricesBySymbol.get(symbol);
+    if (box !== undefined) box.price = price;
+    else this.remember(symbol, price);
     if (this.resting.size === 0) return;
+    const base = baseAsset(symbol);
     for (const order of this.resting) {
       const { request, result } = order;
       if (result.status !== 'open') {
@@ -81,12 +89,25 @@ export class PaperExchange implements Exchange {
     }
   }
 
+  /** A symbol not seen before: its asset's box (made for the first symbol of the asset), kept by the symbol too. */
+  private remember(symbol: string, price: number): void {
+    const base = baseAsset(symbol);
+    let box = this.prices.get(base);
+    if (box === undefined) {
+      box = { price };
+      this.prices.set(base, box);
+    } else box.price = price;
+    // Bounded like baseAsset's own cache: a stream of ever new symbols cannot grow it.
+    if (this.pricesBySymbol.size >= 10_000) this.pricesBySymbol.clear();
+    this.pricesBySymbol.set(symbol, box);
+  }
+
   isPerpetual(symbol: string): boolean {
     return checkPerpetualSymbol(symbol).ok && this.prices.has(baseAsset(symbol));
   }
 
   lastPrice(symbol: string): number {
-    const price = this.prices.get(baseAsset(symbol));
+    const price = this.prices.get(baseAsset(symbol))?.price;
     if (price === undefined) throw new Error(`the paper venue has no price for ${symbol} yet`);
     return price;
   }
