@@ -12,7 +12,7 @@ import {
   type TriggerContext,
 } from './interfaces.js';
 import type { ActionStep } from './action-steps.js';
-import type { EngineEvent } from './events.js';
+import type { EngineEvent, EngineEventType } from './events.js';
 import { consume, consumeAnswer, finishedEmpty, isoTime, isPendingAnswer } from './maybe.js';
 import type { QueryRuntime } from './query-runtime.js';
 
@@ -21,8 +21,8 @@ export interface ActionRunnerDeps {
   store: StateStore;
   now: () => number;
   newId(): string;
-  /** Whether anyone listens to events (an event is only built when someone does). */
-  listening(): boolean;
+  /** Whether anyone listens to events of a type (an event is only built when someone does). */
+  listening(type: EngineEventType): boolean;
   emit(event: EngineEvent): void;
   /** Persists the query's runtime state (after each completed step). */
   persist(query: QueryRuntime): MaybePromise<unknown>;
@@ -161,7 +161,7 @@ function writeOutbox(store: StateStore, entry: OutboxEntry): MaybePromise<void> 
 
 /** Tells listeners about an execution record as saved (the same object: records are never changed once saved). */
 function emitExecution(deps: ActionRunnerDeps, type: 'execution-started' | 'execution-succeeded' | 'execution-failed', record: ExecutionRecord): void {
-  if (deps.listening()) deps.emit({ type, queryId: record.queryId, at: deps.now(), execution: record });
+  if (deps.listening(type)) deps.emit({ type, queryId: record.queryId, at: deps.now(), execution: record });
 }
 
 /** A step whose outcome the outbox recorded before a restart: its execution record says it again, nothing runs. */

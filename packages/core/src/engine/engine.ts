@@ -1,11 +1,11 @@
-import { asyncScheduler, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
+import { asyncScheduler, Observable, type SchedulerLike, Subscription } from 'rxjs';
 import { transition, type Transition } from '../lifecycle/query-lifecycle.js';
 import { type ActionRunnerDeps, runTrigger, type TriggerOutcome } from './action-runner.js';
 import { PaperExchange } from './actions/paper-exchange.js';
 import { ItemChannel, type ItemWatcher } from './channels/item-channel.js';
 import { PriceChannel } from './channels/price-channel.js';
 import { defaultExecutors, type EngineOptions } from './engine-options.js';
-import type { EngineEvent } from './events.js';
+import { ENGINE_EVENT_TYPES, type EngineEvent, type EngineEventOf, type EngineEventType } from './events.js';
 import type {
   ActionExecutor,
   DataSource,
@@ -61,7 +61,6 @@ export class Engine {
   private readonly sources: DataSource[];
   private readonly history: PriceHistory[];
   private readonly traceEvaluations: boolean;
-  /** The instant of the observation being handled (undefined outside one: timers use the clock). */
   /** The instant being evaluated inside an observation, NaN outside one (a number field: a tick stores it without allocating). */
   private instantAt = Number.NaN;
   private readonly llm: LlmProvider | undefined;
@@ -72,7 +71,10 @@ export class Engine {
   private readonly newId: () => string;
   private readonly queries = new Map<string, QueryRuntime>();
   private readonly channels = new Map<string, ChannelEntry>();
+  /** Every event, to `events$`. */
   private readonly subject = new FanOut<EngineEvent>();
+  /** The events of each type, to `eventsOf`: an event nobody listens to is not built. */
+  private readonly typed = Object.fromEntries(ENGINE_EVENT_TYPES.map((type) => [type, new FanOut<EngineEvent>()])) as Record<EngineEventType, FanOut<EngineEvent>>;
   private readonly services: QueryServices;
   private readonly expiries: ExpiryQueue<QueryRuntime>;
   /** Every timer of the engine and its queries: the timers due at one instant run as one batch. */
@@ -91,6 +93,27 @@ export class Engine {
 
   /** Typed events: evaluations, condition changes, triggers, executions, status changes, problems. */
   readonly events$: Observable<EngineEvent> = this.subject.observable;
+
+  /**
+   * The events of the given types only, in order. The engine builds an event only when someone listens
+   * to its type (here or on `events$`): an embedder that needs triggers and notifications does not pay for
+   * evaluations, executions and the rest.
+   */
+  eventsOf<T extends EngineEventType>(...types: T[]): Observable<EngineEventOf<T>> {
+    const wanted = [...new Set(types)];
+    return new Observable<EngineEventOf<T>>((subscriber) => {
+      const subscriptions = new Subscription();
+      for (const type of wanted) {
+        subscriptions.add(
+          this.typed[type].observable.subscribe({
+            next: (event) => subscriber.next(event as EngineEventOf<T>),
+            complete: () => subscriber.complete(),
+          }),
+        );
+      }
+      return subscriptions;
+    });
+  }
 
   constructor(options: EngineOptions = {}) {
     this.scheduler = options.scheduler ?? asyncScheduler;
@@ -111,6 +134,7 @@ export class Engine {
       newId: this.newId,
       paper: this.paper,
       announce: (notification) => {
+        if (!this.wants('notification')) return;
         const observedAt = typeof notification.data.observedAt === 'string' ? Date.parse(notification.data.observedAt) : this.now();
         this.emit({ type: 'notification', queryId: notification.data.queryId, at: observedAt, notification });
       },
@@ -121,7 +145,7 @@ export class Engine {
       store: this.store,
       now: () => this.now(),
       newId: this.newId,
-      listening: () => this.subject.observed,
+      listening: (type) => this.wants(type),
       emit: (event: EngineEvent) => this.emit(event),
       persist: (target: QueryRuntime) => this.store.saveRuntime(target.id, target.runtimeState()),
     };
@@ -183,7 +207,7 @@ export class Engine {
     if (this.queries.has(source.queryId)) throw new Error(`query ${source.queryId} is already in the engine`);
     const query = QueryRuntime.checked(this.services, source, resume);
     this.queries.set(query.id, query);
-    this.emit({ type: 'query-added', queryId: query.id, at: this.now() });
+    if (this.wants('query-added')) this.emit({ type: 'query-added', queryId: query.id, at: this.now() });
     if (query.status !== 'active') return;
     this.batch(() => {
       const pending = query.pendingTrigger;
@@ -264,6 +288,7 @@ export class Engine {
     this.expiries.clear();
     this.timers.clear();
     this.subject.complete();
+    for (const type of ENGINE_EVENT_TYPES) this.typed[type].complete();
   }
 
   /**
@@ -310,7 +335,7 @@ export class Engine {
         this.touched = this.spareTouched;
         this.spareTouched = touched;
         try {
-          if (this.subject.observed) {
+          if (this.wants('evaluation')) {
             const at = this.instant();
             for (const query of touched) {
               if (this.queries.get(query.id) !== query || !query.isAttached) continue;
@@ -335,7 +360,7 @@ export class Engine {
     if (query.title !== undefined) trigger.title = query.title;
     query.pendingTrigger = { triggerIndex, final, firedAt, conditionStates, completedSteps: [] };
     if (final) query.detach();
-    this.emit({ type: 'trigger', queryId: query.id, at: firedAt, triggerIndex, final, conditionStates });
+    if (this.wants('trigger')) this.emit({ type: 'trigger', queryId: query.id, at: firedAt, triggerIndex, final, conditionStates });
     this.runActions(query, trigger, final, query.pendingTrigger.completedSteps);
   }
 
@@ -380,8 +405,8 @@ export class Engine {
     query.status = status;
     if (status !== 'active') query.detach();
     this.persist(query);
-    this.emit({ type: 'status-changed', queryId: query.id, at: this.instant(), status, previous });
-    if (status === 'expired') this.emit({ type: 'expired', queryId: query.id, at: this.instant() });
+    if (this.wants('status-changed')) this.emit({ type: 'status-changed', queryId: query.id, at: this.instant(), status, previous });
+    if (status === 'expired' && this.wants('expired')) this.emit({ type: 'expired', queryId: query.id, at: this.instant() });
   }
 
   private expire(query: QueryRuntime): void {
@@ -409,8 +434,14 @@ export class Engine {
     );
   }
 
+  /** Whether anyone listens to events of `type` (on `events$` or `eventsOf`): if not, the event is not built. */
+  private wants(type: EngineEventType): boolean {
+    return this.subject.observed || this.typed[type].observed;
+  }
+
   private emit(event: EngineEvent): void {
-    if (!this.subject.observed) return;
+    const typed = this.typed[event.type];
+    if (!this.subject.observed && !typed.observed) return;
     // A problem about a query never repeats one of its secrets (bot tokens, webhook headers).
     if (event.type === 'problem' && event.queryId !== '') {
       const query = this.queries.get(event.queryId);
@@ -419,6 +450,7 @@ export class Engine {
     const clock = this.scheduler.now();
     if (event.at !== clock && event.receivedAt === undefined) event.receivedAt = clock;
     this.subject.next(event);
+    typed.next(event);
   }
 
   private problem(queryId: string, code: string, error: unknown): void {
@@ -568,7 +600,7 @@ export class Engine {
   };
 
   private touch(queryId: string): void {
-    if (!this.subject.observed) return;
+    if (!this.wants('evaluation')) return;
     const query = this.queries.get(queryId);
     if (query) this.touched.add(query);
   }
@@ -631,7 +663,7 @@ export class Engine {
       },
       detached: (query) => this.expiries.remove(query),
       conditionChanged: (query, node) => {
-        if (this.subject.observed) this.emit({ type: 'condition-changed', queryId: query.id, at: this.instant(), path: node.path, holds: node.effective });
+        if (this.wants('condition-changed')) this.emit({ type: 'condition-changed', queryId: query.id, at: this.instant(), path: node.path, holds: node.effective });
       },
     };
   }

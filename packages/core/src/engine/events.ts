@@ -24,3 +24,27 @@ type EngineEventBody =
 
 /** The `type` of an engine event, such as `trigger` or `execution-failed`. */
 export type EngineEventType = EngineEvent['type'];
+
+/** Every engine event type, in the order of {@link EngineEvent}'s members. */
+export const ENGINE_EVENT_TYPES = [
+  'query-added',
+  'evaluation',
+  'condition-changed',
+  'trigger',
+  'execution-started',
+  'execution-succeeded',
+  'execution-failed',
+  'status-changed',
+  'expired',
+  'notification',
+  'problem',
+] as const satisfies readonly EngineEventType[];
+
+// The list names every type: a type added to EngineEvent and not here fails to compile.
+type Unlisted = Exclude<EngineEventType, (typeof ENGINE_EVENT_TYPES)[number]>;
+const everyTypeListed: [Unlisted] extends [never] ? true : Unlisted = true;
+void everyTypeListed;
+
+/** The engine events of the given types. */
+export type EngineEventOf<T extends EngineEventType> = Extract<EngineEvent, { type: T }>;
+

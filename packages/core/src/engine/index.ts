@@ -1,7 +1,8 @@
 /** The reactive evaluation engine: run queries against data sources, fire actions, preview on recordings. */
 export { Engine } from './engine.js';
 export type { EngineOptions } from './engine-options.js';
-export type { EngineEvent, EngineEventType } from './events.js';
+export type { EngineEvent, EngineEventOf, EngineEventType } from './events.js';
+export { ENGINE_EVENT_TYPES } from './events.js';
 export * from './interfaces.js';
 export { HistoryError, type PriceHistory, type PriceTick, type PriceTopic } from './history.js';
 export { InvalidQueryError, type InvalidQueryProblem } from './invalid-query.js';

@@ -127,7 +127,8 @@ export class HostEngine implements QueryHost {
       paper: new PaperExchange(undefined, { save: (record) => options.store.savePaperOrder(record) }),
       ...(config.messengerBaseUrl ? { messengerBaseUrl: config.messengerBaseUrl } : {}),
     });
-    this.subscription = this.engine.events$.subscribe((event) => this.onEvent(event));
+    // Only the events the host acts on are built (see onEvent).
+    this.subscription = this.engine.eventsOf('evaluation', 'status-changed', 'problem', 'notification').subscribe((event) => this.onEvent(event));
   }
 
   /**
