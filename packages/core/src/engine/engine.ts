@@ -19,7 +19,7 @@ import type {
 } from './interfaces.js';
 import type { ConditionNode } from './condition-tree.js';
 import { LexicalMatcher } from './lexical-matcher.js';
-import { consume } from './maybe.js';
+import { consumeAnswer, isPendingAnswer } from './maybe.js';
 import { MemoryStateStore } from './memory-store.js';
 import { ExpiryQueue } from './expiry-queue.js';
 import { FanOut } from './fan-out.js';
@@ -42,6 +42,9 @@ interface ChannelEntry {
   users: number;
   lastAt?: number;
 }
+
+/** Nothing to do once a store's answer settles. */
+const ignore = (): void => undefined;
 
 /**
  * The reactive evaluation engine. Queries compile to condition trees whose leaves read shared
@@ -367,19 +370,33 @@ export class Engine {
   /** Runs a trigger's actions; `resumed` when a restart interrupted them (the outbox then settles sends in doubt). */
   private runActions(query: QueryRuntime, trigger: TriggerContext, final: boolean, completedSteps: string[], resumed = false): void {
     query.firing = true;
-    const deps = this.actionDeps;
     // The trigger is on record before any action runs: a restart resumes it, never fires it again.
-    consume(
-      () => this.store.saveRuntime(query.id, query.runtimeState()),
-      () => runTrigger(deps, query, trigger, completedSteps, resumed, (outcome) => this.batch(() => this.settleTrigger(query, final, outcome))),
-      (error: unknown) => this.problem(query.id, 'STATE_STORE_ERROR', error),
-    );
+    let answer: unknown;
+    try {
+      answer = this.store.saveRuntime(query.id, query.runtimeState());
+    } catch (error) {
+      this.problem(query.id, 'STATE_STORE_ERROR', error);
+      return;
+    }
+    const run = (): void => runTrigger(this.actionDeps, query, trigger, completedSteps, resumed, (outcome) => this.settleTrigger(query, final, outcome));
+    // A store that answers at once (the memory store) goes on at once: no continuation is built.
+    if (isPendingAnswer(answer)) this.afterStore(query.id, answer, run);
+    else run();
   }
 
+  /** The trigger's outcome, as one batch (batch() spelled out: no closure per fire). */
   private settleTrigger(query: QueryRuntime, final: boolean, outcome: TriggerOutcome): void {
-    this.recordOutcome(query, final, outcome);
-    // Removed while its actions ran (and its id not taken again): its last save is done, the store may forget it.
-    if (this.queries.get(query.id) !== query && !this.queries.has(query.id)) this.forget(query.id);
+    this.enterBatch();
+    try {
+      this.recordOutcome(query, final, outcome);
+      // Removed while its actions ran (and its id not taken again): its last save is done, the store may forget it.
+      if (this.queries.get(query.id) !== query && !this.queries.has(query.id)) this.forget(query.id);
+    } catch (error) {
+      this.emit({ type: 'problem', queryId: '', at: this.instant(), code: 'ENGINE_ERROR', message: error instanceof Error ? error.message : String(error) });
+    } finally {
+      this.depth -= 1;
+    }
+    if (this.depth === 0) this.flush();
   }
 
   private recordOutcome(query: QueryRuntime, final: boolean, outcome: TriggerOutcome): void {
@@ -419,19 +436,30 @@ export class Engine {
   private forget(queryId: string): void {
     const store = this.store;
     if (!store.forgetQuery) return;
-    consume(
-      () => (store.forgetQuery as NonNullable<StateStore['forgetQuery']>)(queryId),
-      () => undefined,
-      (error: unknown) => this.problem(queryId, 'STATE_STORE_ERROR', error),
-    );
+    let answer: unknown;
+    try {
+      answer = store.forgetQuery(queryId);
+    } catch (error) {
+      this.problem(queryId, 'STATE_STORE_ERROR', error);
+      return;
+    }
+    if (isPendingAnswer(answer)) this.afterStore(queryId, answer, ignore);
   }
 
   private persist(query: QueryRuntime): void {
-    consume(
-      () => this.store.saveRuntime(query.id, query.runtimeState()),
-      () => undefined,
-      (error: unknown) => this.problem(query.id, 'STATE_STORE_ERROR', error),
-    );
+    let answer: unknown;
+    try {
+      answer = this.store.saveRuntime(query.id, query.runtimeState());
+    } catch (error) {
+      this.problem(query.id, 'STATE_STORE_ERROR', error);
+      return;
+    }
+    if (isPendingAnswer(answer)) this.afterStore(query.id, answer, ignore);
+  }
+
+  /** Goes on with `then` once a store's pending answer (a promise or an observable) settles; a failure becomes a problem of the query. */
+  private afterStore(queryId: string, answer: unknown, then: () => void): void {
+    consumeAnswer(answer, then, (error: unknown) => this.problem(queryId, 'STATE_STORE_ERROR', error));
   }
 
   /** Whether anyone listens to events of `type` (on `events$` or `eventsOf`): if not, the event is not built. */
