@@ -86,6 +86,6 @@ export { judgeHost, judgeWebhookUrl, addressRange, isPublicAddress, type HostVer
 export { escapePointerToken, joinPointer, parsePointer, readablePath, valueAtPointer, isRecord } from './util/json-pointer.js';
 export { canonicalJson } from './util/canonical-json.js';
 export { randomUuid } from './util/uuid.js';
-export { parseInstant, parseIsoTime } from './util/instant.js';
+export { formatIsoTime, parseInstant, parseIsoTime } from './util/instant.js';
 export { REDACTED, MIN_REDACTED_LENGTH, ANYWHERE_REDACTED_LENGTH, secretRedactor, redactSecrets, actionSecretValues, querySecretValues } from './util/redact.js';
 export * from './engine/index.js';

@@ -1,4 +1,5 @@
 import { from, isObservable, type Observable, type ObservableInput, observable, of, type Subscription } from 'rxjs';
+import { formatIsoTime } from '../util/instant.js';
 import type { MaybePromise } from './interfaces.js';
 
 /** A value that may be a promise, as an observable: synchronous values stay synchronous (virtual time needs it). */
@@ -92,7 +93,7 @@ let lastIso = '';
 /** An instant as ISO 8601. A trigger writes the same instant several times (records, outbox, notification): the last one is kept. */
 export function isoTime(epochMs: number): string {
   if (epochMs !== lastEpochMs) {
-    lastIso = new Date(epochMs).toISOString();
+    lastIso = formatIsoTime(epochMs);
     lastEpochMs = epochMs;
   }
   return lastIso;

@@ -56,3 +56,50 @@ function daysInMonth(year: number, month: number): number {
   if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
   return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
+
+/** The character codes of `YYYY-MM-DDTHH:MM:SS.sssZ`, written over for each instant (the separators stay). */
+const ISO_CODES: number[] = [...'0000-00-00T00:00:00.000Z'].map((character) => character.charCodeAt(0));
+const ZERO = 48;
+
+function writeDigits(value: number, at: number, width: number): void {
+  for (let index = at + width - 1; index >= at; index -= 1) {
+    ISO_CODES[index] = ZERO + (value % 10);
+    value = Math.floor(value / 10);
+  }
+}
+
+/**
+ * `new Date(epochMs).toISOString()`, about three times as fast for years 0 to 9999 (other instants are
+ * left to Date, which also throws the same RangeError for an invalid one), and written as one flat
+ * string: the records of every fire carry instants, and a string joined with `+` keeps the tree of its
+ * parts on the heap until something reads it.
+ */
+export function formatIsoTime(epochMs: number): string {
+  // Years 0000 to 9999 (the range outside needs the extended form ±YYYYYY); whole milliseconds only.
+  if (!(epochMs >= -62_167_219_200_000 && epochMs < 253_402_300_800_000) || !Number.isInteger(epochMs)) return new Date(epochMs).toISOString();
+  const days = Math.floor(epochMs / 86_400_000);
+  let rest = epochMs - days * 86_400_000;
+  // Days to a civil date (H. Hinnant's algorithm, proleptic Gregorian calendar, eras of 400 years).
+  const shifted = days + 719_468;
+  const era = Math.floor(shifted / 146_097);
+  const dayOfEra = shifted - era * 146_097;
+  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1;
+  const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  const hour = Math.floor(rest / 3_600_000);
+  rest -= hour * 3_600_000;
+  const minute = Math.floor(rest / 60_000);
+  rest -= minute * 60_000;
+  const second = Math.floor(rest / 1000);
+  writeDigits(year, 0, 4);
+  writeDigits(month, 5, 2);
+  writeDigits(day, 8, 2);
+  writeDigits(hour, 11, 2);
+  writeDigits(minute, 14, 2);
+  writeDigits(second, 17, 2);
+  writeDigits(rest - second * 1000, 20, 3);
+  return String.fromCharCode.apply(null, ISO_CODES);
+}
