@@ -4,7 +4,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'packages/core/src/generated/**', 'packages/client/src/generated/**', 'coverage/**', 'docs/api/**', 'test/.readme-examples/**', 'test/.doc-examples/**', '**/*.d.ts'] },
+  { ignores: ['**/dist/**', '**/dist-base/**', '**/node_modules/**', 'packages/core/src/generated/**', 'packages/client/src/generated/**', 'coverage/**', 'docs/api/**', 'test/.readme-examples/**', 'test/.doc-examples/**', '**/*.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -1,0 +1,164 @@
+// Two builds of @eql/core side by side in one process, for a change too small for the benchmarks' single
+// runs to show: on this machine a 1k cell of bench/engine.mjs moves by 30 % from one run to the next.
+//
+//   cp -r packages/core/dist packages/core/dist-base     # before the change (git-ignored)
+//   ... change, npx tsc -b ...
+//   node --expose-gc bench/support/compare-builds.mjs quiet  [--size 1000] [--rounds 200]
+//   node --expose-gc bench/support/compare-builds.mjs ladder [--size 1000] [--rounds 60]
+//   node bench/support/compare-builds.mjs validate [--rounds 400]
+//
+// quiet:    N price queries far from the price (none fires), ticks only: the tick path.
+// ladder:   N '>' queries on rising rungs; each tick raises one symbol a rung, so exactly one query fires
+//           (one added long before, as in a running system), and its replacement goes on top: a fire with
+//           its remove and add, listening to triggers only.
+// validate: validate() of the valid fixture documents.
+// Each round runs a slice of the work on one build, then the same slice on the other (order alternating),
+// under the same load; the verdict is the median of the rounds' ratios, with its quartiles. A run of a build
+// against itself (copy dist to dist-base and compare) gives about 1.00 with quartiles of ±10 %: read a
+// median only when several runs agree.
+import { readdirSync, readFileSync } from 'node:fs';
+import { HeapVirtualScheduler } from './heap-scheduler.mjs';
+import { Market, OPERATORS, SYMBOLS, SYMBOL_COUNT, eqlRequest, hash2 } from './price-workload.mjs';
+
+const CORE = new URL('../../packages/core/', import.meta.url);
+const mode = process.argv[2];
+const option = (name, fallback) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : fallback);
+if (!['quiet', 'ladder', 'validate'].includes(mode)) {
+  console.error('usage: node --expose-gc bench/support/compare-builds.mjs quiet|ladder|validate [--size N] [--rounds R]');
+  process.exit(2);
+}
+const base = await import(new URL('dist-base/index.js', CORE).href).catch(() => {
+  console.error('no packages/core/dist-base: copy packages/core/dist there before the change');
+  process.exit(2);
+});
+const current = await import(new URL('dist/index.js', CORE).href);
+const SIZE = option('--size', 1000);
+const ROUNDS = option('--rounds', mode === 'quiet' ? 200 : mode === 'ladder' ? 60 : 400);
+const START = Date.UTC(2025, 0, 1);
+
+/** N queries that never fire; `run(k)` pushes k ticks of the market. */
+function quiet(core) {
+  const market = new Market(1);
+  const scheduler = new HeapVirtualScheduler(START);
+  const source = new core.PushSource();
+  const engine = new core.Engine({ scheduler, sources: [source] });
+  let fires = 0;
+  engine.events$.subscribe((event) => (fires += event.type === 'trigger' ? 1 : 0));
+  for (let s = 0; s < SYMBOL_COUNT; s++) source.push({ at: START, source: 'price', symbol: SYMBOLS[s], price: market.price[s] });
+  for (let i = 0; i < SIZE; i++) {
+    const s = i % SYMBOL_COUNT;
+    const operator = OPERATORS[hash2(i, 7) % 6];
+    const above = operator === '>' || operator === '>=' || (operator.startsWith('crosses') && i % 2 === 1);
+    const distance = 0.5 + (hash2(i, 9) / 2 ** 32) * 0.4;
+    engine.add({ queryId: `q${i}`, createdAt: START, request: eqlRequest(SYMBOLS[s], operator, market.price[s] * (above ? 1 + distance : 1 - distance)) });
+  }
+  let at = START;
+  return {
+    unit: 'tick',
+    slice: 20_000,
+    fires: () => fires,
+    run(ticks) {
+      for (let k = 0; k < ticks; k++) {
+        const s = market.advance();
+        at += 10;
+        scheduler.advanceTo(at);
+        source.push({ at, source: 'price', symbol: SYMBOLS[s], price: market.price[s] });
+      }
+    },
+  };
+}
+
+/** One cold fire and its replacement a tick. */
+function ladder(core) {
+  const scheduler = new HeapVirtualScheduler(START);
+  const source = new core.PushSource();
+  const engine = new core.Engine({ scheduler, sources: [source] });
+  let fires = 0;
+  const triggers = typeof engine.eventsOf === 'function' ? engine.eventsOf('trigger') : engine.events$;
+  triggers.subscribe((event) => (fires += event.type === 'trigger' ? 1 : 0));
+  const rung = new Float64Array(SYMBOL_COUNT);
+  const top = new Float64Array(SYMBOL_COUNT);
+  const price = (k) => 100 * (1 + k * 1e-4);
+  for (let s = 0; s < SYMBOL_COUNT; s++) source.push({ at: START, source: 'price', symbol: SYMBOLS[s], price: price(0) });
+  let next = 0;
+  const waiting = Array.from({ length: SYMBOL_COUNT }, () => []);
+  const addAt = (s, k) => {
+    const queryId = `q${next++}`;
+    engine.add({ queryId, createdAt: scheduler.now(), request: eqlRequest(SYMBOLS[s], '>', price(k) - 0.005) });
+    waiting[s].push(queryId);
+  };
+  for (let i = 0; i < SIZE; i++) {
+    const s = i % SYMBOL_COUNT;
+    top[s] += 1;
+    addAt(s, top[s]);
+  }
+  let at = START;
+  let tick = 0;
+  return {
+    unit: 'fire',
+    slice: 2_000,
+    fires: () => fires,
+    run(count) {
+      for (let i = 0; i < count; i++) {
+        const s = tick++ % SYMBOL_COUNT;
+        rung[s] += 1;
+        at += 10;
+        scheduler.advanceTo(at);
+        source.push({ at, source: 'price', symbol: SYMBOLS[s], price: price(rung[s]) });
+        engine.remove(waiting[s].shift());
+        top[s] += 1;
+        addAt(s, top[s]);
+      }
+    },
+  };
+}
+
+/** validate() of the valid fixtures; both builds must give the same results. */
+function validation(core) {
+  const fixtures = new URL('../../fixtures/eql/', import.meta.url);
+  const documents = readdirSync(fixtures)
+    .filter((name) => JSON.parse(readFileSync(new URL(`${name}/expected.json`, fixtures), 'utf8')).valid === true)
+    .map((name) => JSON.parse(readFileSync(new URL(`${name}/input.json`, fixtures), 'utf8')));
+  let valid = 0;
+  return {
+    unit: 'document',
+    slice: 20 * documents.length,
+    fires: () => valid,
+    results: () => documents.map((document) => JSON.stringify(core.validate(document))),
+    run(count) {
+      for (let done = 0; done < count; done += documents.length) for (const document of documents) valid += core.validate(document).valid ? 1 : 0;
+    },
+  };
+}
+
+const make = mode === 'quiet' ? quiet : mode === 'ladder' ? ladder : validation;
+const a = make(base);
+const b = make(current);
+if (a.results && JSON.stringify(a.results()) !== JSON.stringify(b.results())) throw new Error('the two builds validate differently');
+for (let i = 0; i < 5; i++) {
+  a.run(a.slice);
+  b.run(b.slice);
+}
+const ratios = [];
+let timeA = 0;
+let timeB = 0;
+const timed = (system) => {
+  const start = performance.now();
+  system.run(system.slice);
+  return performance.now() - start;
+};
+for (let round = 0; round < ROUNDS; round++) {
+  const [first, second] = round % 2 === 0 ? [a, b] : [b, a];
+  const t1 = timed(first);
+  const t2 = timed(second);
+  const [ta, tb] = first === a ? [t1, t2] : [t2, t1];
+  ratios.push(ta / tb);
+  timeA += ta;
+  timeB += tb;
+}
+ratios.sort((x, y) => x - y);
+const at = (share) => (ratios[Math.floor(share * (ratios.length - 1))] ?? 0).toFixed(3);
+const per = (total) => `${((total * 1000) / ROUNDS / a.slice).toFixed(2)} µs`;
+console.log(`${mode}${mode === 'validate' ? '' : ` ${SIZE} queries`}: current / base speed ${at(0.5)} (quartiles ${at(0.25)} to ${at(0.75)}, ${ROUNDS} rounds)`);
+console.log(`  base ${per(timeA)}, current ${per(timeB)} a ${a.unit}; ${a.fires()} / ${b.fires()} ${mode === 'validate' ? 'valid' : 'fired'}`);
+if (a.fires() !== b.fires()) throw new Error('the two builds did different work');
