@@ -36,14 +36,22 @@ const SIZE = option('--size', 1000);
 const ROUNDS = option('--rounds', mode === 'quiet' ? 200 : mode === 'ladder' ? 60 : 400);
 const START = Date.UTC(2025, 0, 1);
 
-/** N queries that never fire; `run(k)` pushes k ticks of the market. */
-function quiet(core) {
-  const market = new Market(1);
+/** An engine over a push source in virtual time, counting its triggers (through `eventsOf` when `triggersOnly` and the build has it). */
+function engineOf(core, triggersOnly) {
   const scheduler = new HeapVirtualScheduler(START);
   const source = new core.PushSource();
   const engine = new core.Engine({ scheduler, sources: [source] });
-  let fires = 0;
-  engine.events$.subscribe((event) => (fires += event.type === 'trigger' ? 1 : 0));
+  const counted = { scheduler, source, engine, fires: 0 };
+  const events = triggersOnly && typeof engine.eventsOf === 'function' ? engine.eventsOf('trigger') : engine.events$;
+  events.subscribe((event) => (counted.fires += event.type === 'trigger' ? 1 : 0));
+  return counted;
+}
+
+/** N queries that never fire; `run(k)` pushes k ticks of the market. */
+function quiet(core) {
+  const market = new Market(1);
+  const counted = engineOf(core, false);
+  const { scheduler, source, engine } = counted;
   for (let s = 0; s < SYMBOL_COUNT; s++) source.push({ at: START, source: 'price', symbol: SYMBOLS[s], price: market.price[s] });
   for (let i = 0; i < SIZE; i++) {
     const s = i % SYMBOL_COUNT;
@@ -56,7 +64,7 @@ function quiet(core) {
   return {
     unit: 'tick',
     slice: 20_000,
-    fires: () => fires,
+    fires: () => counted.fires,
     run(ticks) {
       for (let k = 0; k < ticks; k++) {
         const s = market.advance();
@@ -70,12 +78,8 @@ function quiet(core) {
 
 /** One cold fire and its replacement a tick. */
 function ladder(core) {
-  const scheduler = new HeapVirtualScheduler(START);
-  const source = new core.PushSource();
-  const engine = new core.Engine({ scheduler, sources: [source] });
-  let fires = 0;
-  const triggers = typeof engine.eventsOf === 'function' ? engine.eventsOf('trigger') : engine.events$;
-  triggers.subscribe((event) => (fires += event.type === 'trigger' ? 1 : 0));
+  const counted = engineOf(core, true);
+  const { scheduler, source, engine } = counted;
   const rung = new Float64Array(SYMBOL_COUNT);
   const top = new Float64Array(SYMBOL_COUNT);
   const price = (k) => 100 * (1 + k * 1e-4);
@@ -97,7 +101,7 @@ function ladder(core) {
   return {
     unit: 'fire',
     slice: 2_000,
-    fires: () => fires,
+    fires: () => counted.fires,
     run(count) {
       for (let i = 0; i < count; i++) {
         const s = tick++ % SYMBOL_COUNT;

@@ -45,6 +45,8 @@ interface ChannelEntry {
 
 /** Nothing to do once a store's answer settles. */
 const ignore = (): void => undefined;
+/** A store call threw (already reported). */
+const STORE_FAILED = Symbol('store call failed');
 
 /**
  * The reactive evaluation engine. Queries compile to condition trees whose leaves read shared
@@ -371,13 +373,8 @@ export class Engine {
   private runActions(query: QueryRuntime, trigger: TriggerContext, final: boolean, completedSteps: string[], resumed = false): void {
     query.firing = true;
     // The trigger is on record before any action runs: a restart resumes it, never fires it again.
-    let answer: unknown;
-    try {
-      answer = this.store.saveRuntime(query.id, query.runtimeState());
-    } catch (error) {
-      this.problem(query.id, 'STATE_STORE_ERROR', error);
-      return;
-    }
+    const answer = this.saveRuntimeState(query);
+    if (answer === STORE_FAILED) return;
     const run = (): void => runTrigger(this.actionDeps, query, trigger, completedSteps, resumed, (outcome) => this.settleTrigger(query, final, outcome));
     // A store that answers at once (the memory store) goes on at once: no continuation is built.
     if (isPendingAnswer(answer)) this.afterStore(query.id, answer, run);
@@ -447,14 +444,18 @@ export class Engine {
   }
 
   private persist(query: QueryRuntime): void {
-    let answer: unknown;
+    const answer = this.saveRuntimeState(query);
+    if (isPendingAnswer(answer)) this.afterStore(query.id, answer, ignore);
+  }
+
+  /** Saves the query's runtime state: what the store answered, or STORE_FAILED when it threw (a problem of the query). */
+  private saveRuntimeState(query: QueryRuntime): unknown {
     try {
-      answer = this.store.saveRuntime(query.id, query.runtimeState());
+      return this.store.saveRuntime(query.id, query.runtimeState());
     } catch (error) {
       this.problem(query.id, 'STATE_STORE_ERROR', error);
-      return;
+      return STORE_FAILED;
     }
-    if (isPendingAnswer(answer)) this.afterStore(query.id, answer, ignore);
   }
 
   /** Goes on with `then` once a store's pending answer (a promise or an observable) settles; a failure becomes a problem of the query. */
