@@ -35,11 +35,8 @@ export interface LeafVisit {
   args: Readonly<Record<string, unknown>>;
 }
 
-const NO_FIELDS: Readonly<Record<string, unknown>> = Object.freeze({});
-
 function leafVisit(node: Record<string, unknown>, pointer: string, depth: number): LeafVisit {
-  const args = node.args;
-  return { kind: 'leaf', node, pointer, depth, source: node.source, method: node.method, args: isRecord(args) ? args : NO_FIELDS };
+  return { kind: 'leaf', node, pointer, depth, source: node.source, method: node.method, args: argsOf(node) };
 }
 
 export type ConditionVisit = GroupVisit | LeafVisit;
@@ -183,8 +180,7 @@ export function allActions(query: unknown, queryPointer = '/query'): ActionVisit
 }
 
 function actionVisit(node: Record<string, unknown>, pointer: string, parent: ActionVisit | undefined): ActionVisit {
-  const params = node.params;
-  const visit: ActionVisit = { node, pointer, type: node.type, params: isRecord(params) ? params : NO_FIELDS };
+  const visit: ActionVisit = { node, pointer, type: node.type, params: paramsOf(node) };
   if (parent) visit.parent = parent;
   return visit;
 }
@@ -195,12 +191,19 @@ export function callbackActionOf(action: Record<string, unknown>): Record<string
   return isRecord(callbackAction) ? callbackAction : undefined;
 }
 
-export function paramsOf(action: Record<string, unknown>): Record<string, unknown> {
-  return isRecord(action.params) ? action.params : {};
+/** Fields of a node that has none (no `args`, no `params`): one shared frozen object, nothing allocated. */
+const NO_FIELDS: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/** An action's `params` when it is an object, else an empty (frozen) object. */
+export function paramsOf(action: Record<string, unknown>): Readonly<Record<string, unknown>> {
+  const params = action.params;
+  return isRecord(params) ? params : NO_FIELDS;
 }
 
-export function argsOf(condition: Record<string, unknown>): Record<string, unknown> {
-  return isRecord(condition.args) ? condition.args : {};
+/** A condition's `args` when it is an object, else an empty (frozen) object. */
+export function argsOf(condition: Record<string, unknown>): Readonly<Record<string, unknown>> {
+  const args = condition.args;
+  return isRecord(args) ? args : NO_FIELDS;
 }
 
 /**
