@@ -1,11 +1,12 @@
-import { asyncScheduler, Observable, type SchedulerLike, Subscription } from 'rxjs';
+import { asyncScheduler, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import { transition, type Transition } from '../lifecycle/query-lifecycle.js';
 import { type ActionRunnerDeps, runTrigger, type TriggerOutcome } from './action-runner.js';
 import { PaperExchange } from './actions/paper-exchange.js';
 import { ItemChannel, type ItemWatcher } from './channels/item-channel.js';
 import { PriceChannel } from './channels/price-channel.js';
 import { defaultExecutors, type EngineOptions } from './engine-options.js';
-import { ENGINE_EVENT_TYPES, type EngineEvent, type EngineEventOf, type EngineEventType } from './events.js';
+import type { EngineEvent, EngineEventOf, EngineEventType } from './events.js';
+import { EventStreams } from './event-streams.js';
 import type {
   ActionExecutor,
   DataSource,
@@ -22,7 +23,6 @@ import { LexicalMatcher } from './lexical-matcher.js';
 import { consumeAnswer, isPendingAnswer } from './maybe.js';
 import { MemoryStateStore } from './memory-store.js';
 import { ExpiryQueue } from './expiry-queue.js';
-import { FanOut } from './fan-out.js';
 import type { PriceHistory } from './history.js';
 import { InstantTimers, type TimerEntry } from './instant-timers.js';
 import { querySecretValues, redactSecrets } from '../util/redact.js';
@@ -76,10 +76,8 @@ export class Engine {
   private readonly newId: () => string;
   private readonly queries = new Map<string, QueryRuntime>();
   private readonly channels = new Map<string, ChannelEntry>();
-  /** Every event, to `events$`. */
-  private readonly subject = new FanOut<EngineEvent>();
-  /** The events of each type, to `eventsOf`: an event nobody listens to is not built. */
-  private readonly typed = Object.fromEntries(ENGINE_EVENT_TYPES.map((type) => [type, new FanOut<EngineEvent>()])) as Record<EngineEventType, FanOut<EngineEvent>>;
+  /** Every event to `events$`, and each to the listeners of its type (`eventsOf`). */
+  private readonly streams = new EventStreams();
   private readonly services: QueryServices;
   private readonly expiries: ExpiryQueue<QueryRuntime>;
   /** Every timer of the engine and its queries: the timers due at one instant run as one batch. */
@@ -97,7 +95,7 @@ export class Engine {
   private disposed = false;
 
   /** Typed events: evaluations, condition changes, triggers, executions, status changes, problems. */
-  readonly events$: Observable<EngineEvent> = this.subject.observable;
+  readonly events$: Observable<EngineEvent> = this.streams.all;
 
   /**
    * The events of the given types only, in order. The engine builds an event only when someone listens
@@ -105,19 +103,7 @@ export class Engine {
    * evaluations, executions and the rest.
    */
   eventsOf<T extends EngineEventType>(...types: T[]): Observable<EngineEventOf<T>> {
-    const wanted = [...new Set(types)];
-    return new Observable<EngineEventOf<T>>((subscriber) => {
-      const subscriptions = new Subscription();
-      for (const type of wanted) {
-        subscriptions.add(
-          this.typed[type].observable.subscribe({
-            next: (event) => subscriber.next(event as EngineEventOf<T>),
-            complete: () => subscriber.complete(),
-          }),
-        );
-      }
-      return subscriptions;
-    });
+    return this.streams.of(...types);
   }
 
   constructor(options: EngineOptions = {}) {
@@ -292,8 +278,7 @@ export class Engine {
     this.channels.clear();
     this.expiries.clear();
     this.timers.clear();
-    this.subject.complete();
-    for (const type of ENGINE_EVENT_TYPES) this.typed[type].complete();
+    this.streams.complete();
   }
 
   /**
@@ -465,12 +450,11 @@ export class Engine {
 
   /** Whether anyone listens to events of `type` (on `events$` or `eventsOf`): if not, the event is not built. */
   private wants(type: EngineEventType): boolean {
-    return this.subject.observed || this.typed[type].observed;
+    return this.streams.wants(type);
   }
 
   private emit(event: EngineEvent): void {
-    const typed = this.typed[event.type];
-    if (!this.subject.observed && !typed.observed) return;
+    if (!this.streams.wants(event.type)) return;
     // A problem about a query never repeats one of its secrets (bot tokens, webhook headers).
     if (event.type === 'problem' && event.queryId !== '') {
       const query = this.queries.get(event.queryId);
@@ -478,8 +462,7 @@ export class Engine {
     }
     const clock = this.scheduler.now();
     if (event.at !== clock && event.receivedAt === undefined) event.receivedAt = clock;
-    this.subject.next(event);
-    typed.next(event);
+    this.streams.publish(event);
   }
 
   private problem(queryId: string, code: string, error: unknown): void {
