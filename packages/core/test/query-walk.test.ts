@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { allActions, collectConditions } from '@eql/core';
 import { argsOf, paramsOf } from '../src/language/query-walk.js';
+import { valueAtPointer } from '../src/util/json-pointer.js';
 
 /** Condition trees of any shape: leaves, AND / OR groups (some very deep), and junk where members go. */
 const conditionTree = fc.letrec((tie) => ({
@@ -38,6 +39,18 @@ describe('collectConditions', () => {
         else expect(iterative.groups[recursive.groups.length]?.depth).toBeGreaterThanOrEqual(cap);
       }),
       { numRuns: 1000 },
+    );
+  });
+
+  it('points each group and leaf at its node in the request, and hands groups their members', () => {
+    fc.assert(
+      fc.property(fc.oneof(conditionTree, deepTree), (conditions) => {
+        const request = { query: { conditions } };
+        const { groups, leaves } = collectConditions(request.query, '/query');
+        for (const visit of [...groups, ...leaves]) expect(valueAtPointer(request, visit.pointer)).toBe(visit.node);
+        for (const group of groups) expect(group.members).toBe(group.node[group.operator]);
+      }),
+      { numRuns: 500 },
     );
   });
 
@@ -79,6 +92,9 @@ describe('allActions', () => {
         }
         // Each llm step's callback action comes right after it, pointing to its step.
         for (const [index, visit] of visits.entries()) if (visit.parent) expect(visits[index - 1]).toBe(visit.parent);
+        // Each visit's pointer leads to its node in the request.
+        const request = { query: { actions } };
+        for (const visit of allActions(request.query)) expect(valueAtPointer(request, visit.pointer)).toBe(visit.node);
       }),
       { numRuns: 500 },
     );
