@@ -57,8 +57,11 @@ function daysInMonth(year: number, month: number): number {
   return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
+/** Twenty-four character codes, one per character of `YYYY-MM-DDTHH:MM:SS.sssZ`. */
+type IsoCodes = [number, number, number, number, number, number, number, number, number, number, number, number, number, number, number, number, number, number, number, number, number, number, number, number];
+
 /** The character codes of `YYYY-MM-DDTHH:MM:SS.sssZ`, written over for each instant (the separators stay). */
-const ISO_CODES: number[] = [...'0000-00-00T00:00:00.000Z'].map((character) => character.charCodeAt(0));
+const ISO_CODES = [...'0000-00-00T00:00:00.000Z'].map((character) => character.charCodeAt(0)) as IsoCodes;
 const ZERO = 48;
 
 function writeDigits(value: number, at: number, width: number): void {
@@ -101,5 +104,7 @@ export function formatIsoTime(epochMs: number): string {
   writeDigits(minute, 14, 2);
   writeDigits(second, 17, 2);
   writeDigits(rest - second * 1000, 20, 3);
-  return String.fromCharCode.apply(null, ISO_CODES);
+  // Each code as its own argument: `apply` with the array would copy it into an argument list first.
+  const c = ISO_CODES;
+  return String.fromCharCode(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12], c[13], c[14], c[15], c[16], c[17], c[18], c[19], c[20], c[21], c[22], c[23]);
 }
