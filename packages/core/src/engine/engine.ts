@@ -1,15 +1,13 @@
-import { asyncScheduler, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
+import { asyncScheduler, type Observable, type SchedulerLike } from 'rxjs';
 import { transition, type Transition } from '../lifecycle/query-lifecycle.js';
 import { type ActionRunnerDeps, runTrigger, type TriggerOutcome } from './action-runner.js';
 import { PaperExchange } from './actions/paper-exchange.js';
-import { ItemChannel, type ItemWatcher } from './channels/item-channel.js';
-import { PriceChannel } from './channels/price-channel.js';
+import { TopicChannels, type TopicEntry } from './channels/topic-channels.js';
 import { defaultExecutors, type EngineOptions } from './engine-options.js';
 import type { EngineEvent, EngineEventOf, EngineEventType } from './events.js';
 import { EventStreams } from './event-streams.js';
 import type {
   ActionExecutor,
-  DataSource,
   LlmProvider,
   QueryInspection,
   QueryToRun,
@@ -20,33 +18,16 @@ import type {
 } from './interfaces.js';
 import type { ConditionNode } from './condition-tree.js';
 import { LexicalMatcher } from './lexical-matcher.js';
-import { consumeAnswer, isPendingAnswer } from './maybe.js';
 import { MemoryStateStore } from './memory-store.js';
 import { ExpiryQueue } from './expiry-queue.js';
-import type { PriceHistory } from './history.js';
 import { InstantTimers, type TimerEntry } from './instant-timers.js';
 import { querySecretValues, redactSecrets } from '../util/redact.js';
 import { randomUuid } from '../util/uuid.js';
-import { describeTopic, type Observation, type Topic, topicKey } from './observations.js';
+import { RuntimeSaves } from './runtime-saves.js';
+import type { Observation } from './observations.js';
 import { QueryRuntime, type QueryServices } from './query-runtime.js';
-import type { SeriesDescription, SeriesReader, SeriesValue } from './series-value.js';
+import type { SeriesReader, SeriesValue } from './series-value.js';
 
-interface ChannelEntry {
-  topic: Topic;
-  /** Why no source serves the topic, once connecting found none. */
-  unavailable?: string;
-  price?: PriceChannel;
-  items?: ItemChannel;
-  subscription?: Subscription;
-  connecting?: boolean;
-  users: number;
-  lastAt?: number;
-}
-
-/** Nothing to do once a store's answer settles. */
-const ignore = (): void => undefined;
-/** A store call threw (already reported). */
-const STORE_FAILED = Symbol('store call failed');
 
 /**
  * The reactive evaluation engine. Queries compile to condition trees whose leaves read shared
@@ -63,19 +44,20 @@ export class Engine {
   readonly scheduler: SchedulerLike;
   readonly store: StateStore;
   readonly paper: PaperExchange;
-  private readonly sources: DataSource[];
-  private readonly history: PriceHistory[];
   private readonly traceEvaluations: boolean;
   /** The instant being evaluated inside an observation, NaN outside one (a number field: a tick stores it without allocating). */
   private instantAt = Number.NaN;
   private readonly llm: LlmProvider | undefined;
   private readonly matcher: SemanticMatcher;
   private readonly executors: Map<string, ActionExecutor>;
+  /** Writes of runtime state to the store (a failure is a problem of its query). */
+  private readonly saves: RuntimeSaves;
   /** What the action runner needs, made once. */
   private readonly actionDeps: ActionRunnerDeps;
   private readonly newId: () => string;
   private readonly queries = new Map<string, QueryRuntime>();
-  private readonly channels = new Map<string, ChannelEntry>();
+  /** The topics the queries read, each with its channel and upstream subscription. */
+  private readonly channels: TopicChannels;
   /** Every event to `events$`, and each to the listeners of its type (`eventsOf`). */
   private readonly streams = new EventStreams();
   private readonly services: QueryServices;
@@ -109,12 +91,19 @@ export class Engine {
   constructor(options: EngineOptions = {}) {
     this.scheduler = options.scheduler ?? asyncScheduler;
     this.store = options.store ?? new MemoryStateStore();
-    this.sources = options.sources ?? [];
-    this.history = options.history ?? [];
+    this.channels = new TopicChannels({
+      sources: options.sources ?? [],
+      history: options.history ?? [],
+      now: () => this.now(),
+      observe: (entry, observation) => this.observeAt(entry, observation),
+      warmed: (entry, changed) => this.warmed(entry, changed),
+      problem: (code, message) => this.emit({ type: 'problem', queryId: '', at: this.instant(), code, message }),
+    });
     this.traceEvaluations = options.traceEvaluations ?? false;
     this.llm = options.llm;
     this.matcher = options.matcher ?? new LexicalMatcher();
     this.newId = options.newId ?? randomUuid;
+    this.saves = new RuntimeSaves(this.store, (queryId, error) => this.problem(queryId, 'STATE_STORE_ERROR', error));
     this.paper = options.paper ?? new PaperExchange();
     this.timers = new InstantTimers(this.scheduler, () => this.batchClock(), (entries) => this.runInstant(entries));
     this.services = this.createServices();
@@ -150,9 +139,7 @@ export class Engine {
 
   /** Number of upstream subscriptions open now (one per topic in use). */
   get openTopics(): number {
-    let open = 0;
-    for (const entry of this.channels.values()) if (entry.subscription && !entry.subscription.closed) open += 1;
-    return open;
+    return this.channels.open;
   }
 
   /** The current time of the engine's scheduler (epoch ms). */
@@ -220,7 +207,7 @@ export class Engine {
       query.attach();
       this.expiries.add(query);
       // A fresh query has nothing to remember yet; its first change (a latch, a verdict, a trigger) is saved.
-      if (resume) this.persist(query);
+      if (resume) this.saves.save(query);
     }, query.id);
   }
 
@@ -245,7 +232,7 @@ export class Engine {
     this.queries.delete(queryId);
     this.candidates.delete(query);
     this.touched.delete(query);
-    if (!query.firing) this.forget(queryId);
+    if (!query.firing) this.saves.forget(queryId);
     return true;
   }
 
@@ -274,8 +261,7 @@ export class Engine {
     this.disposed = true;
     for (const query of this.queries.values()) query.detach();
     this.queries.clear();
-    for (const entry of this.channels.values()) entry.subscription?.unsubscribe();
-    this.channels.clear();
+    this.channels.dispose();
     this.expiries.clear();
     this.timers.clear();
     this.streams.complete();
@@ -358,12 +344,7 @@ export class Engine {
   private runActions(query: QueryRuntime, trigger: TriggerContext, final: boolean, completedSteps: string[], resumed = false): void {
     query.firing = true;
     // The trigger is on record before any action runs: a restart resumes it, never fires it again.
-    const answer = this.saveRuntimeState(query);
-    if (answer === STORE_FAILED) return;
-    const run = (): void => runTrigger(this.actionDeps, query, trigger, completedSteps, resumed, (outcome) => this.settleTrigger(query, final, outcome));
-    // A store that answers at once (the memory store) goes on at once: no continuation is built.
-    if (isPendingAnswer(answer)) this.afterStore(query.id, answer, run);
-    else run();
+    this.saves.saveThen(query, () => runTrigger(this.actionDeps, query, trigger, completedSteps, resumed, (outcome) => this.settleTrigger(query, final, outcome)));
   }
 
   /** The trigger's outcome, as one batch (batch() spelled out: no closure per fire). */
@@ -372,7 +353,7 @@ export class Engine {
     try {
       this.recordOutcome(query, final, outcome);
       // Removed while its actions ran (and its id not taken again): its last save is done, the store may forget it.
-      if (this.queries.get(query.id) !== query && !this.queries.has(query.id)) this.forget(query.id);
+      if (this.queries.get(query.id) !== query && !this.queries.has(query.id)) this.saves.forget(query.id);
     } catch (error) {
       this.emit({ type: 'problem', queryId: '', at: this.instant(), code: 'ENGINE_ERROR', message: error instanceof Error ? error.message : String(error) });
     } finally {
@@ -386,14 +367,14 @@ export class Engine {
     query.pendingTrigger = undefined;
     if (outcome === 'failed') {
       if (query.status === 'active') this.setStatus(query, 'failed');
-      else this.persist(query);
+      else this.saves.save(query);
       return;
     }
     if (outcome === 'succeeded' && final && query.status === 'active') {
       this.setStatus(query, 'triggered');
       return;
     }
-    this.persist(query);
+    this.saves.save(query);
     // A re-armed query whose conditions still hold may fire again once out of cooldown.
     if (query.status === 'active' && query.root.effective) this.candidates.add(query);
   }
@@ -403,7 +384,7 @@ export class Engine {
     if (previous === status) return;
     query.status = status;
     if (status !== 'active') query.detach();
-    this.persist(query);
+    this.saves.save(query);
     if (this.wants('status-changed')) this.emit({ type: 'status-changed', queryId: query.id, at: this.instant(), status, previous });
     if (status === 'expired' && this.wants('expired')) this.emit({ type: 'expired', queryId: query.id, at: this.instant() });
   }
@@ -413,39 +394,6 @@ export class Engine {
     if (query.status !== 'active' || (query.firing && query.pendingTrigger?.final === true)) return;
     const result = transition({ status: query.status, deleted: false }, { type: 'expire' });
     if (result.ok) this.setStatus(query, 'expired');
-  }
-
-  private forget(queryId: string): void {
-    const store = this.store;
-    if (!store.forgetQuery) return;
-    let answer: unknown;
-    try {
-      answer = store.forgetQuery(queryId);
-    } catch (error) {
-      this.problem(queryId, 'STATE_STORE_ERROR', error);
-      return;
-    }
-    if (isPendingAnswer(answer)) this.afterStore(queryId, answer, ignore);
-  }
-
-  private persist(query: QueryRuntime): void {
-    const answer = this.saveRuntimeState(query);
-    if (isPendingAnswer(answer)) this.afterStore(query.id, answer, ignore);
-  }
-
-  /** Saves the query's runtime state: what the store answered, or STORE_FAILED when it threw (a problem of the query). */
-  private saveRuntimeState(query: QueryRuntime): unknown {
-    try {
-      return this.store.saveRuntime(query.id, query.runtimeState());
-    } catch (error) {
-      this.problem(query.id, 'STATE_STORE_ERROR', error);
-      return STORE_FAILED;
-    }
-  }
-
-  /** Goes on with `then` once a store's pending answer (a promise or an observable) settles; a failure becomes a problem of the query. */
-  private afterStore(queryId: string, answer: unknown, then: () => void): void {
-    consumeAnswer(answer, then, (error: unknown) => this.problem(queryId, 'STATE_STORE_ERROR', error));
   }
 
   /** Whether anyone listens to events of `type` (on `events$` or `eventsOf`): if not, the event is not built. */
@@ -478,50 +426,12 @@ export class Engine {
     return latest;
   }
 
-  private channel(topic: Topic): ChannelEntry {
-    const key = topicKey(topic);
-    let entry = this.channels.get(key);
-    if (entry) return entry;
-    entry = { topic, users: 0 };
-    if (topic.source === 'price') {
-      const priceTopic = topic;
-      entry.price = new PriceChannel({
-        topic: priceTopic,
-        history: this.history.find((history) => history.supports(priceTopic)),
-        now: () => this.now(),
-        warmed: (changed) => this.batch(() => {
-          for (const series of changed) this.propagate(series);
-          // History arrived: every series of the topic may have changed readiness.
-          for (const series of entry?.price?.allSeries() ?? []) for (const leaf of series.readers) this.touch(leaf.queryId);
-        }),
-        problem: (code, message) => this.emit({ type: 'problem', queryId: '', at: this.instant(), code, message }),
-      });
-    } else entry.items = new ItemChannel();
-    this.channels.set(key, entry);
-    return entry;
-  }
-
-  /**
-   * Subscribes a channel upstream, once. Called after the first series or watcher is registered, so
-   * that a source giving its latest value synchronously on subscribe reaches it.
-   */
-  private connect(entry: ChannelEntry): void {
-    if (entry.subscription || entry.connecting) return;
-    entry.connecting = true;
-    const source = this.sources.find((candidate) => candidate.supports(entry.topic));
-    if (!source) {
-      entry.unavailable = `no data source serves ${describeTopic(entry.topic)}`;
-      entry.price?.markUnavailable(entry.unavailable);
-      this.emit({ type: 'problem', queryId: '', at: this.instant(), code: 'NO_DATA_SOURCE', message: entry.unavailable });
-      return;
-    }
-    const subscription = source.observe(entry.topic).subscribe({
-      next: (observation) => this.observeAt(entry, observation),
-      error: (error: unknown) => this.problem('', 'DATA_SOURCE_ERROR', error),
+  /** History arrived for a price topic, as one batch: the changed series propagate, and every series of the topic may have changed readiness. */
+  private warmed(entry: TopicEntry, changed: readonly SeriesValue[]): void {
+    this.batch(() => {
+      for (const series of changed) this.propagate(series);
+      for (const series of entry.price?.allSeries() ?? []) for (const leaf of series.readers) this.touch(leaf.queryId);
     });
-    // A released channel (all its users gone while subscribing) must not keep the subscription.
-    if (this.channels.get(topicKey(entry.topic)) === entry) entry.subscription = subscription;
-    else subscription.unsubscribe();
   }
 
   /**
@@ -541,16 +451,8 @@ export class Engine {
     for (let index = 0; index < on; index += 1) (pulses[index] as ConditionNode).pulseOff();
   }
 
-  private releaseChannel(topic: Topic, entry: ChannelEntry): void {
-    entry.users -= 1;
-    if (entry.users > 0) return;
-    entry.price?.dispose();
-    entry.subscription?.unsubscribe();
-    this.channels.delete(topicKey(topic));
-  }
-
   /** One observation as one batch, evaluated at the observation's instant (batch() spelled out: no closure per tick). */
-  private observeAt(entry: ChannelEntry, observation: Observation): void {
+  private observeAt(entry: TopicEntry, observation: Observation): void {
     const outer = this.instantAt;
     // A nested observation (a source emitting from inside a batch) keeps the outer instant.
     if (Number.isNaN(outer)) this.instantAt = Number.isFinite(observation.at) ? observation.at : Number.NaN;
@@ -569,8 +471,7 @@ export class Engine {
     }
   }
 
-  private observe(entry: ChannelEntry, observation: Observation): void {
-    entry.lastAt = observation.at;
+  private observe(entry: TopicEntry, observation: Observation): void {
     if (this.traceEvaluations) for (const query of this.queries.values()) this.touch(query.id);
     if (entry.items) {
       entry.items.onObservation(observation);
@@ -621,40 +522,17 @@ export class Engine {
     return {
       now: () => this.now(),
       schedule: (delayMs, work) => this.timers.schedule(delayMs, work),
-      acquireSeries: (topic: Topic, description: SeriesDescription) => {
-        const entry = this.channel(topic);
-        entry.users += 1;
-        const series = (entry.price as PriceChannel).acquire(description);
-        this.connect(entry);
-        return series;
-      },
-      releaseSeries: (topic: Topic, series: SeriesValue) => {
-        const entry = this.channels.get(topicKey(topic));
-        if (!entry?.price) return;
-        entry.price.release(series);
-        this.releaseChannel(topic, entry);
-      },
-      watchItems: (topic: Topic, leaf: ItemWatcher) => {
-        const entry = this.channel(topic);
-        entry.users += 1;
-        entry.items?.leaves.add(leaf);
-        this.connect(entry);
-      },
-      unwatchItems: (topic: Topic, leaf: ItemWatcher) => {
-        const entry = this.channels.get(topicKey(topic));
-        if (!entry?.items?.leaves.delete(leaf)) return;
-        this.releaseChannel(topic, entry);
-      },
-      topicLastAt: (topic: Topic) => {
-        const entry = this.channels.get(topicKey(topic));
-        return entry?.lastAt ?? entry?.price?.lastAt;
-      },
-      topicUnavailable: (topic: Topic) => this.channels.get(topicKey(topic))?.unavailable,
+      acquireSeries: (topic, description) => this.channels.acquireSeries(topic, description),
+      releaseSeries: (topic, series) => this.channels.releaseSeries(topic, series),
+      watchItems: (topic, leaf) => this.channels.watchItems(topic, leaf),
+      unwatchItems: (topic, leaf) => this.channels.unwatchItems(topic, leaf),
+      topicLastAt: (topic) => this.channels.lastAt(topic),
+      topicUnavailable: (topic) => this.channels.unavailable(topic),
       matcher: this.matcher,
       llm: this.llm,
       persist: (queryId) => {
         const query = this.queries.get(queryId);
-        if (query) this.persist(query);
+        if (query) this.saves.save(query);
         this.touch(queryId);
       },
       report: (queryId, code, message) => this.emit({ type: 'problem', queryId, at: this.instant(), code, message }),
