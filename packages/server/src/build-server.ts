@@ -53,6 +53,7 @@ import { DEFAULT_PARTITIONS } from './cluster/partitions.js';
 import { type PartitionEngine, PartitionedHost, type PartitionedHostOptions } from './cluster/partitioned-host.js';
 import { busHost } from './bus/bus-wiring.js';
 import type { CcxtFeed } from './host/ccxt-venue.js';
+import { matchedRoute, registerMatchedRoute } from './http/matched-route.js';
 
 /** What {@link buildServer} builds the host from: configuration overrides, and parts that replace its defaults (tests, embedders). */
 export interface BuildOptions {
@@ -105,7 +106,7 @@ export interface Host {
 /** Requests a minute per client address on the payment-model routes by default (EQL_X402_REQUESTS_PER_MINUTE). */
 export const X402_REQUESTS_PER_MINUTE = 300;
 
-const isPaymentRequest = (request: FastifyRequest): boolean => (request.routeOptions.url ?? '').startsWith('/x402/');
+const isPaymentRequest = (request: FastifyRequest): boolean => (matchedRoute(request).url ?? '').startsWith('/x402/');
 
 /** Headers that carry secrets: never logged. */
 export const REDACTED_PATHS = [
@@ -244,6 +245,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
       security: [{ apiKey: [] }],
     },
   });
+  registerMatchedRoute(app);
   registerRawJson(app);
   registerTextFormBody(app);
   app.setErrorHandler(handleError);
@@ -266,7 +268,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   const auth = authenticate(context);
   app.addHook('onRequest', (request, _reply, done) => {
     // The route the router matched, not the raw URL: percent-escapes cannot dodge authentication.
-    const route = request.routeOptions.url;
+    const route = matchedRoute(request).url;
     if (route === undefined || !route.startsWith('/v2/') || route === '/v2/ping') return done();
     try {
       const checked = auth(request);

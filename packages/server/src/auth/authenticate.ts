@@ -5,6 +5,7 @@ import type { HostContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
 import type { ApiKeyRecord } from '../store/records.js';
 import { findKey } from './api-keys.js';
+import { matchedRoute } from '../http/matched-route.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -20,7 +21,7 @@ declare module 'fastify' {
  * raw URL: the router decodes percent-escapes, so `/v2/%61uto/exchanges` reaches `/v2/auto/exchanges`.
  */
 export function isAutoRequest(request: FastifyRequest): boolean {
-  const pattern = request.routeOptions.url;
+  const pattern = matchedRoute(request).url;
   return (pattern ?? request.url.split('?')[0] ?? '').startsWith('/v2/auto');
 }
 

@@ -15,6 +15,7 @@ import {
 import type { HostContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
 import { isAutoRequest } from './authenticate.js';
+import { matchedRoute } from '../http/matched-route.js';
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
@@ -29,7 +30,7 @@ function header(request: FastifyRequest, name: string): string | undefined {
 function routeOf(request: FastifyRequest): HmacRoute {
   const rawPath = request.url.split('?')[0] ?? '';
   const signingPath = `/${rawPath.split('/').slice(3).join('/')}`;
-  const pattern = request.routeOptions.url;
+  const pattern = matchedRoute(request).url;
   if (pattern === undefined || !pattern.startsWith('/v2/auto')) return matchHmacRoute(request.method, signingPath);
   const autoPattern = pattern.slice('/v2/auto'.length);
   const entry = HMAC_ROUTE_TABLE.find((row) => row.method === request.method.toUpperCase() && row.pattern === autoPattern);
@@ -63,7 +64,7 @@ export function hmacCheck(context: HostContext) {
   const rows = new Map(HMAC_ROUTE_TABLE.map((row) => [`${row.method} /v2/auto${row.pattern}`, row]));
   return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void => {
     if (!request.apiKey || !isAutoRequest(request)) return done();
-    const row = rows.get(`${request.method} ${request.routeOptions.url ?? ''}`);
+    const row = rows.get(`${request.method} ${matchedRoute(request).url ?? ''}`);
     const sent = request.headers['x-svc-timestamp'] !== undefined || request.headers['x-svc-signature'] !== undefined;
     if (!sent && (row === undefined || row.rule === 'optional')) return done();
     check(request, reply).then(() => done(), done);

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { matchedRoute } from './matched-route.js';
 
 /** The response header that says how stable a route is (spec 9): `beta` or `experimental`. */
 export const STABILITY_HEADER = 'x-eql-stability';
@@ -24,7 +25,7 @@ export function stabilityOf(path: string): Stability | undefined {
  * their status, SSE streams included (set on the raw response, which a hijacked stream writes).
  */
 export function stabilityHeader(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
-  const route = request.routeOptions.url;
+  const route = matchedRoute(request).url;
   const stability = route === undefined ? undefined : stabilityOf(route);
   if (stability) reply.raw.setHeader(STABILITY_HEADER, stability);
   done();

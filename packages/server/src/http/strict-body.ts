@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from './errors.js';
+import { matchedRoute } from './matched-route.js';
 
 /** The part of a JSON schema this check reads. */
 interface SchemaNode {
@@ -48,7 +49,7 @@ export function mistypedPath(schema: SchemaNode | undefined, value: unknown, pat
  * coerced.
  */
 export function refuseMistypedBody(request: FastifyRequest, _reply: unknown, done: (error?: Error) => void): void {
-  const schema = request.routeOptions.schema?.body as SchemaNode | undefined;
+  const schema = matchedRoute(request).schema?.body as SchemaNode | undefined;
   const path = isObject(request.body) || Array.isArray(request.body) ? mistypedPath(schema, request.body) : undefined;
   if (path === undefined) return done();
   const expected = String(typeAt(schema, path));
