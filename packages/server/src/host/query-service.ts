@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson, type ConditionState, estimateCost, isRecord, isTradeFlavouredQuery, lifetimeOf, type QueryRequest, randomUuid, validate, type ValidateOptions, type ValidationResult } from '@eql/core';
+import { canonicalJson, type ConditionState, estimateCost, formatIsoTime, isRecord, isTradeFlavouredQuery, lifetimeOf, type QueryRequest, randomUuid, validate, type ValidateOptions, type ValidationResult } from '@eql/core';
 import type { HostContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
 import type { ApiKeyRecord, QueryRecord, StoredExecution } from '../store/records.js';
@@ -17,15 +17,20 @@ export function bodyHash(body: unknown): string {
 /** Deepest nesting of a request body: far beyond any query, far below what JSON.stringify survives. */
 export const MAX_BODY_DEPTH = 256;
 
-/** Whether a parsed JSON value nests deeper than `limit` (iterative: hostile input cannot exhaust the stack). */
-function nestsDeeperThan(value: unknown, limit: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length > 0) {
-    const [item, depth] = stack.pop() as [unknown, number];
-    if (item === null || typeof item !== 'object') continue;
-    if (depth > limit) return true;
-    for (const child of Array.isArray(item) ? item : Object.values(item as Record<string, unknown>)) stack.push([child, depth + 1]);
+/**
+ * Whether a parsed JSON value nests deeper than `limit`. It recurses, but never deeper than `limit` + 1
+ * levels whatever the value (it stops there), so hostile input cannot exhaust the stack; and it allocates
+ * nothing (a body is checked on every create and validate).
+ */
+function nestsDeeperThan(value: unknown, limit: number, depth = 1): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (depth > limit) return true;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index += 1) if (nestsDeeperThan(value[index], limit, depth + 1)) return true;
+    return false;
   }
+  const record = value as Record<string, unknown>;
+  for (const key in record) if (Object.hasOwn(record, key) && nestsDeeperThan(record[key], limit, depth + 1)) return true;
   return false;
 }
 
@@ -207,10 +212,10 @@ export function executionView(execution: StoredExecution): Record<string, unknow
 /** Condition states with their instants as ISO 8601 strings, like every time of the API. */
 export function isoStates(state: ConditionState): Record<string, unknown> {
   const view: Record<string, unknown> = { ...state };
-  if (state.since !== undefined) view.since = new Date(state.since).toISOString();
-  if (state.readyAt !== undefined) view.readyAt = new Date(state.readyAt).toISOString();
-  if (state.observedAt !== undefined) view.observedAt = new Date(state.observedAt).toISOString();
-  if (state.match) view.match = { ...state.match, at: new Date(state.match.at).toISOString() };
+  if (state.since !== undefined) view.since = formatIsoTime(state.since);
+  if (state.readyAt !== undefined) view.readyAt = formatIsoTime(state.readyAt);
+  if (state.observedAt !== undefined) view.observedAt = formatIsoTime(state.observedAt);
+  if (state.match) view.match = { ...state.match, at: formatIsoTime(state.match.at) };
   return view;
 }
 
@@ -225,7 +230,7 @@ export async function pollView(context: HostContext, record: QueryRecord, execut
     status,
     credits: record.credits,
     latestEvaluation: {
-      evaluatedAt: new Date(evaluatedAt).toISOString(),
+      evaluatedAt: formatIsoTime(evaluatedAt),
       wouldTriggerNow: inspection?.wouldTriggerNow ?? false,
       conditionStates: (inspection?.conditionStates ?? []).map(isoStates),
     },
@@ -234,7 +239,7 @@ export async function pollView(context: HostContext, record: QueryRecord, execut
     createdAt: record.createdAt,
     expiresAt: record.expiresAt,
     triggerCount: inspection?.triggerCount ?? runtime?.triggerCount ?? 0,
-    lastTriggeredAt: inspection?.lastTriggerAt !== undefined ? new Date(inspection.lastTriggerAt).toISOString() : runtime?.lastTriggerAt !== undefined ? new Date(runtime.lastTriggerAt).toISOString() : null,
+    lastTriggeredAt: inspection?.lastTriggerAt !== undefined ? formatIsoTime(inspection.lastTriggerAt) : runtime?.lastTriggerAt !== undefined ? formatIsoTime(runtime.lastTriggerAt) : null,
     cancelledAt: record.cancelledAt,
   };
 }
