@@ -75,6 +75,9 @@ export interface ConditionTree {
   tooDeep: boolean;
 }
 
+/** The pointer of a request's conditions, made once (the validator walks every request from there). */
+const QUERY_CONDITIONS = '/query/conditions';
+
 /** Caps of nesting up to this walk recursively: the call stack has room for them, and recursion is faster. */
 const RECURSIVE_WALK_DEPTH = 256;
 
@@ -87,7 +90,7 @@ export function collectConditions(query: unknown, queryPointer = '/query', depth
   const tree: ConditionTree = { groups: [], leaves: [], tooDeep: false };
   if (!isRecord(query)) return tree;
   if (depthCap <= RECURSIVE_WALK_DEPTH) {
-    collectRecursively(query.conditions, `${queryPointer}/conditions`, 1, depthCap, tree);
+    collectRecursively(query.conditions, queryPointer === '/query' ? QUERY_CONDITIONS : `${queryPointer}/conditions`, 1, depthCap, tree);
     return tree;
   }
   // Three parallel stacks rather than a stack of tuples: no allocation per member.

@@ -40,6 +40,8 @@ export interface RuleContext {
  */
 export interface Rule {
   name: string;
+  /** Runs only when the caller says what the host serves (`ValidateOptions.served`): it has nothing to check otherwise. */
+  needsServed?: boolean;
   /** Once per request, for checks across the whole query. */
   request?: (context: RuleContext) => void;
   /** Each condition group. */

@@ -53,9 +53,12 @@ export function conformsToSchema(document: unknown): boolean {
   return fast(document);
 }
 
+/** No error: one shared frozen list. */
+const NO_ERRORS: readonly ErrorObject[] = Object.freeze([]);
+
 /** Runs the schema; returns ajv's raw errors, all of them (empty when the document conforms). */
-export function checkRequestSchema(document: unknown): ErrorObject[] {
-  if (conformsToSchema(document)) return [];
+export function checkRequestSchema(document: unknown): readonly ErrorObject[] {
+  if (conformsToSchema(document)) return NO_ERRORS;
   return detailedBuild(document) ? [] : [...(detailedBuild.errors ?? [])];
 }
 

@@ -43,6 +43,8 @@ export interface ValidationResult {
 const HOSTILE_DEPTH = 64;
 
 const RULE_DISPATCH = dispatchRules(RULES);
+/** The rules for a caller that does not say what it serves: those that need it would check nothing. */
+const RULE_DISPATCH_UNSERVED = dispatchRules(RULES.filter((rule) => rule.needsServed !== true));
 const NO_OPTIONS: ValidateOptions = Object.freeze({});
 
 /**
@@ -105,7 +107,7 @@ function check(request: unknown, mode: ValidationMode, options: ValidateOptions,
   const actions = allActions(query);
   const lifetimeMs = lifetimeOf(query);
   const context = new ValidationContext(request, query, mode, options.now, options.served, options.allowPrivateWebhooks ?? false, lifetimeMs, groups, leaves, actions, sink);
-  runRules(RULE_DISPATCH, context);
+  runRules(options.served === undefined ? RULE_DISPATCH_UNSERVED : RULE_DISPATCH, context);
   return context;
 }
 

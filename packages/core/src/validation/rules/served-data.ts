@@ -10,6 +10,7 @@ import type { Rule, RuleContext } from '../rule.js';
  */
 export const servedData: Rule = {
   name: 'served-data',
+  needsServed: true,
   leaf: {
     sources: ['price', 'ta'],
     check: (leaf, context) => {
