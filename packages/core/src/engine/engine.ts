@@ -277,7 +277,7 @@ export class Engine {
     try {
       work();
     } catch (error) {
-      this.emit({ type: 'problem', queryId, at: this.instant(), code: 'ENGINE_ERROR', message: error instanceof Error ? error.message : String(error) });
+      this.problem(queryId, 'ENGINE_ERROR', error);
     } finally {
       this.depth -= 1;
     }
@@ -355,7 +355,7 @@ export class Engine {
       // Removed while its actions ran (and its id not taken again): its last save is done, the store may forget it.
       if (this.queries.get(query.id) !== query && !this.queries.has(query.id)) this.saves.forget(query.id);
     } catch (error) {
-      this.emit({ type: 'problem', queryId: '', at: this.instant(), code: 'ENGINE_ERROR', message: error instanceof Error ? error.message : String(error) });
+      this.problem('', 'ENGINE_ERROR', error);
     } finally {
       this.depth -= 1;
     }
@@ -460,7 +460,7 @@ export class Engine {
     try {
       this.observe(entry, observation);
     } catch (error) {
-      this.emit({ type: 'problem', queryId: '', at: this.instant(), code: 'ENGINE_ERROR', message: error instanceof Error ? error.message : String(error) });
+      this.problem('', 'ENGINE_ERROR', error);
     } finally {
       this.depth -= 1;
     }

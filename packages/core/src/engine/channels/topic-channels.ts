@@ -9,6 +9,8 @@ import { PriceChannel } from './price-channel.js';
 /** One topic in use: its channel (prices, or posts and news), its upstream subscription, and how many use it. */
 export interface TopicEntry {
   readonly topic: Topic;
+  /** `topicKey(topic)`, made once. */
+  readonly key: string;
   /** Why no source serves the topic, once connecting found none. */
   unavailable?: string;
   price?: PriceChannel;
@@ -63,7 +65,7 @@ export class TopicChannels {
     const entry = this.entries.get(topicKey(topic));
     if (!entry?.price) return;
     entry.price.release(series);
-    this.release(topic, entry);
+    this.release(entry);
   }
 
   /** Registers a tweet or news condition on its topic; the topic is connected upstream. */
@@ -77,7 +79,7 @@ export class TopicChannels {
   unwatchItems(topic: Topic, leaf: ItemWatcher): void {
     const entry = this.entries.get(topicKey(topic));
     if (!entry?.items?.leaves.delete(leaf)) return;
-    this.release(topic, entry);
+    this.release(entry);
   }
 
   /** Time of the last observation of a topic (or of the last tick its history gave). */
@@ -101,7 +103,7 @@ export class TopicChannels {
     const key = topicKey(topic);
     let entry = this.entries.get(key);
     if (entry) return entry;
-    const created: TopicEntry = { topic, users: 0 };
+    const created: TopicEntry = { topic, key, users: 0 };
     if (topic.source === 'price') {
       const options = this.options;
       created.price = new PriceChannel({
@@ -140,15 +142,15 @@ export class TopicChannels {
       error: (error: unknown) => options.problem('DATA_SOURCE_ERROR', error instanceof Error ? error.message : String(error)),
     });
     // A released topic (all its users gone while subscribing) must not keep the subscription.
-    if (this.entries.get(topicKey(entry.topic)) === entry) entry.subscription = subscription;
+    if (this.entries.get(entry.key) === entry) entry.subscription = subscription;
     else subscription.unsubscribe();
   }
 
-  private release(topic: Topic, entry: TopicEntry): void {
+  private release(entry: TopicEntry): void {
     entry.users -= 1;
     if (entry.users > 0) return;
     entry.price?.dispose();
     entry.subscription?.unsubscribe();
-    this.entries.delete(topicKey(topic));
+    this.entries.delete(entry.key);
   }
 }
