@@ -24,7 +24,8 @@ export class RuntimeSaves {
   /** Saves the query's runtime state; nothing waits for the store. */
   save(query: SavedQuery): void {
     const answer = this.write(query);
-    if (answer !== FAILED && isPendingAnswer(answer)) this.after(query.id, answer, ignore);
+    // A failed write (FAILED) is not pending: it was reported already.
+    if (isPendingAnswer(answer)) this.after(query.id, answer, ignore);
   }
 
   /**

@@ -15,27 +15,13 @@ export function queryRoutes(app: FastifyInstance, context: HostContext): void {
   const { store } = context;
   // A body validated again and again (same text) is hashed and written once per 10 minutes (the window
   // of create is 24 hours).
-  // By key, then by the body's text as received: no key is built from the body (a body of a few hundred
-  // bytes joined to the key id would be a new string to flatten and hash at every call).
-  const recentValidations = new Map<number, Map<string, number>>();
-  let rememberedBodies = 0;
+  const recentValidations = new Map<string, number>();
   const rememberValidation = async (keyId: number, rawBody: string | undefined, body: unknown): Promise<void> => {
     const now = context.now();
-    if (rawBody !== undefined) {
-      let bodies = recentValidations.get(keyId);
-      if ((bodies?.get(rawBody) ?? -Infinity) > now - 600_000) return;
-      if (rememberedBodies >= 10_000) {
-        recentValidations.clear();
-        rememberedBodies = 0;
-        bodies = undefined;
-      }
-      if (bodies === undefined) {
-        bodies = new Map();
-        recentValidations.set(keyId, bodies);
-      }
-      if (!bodies.has(rawBody)) rememberedBodies += 1;
-      bodies.set(rawBody, now);
-    }
+    const name = `${keyId}|${rawBody ?? ''}`;
+    if (rawBody !== undefined && (recentValidations.get(name) ?? -Infinity) > now - 600_000) return;
+    if (recentValidations.size > 10_000) recentValidations.clear();
+    if (rawBody !== undefined) recentValidations.set(name, now);
     await store.rememberValidation(keyId, bodyHash(body), formatIsoTime(now));
   };
 
