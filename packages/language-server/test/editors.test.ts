@@ -79,6 +79,7 @@ const expected = { message: "'notfy' is not a word of EQL: did you mean 'notify'
 for (const [which, find] of [['this machine', systemNeovim], ['Debian trixie', trixieNeovim]] as const) {
   const editor = await find();
   if (typeof editor === 'string') {
+    // No Neovim to run the recipe with (not installed, or the Debian package could not be fetched): the title says which.
     describe.skip(`Neovim of ${which}: ${editor}`, () => it('runs the recipe', () => {}));
     continue;
   }
@@ -109,6 +110,7 @@ for (const [which, find] of [['this machine', systemNeovim], ['Debian trixie', t
 
 const helix = await trixieHelix();
 if (typeof helix === 'string') {
+  // No Helix package to read the recipe against (it could not be fetched): the title says why.
   describe.skip(`Helix: ${helix}`, () => it('reads the languages.toml', () => {}));
 } else {
   describe(`the Helix languages.toml in ${helix.label}`, () => {
