@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { authenticate, isAutoRequest } from './auth/authenticate.js';
 import { hmacCheck } from './auth/hmac-check.js';
@@ -29,7 +28,8 @@ import { streamRoutes } from './routes/streams.js';
 import { systemRoutes } from './routes/system.js';
 import { SecretBox } from './secrets.js';
 import { UsageMeter } from './metering/usage-meter.js';
-import { PgRateCounter, pgRateLimitStore } from './metering/pg-rate-limit-store.js';
+import { PgRateCounter } from './metering/pg-rate-counter.js';
+import { requestLimits } from './metering/request-limits.js';
 import { SseHub, type SseHubOptions } from './sse/hub.js';
 import { SqliteStore } from './store/sqlite-store.js';
 import { privateDatabase, privateDatabaseCompanions, privateDir } from './store/private-files.js';
@@ -45,7 +45,7 @@ import { chatRoutes } from './routes/chat/chat-routes.js';
 import { marketRoutes } from './routes/market/market-routes.js';
 import { x402Routes } from './routes/x402/x402-routes.js';
 import { OwnerKeys } from './host/owner-keys.js';
-import { createPaymentConfig, MemoryPaymentLedger, SqlitePaymentLedger, type PaymentFacilitator } from '@eql/x402';
+import { createPaymentConfig, MemoryPaymentLedger, MemoryWindowCounter, SqlitePaymentLedger, type PaymentFacilitator } from '@eql/x402';
 import type { HostStore } from './store/store.js';
 import type { QueryHost } from './host/query-host.js';
 import { PgLeases } from './cluster/leases.js';
@@ -281,20 +281,26 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   app.addHook('preValidation', hmacCheck(context));
   // JSON bodies keep their types: the schema's coercion is for query strings and path parameters only.
   app.addHook('preValidation', refuseMistypedBody);
-  // On PostgreSQL the counters are in the database, shared by every host on it (a failure of it counts in
-  // memory meanwhile: metering/pg-rate-limit-store.ts); else in this process's memory.
+  // Requests a minute (spec 5.2). On PostgreSQL the counters are in the database, shared by every host on it
+  // (a failure of it counts in memory meanwhile: metering/pg-rate-counter.ts); else in this process's memory.
   const sharedRateLimits = store instanceof PgHostStore ? new PgRateCounter(store.pool, { log: app.log, prefix: 'request:' }) : undefined;
-  await app.register(rateLimit, {
-    ...(sharedRateLimits ? { store: pgRateLimitStore(sharedRateLimits) } : {}),
-    global: true,
-    hook: 'preHandler',
-    max: (request) => (request.apiKey ? PLANS[request.apiKey.plan].requestsPerMinute : isPaymentRequest(request) ? (config.x402.requestsPerMinute ?? X402_REQUESTS_PER_MINUTE) : 60),
-    timeWindow: 60_000,
-    keyGenerator: (request) => (request.apiKey ? `key:${request.apiKey.id}` : `ip:${request.ip}`),
-    allowList: (request) => !isAutoRequest(request) && !isPaymentRequest(request),
-    errorResponseBuilder: (request, limit) =>
-      new ApiError(429, 'rate_limited', `more than ${limit.max} requests a minute on ${isPaymentRequest(request) ? 'payment-model' : 'Auto'} routes; retry in ${Math.ceil(limit.ttl / 1000)} s`),
-  });
+  app.addHook(
+    'preHandler',
+    requestLimits({
+      counter: sharedRateLimits ?? new MemoryWindowCounter(),
+      windowMs: 60_000,
+      // Auto routes per key (per address before a key is known), payment-model routes per address; others are not bounded.
+      boundOf: (request) => {
+        const payment = isPaymentRequest(request);
+        if (!payment && !isAutoRequest(request)) return undefined;
+        const key = request.apiKey;
+        if (key) return { key: `key:${key.id}`, max: PLANS[key.plan].requestsPerMinute };
+        return { key: `ip:${request.ip}`, max: payment ? (config.x402.requestsPerMinute ?? X402_REQUESTS_PER_MINUTE) : 60 };
+      },
+      refusal: (request, bound, ttlMs) =>
+        new ApiError(429, 'rate_limited', `more than ${bound.max} requests a minute on ${isPaymentRequest(request) ? 'payment-model' : 'Auto'} routes; retry in ${Math.ceil(ttlMs / 1000)} s`),
+    }),
+  );
   app.addHook('onSend', (request, reply, payload, done) => {
     if (request.apiKey) void reply.header('x-svc-credits-used', String(request.creditsUsed ?? 0));
     done(null, payload);

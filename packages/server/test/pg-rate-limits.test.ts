@@ -7,7 +7,7 @@ import { afterAll, expect, it } from 'vitest';
 import { parseRecording } from '@eql/core';
 import { createPaymentConfig, PaymentRateLimiter } from '@eql/x402';
 import { buildServer, createApiKey, type Host, PgHostStore } from '../src/index.js';
-import { PgRateCounter } from '../src/metering/pg-rate-limit-store.js';
+import { PgRateCounter } from '../src/metering/pg-rate-counter.js';
 import { removeDir } from './support/harness.js';
 import { SECRET_KEY_HEX } from './support/host.js';
 import { adminQuery, describeWithPostgres, freshSchema, type TestSchema } from './support/postgres.js';

@@ -1,5 +1,4 @@
 import type pg from 'pg';
-import type { FastifyRateLimitOptions, FastifyRateLimitStore, FastifyRateLimitStoreCtor, RateLimitPluginOptions } from '@fastify/rate-limit';
 import { MemoryWindowCounter, type WindowCount, type WindowCounter } from '@eql/x402';
 
 /** Where {@link PgRateCounter} reports that PostgreSQL failed (pino's argument order: a Fastify logger fits). */
@@ -53,8 +52,8 @@ interface CountRow {
 /**
  * Fixed-window rate counters in the `rate_limits` table of the PostgreSQL store (migration 4), shared by
  * every host on the database: one atomic statement per hit (an upsert that opens a new window when the
- * last one ended), timed by the database's clock. The host's request limits (`@fastify/rate-limit`,
- * through {@link pgRateLimitStore}) and the x402 limit on refused signatures (`PaymentRateLimiter`, as
+ * last one ended), timed by the database's clock. The host's request limits (`requestLimits`,
+ * metering/request-limits.ts) and the x402 limit on refused signatures (`PaymentRateLimiter`, as
  * its `counter`) count here, under the prefixes `request:` and `x402:` ({@link PgRateCounter.withPrefix}).
  * The table is UNLOGGED: counters of a minute need no durability, and a crash of PostgreSQL only
  * restarts the windows. Ended windows are deleted in the background by a hit, at most once a minute.
@@ -142,46 +141,4 @@ export class PgRateCounter implements WindowCounter {
 
 function countOf(row: CountRow | undefined): WindowCount {
   return row ? { count: Number(row.count), ttlMs: Number(row.ttl) } : { count: 0, ttlMs: 0 };
-}
-
-/** What `@fastify/rate-limit` hands a store: the plugin's options, and a route's for a child. */
-type StoreOptions = FastifyRateLimitOptions & Pick<RateLimitPluginOptions, 'continueExceeding' | 'exponentialBackoff'> & { routeInfo?: { method?: unknown; url?: unknown } };
-
-/**
- * The `store` option of `@fastify/rate-limit` (its fixed window, as its own stores count) over a
- * {@link PgRateCounter}: the limits hold for every host on the database. `continueExceeding` and
- * `exponentialBackoff` are not supported (refused at registration). A route with its own
- * `config.rateLimit` counts under its method and URL, as the plugin's Redis store does.
- */
-export function pgRateLimitStore(counter: PgRateCounter): FastifyRateLimitStoreCtor {
-  class PgRateLimitStore implements FastifyRateLimitStore {
-    constructor(
-      options: StoreOptions,
-      private readonly prefix = '',
-    ) {
-      if (options.continueExceeding === true || options.exponentialBackoff === true) throw new Error('the PostgreSQL rate-limit store supports neither continueExceeding nor exponentialBackoff');
-    }
-
-    incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, timeWindow: number): void {
-      counter.hit(this.prefix + key, timeWindow).then(
-        ({ count, ttlMs }) => callback(null, { current: count, ttl: ttlMs }),
-        (error: unknown) => callback(error instanceof Error ? error : new Error(String(error))),
-      );
-    }
-
-    /** The count of `key` without counting (`@fastify/rate-limit`'s `{ increment: false }`). */
-    read(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void): void {
-      counter.peek(this.prefix + key).then(
-        ({ count, ttlMs }) => callback(null, { current: count, ttl: ttlMs }),
-        (error: unknown) => callback(error instanceof Error ? error : new Error(String(error))),
-      );
-    }
-
-    child(routeOptions: StoreOptions): FastifyRateLimitStore {
-      const route = routeOptions.routeInfo;
-      const own = route && typeof route.method === 'string' && typeof route.url === 'string' ? `${route.method}${route.url}-` : '';
-      return new PgRateLimitStore(routeOptions, `${this.prefix}${own}`);
-    }
-  }
-  return PgRateLimitStore;
 }
