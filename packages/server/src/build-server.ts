@@ -246,6 +246,10 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
     },
   });
   registerMatchedRoute(app);
+  // What authentication and the routes set on a request, declared so that every request has one shape
+  // (Fastify's advice: a property added later changes the object's hidden class on the hot path).
+  app.decorateRequest('apiKey', undefined);
+  app.decorateRequest('creditsUsed', undefined);
   registerRawJson(app);
   registerTextFormBody(app);
   app.setErrorHandler(handleError);

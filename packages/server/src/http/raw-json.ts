@@ -13,6 +13,8 @@ declare module 'fastify' {
  * says where the JSON broke.
  */
 export function registerRawJson(app: FastifyInstance): void {
+  // Declared, so that requests with and without a body keep one shape (the text-form parser sets it too).
+  app.decorateRequest('rawBody', undefined);
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
