@@ -293,8 +293,10 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
     requestLimits({
       counter: sharedRateLimits ?? new MemoryWindowCounter(),
       windowMs: 60_000,
-      // Auto routes per key (per address before a key is known), payment-model routes per address; others are not bounded.
+      // Auto routes per key (per address before a key is known), payment-model routes per address; others,
+      // and paths no route serves (a 404), are not bounded.
       boundOf: (request) => {
+        if (matchedRoute(request).url === undefined) return undefined;
         const payment = isPaymentRequest(request);
         if (!payment && !isAutoRequest(request)) return undefined;
         const key = request.apiKey;

@@ -244,6 +244,23 @@ describe('rate limit (60 a minute for free, per key, on Auto routes)', () => {
     }
   });
 
+  // As under @fastify/rate-limit, which bounded routes only: a path no route serves is a 404 each time, never a 429.
+  it('a path under /v2/auto that no route serves is a 404 each time, neither counted nor marked', async () => {
+    const limited = await testHost();
+    try {
+      const key = await limited.newKey({ plan: 'free' });
+      for (let i = 0; i < 62; i += 1) {
+        const response = await call(limited.app, { url: '/v2/auto/no-such-route', key });
+        expect(response.statusCode).toBe(404);
+        expect(response.headers['x-ratelimit-limit']).toBeUndefined();
+      }
+      // The key's own window is untouched.
+      expect((await call(limited.app, { url: '/v2/auto/exchanges', key })).headers['x-ratelimit-remaining']).toBe('59');
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('a pro key has 120 a minute', async () => {
     const response = await call(host.app, { url: '/v2/auto/exchanges', key: await host.newKey({ plan: 'pro' }) });
     expect(response.headers['x-ratelimit-limit']).toBe('120');
