@@ -8,7 +8,8 @@
 //         only JSON-parses the body and returns the identical validation JSON.
 //     Both bare routes have the host's response schemas (the same serializer work). Each run also
 //     gives the servers' CPU time per answer, which does not depend on the load generator's share of
-//     the two cores.
+//     the two cores, and its user part (the JavaScript: the write per answer is system time, and costs
+//     more when the load generator sleeps between answers).
 //     The host runs in-process (buildServer from packages/server/dist, logger off, a PushSource feed),
 //     with everything a request goes through: key lookup, quota counting (in memory, written once a second),
 //     the rate limiter, the HMAC rules, the handler and the response schema.
@@ -144,8 +145,11 @@ async function measure(target, round, profile) {
   const result = await load({ ...options, duration: DURATION_S });
   // The servers' CPU per answer (this process serves them; only one is under load at a time): with the
   // load generator on the same two cores, the one figure that does not depend on how busy it is.
+  // User time is the servers' JavaScript (and V8's); system time is mostly the one write per answer, whose cost
+  // on loopback grows when the load generator sleeps between answers (a slower server wakes it more often).
   const cpu = process.cpuUsage(cpuBefore);
   result.serverCpuUs = (cpu.user + cpu.system) / result.total;
+  result.serverUserUs = cpu.user / result.total;
   if (profile && session) profiles.push({ name: target.name, profile: (await session.post('Profiler.stop')).profile });
   if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0) {
     throw new Error(`${target.name}: ${result.non2xx} non-2xx (${JSON.stringify(result.statuses)}), ${result.errors} errors, ${result.timeouts} timeouts: the measurement is not valid`);
@@ -181,6 +185,7 @@ const results = targets.map(({ name }) => {
     latencyP50: median(list.map((run) => run.latencyP50)),
     latencyP99: median(list.map((run) => run.latencyP99)),
     serverCpuUs: median(list.map((run) => run.serverCpuUs)),
+    serverUserUs: median(list.map((run) => run.serverUserUs)),
     total: list.reduce((sum, run) => sum + run.total, 0),
   };
 });
@@ -310,10 +315,10 @@ console.log(`  load average at start ${startLoad.map((n) => n.toFixed(2)).join('
 console.log(`  validate body: ${Buffer.byteLength(validateBody)} bytes; poll answer: ${Buffer.byteLength(pollText)} bytes; validate answer: ${Buffer.byteLength(validationText)} bytes`);
 console.log('  limits: the pro plan\'s rate limit and quotas raised to 1e9 in this process (limiter and quota counter still run on every request)');
 console.log('');
-console.log(`  ${'route'.padEnd(24)} ${'req/s'.padStart(9)} ${'p50'.padStart(7)} ${'p99'.padStart(7)} ${'requests'.padStart(9)} ${'server CPU/answer'.padStart(18)}  runs (req/s)`);
+console.log(`  ${'route'.padEnd(24)} ${'req/s'.padStart(9)} ${'p50'.padStart(7)} ${'p99'.padStart(7)} ${'requests'.padStart(9)} ${'server CPU/answer'.padStart(18)} ${'of it user'.padStart(11)}  runs (req/s)`);
 for (const result of results) {
   console.log(
-    `  ${result.name.padEnd(24)} ${fmt(result.requestsPerSecond).padStart(9)} ${`${result.latencyP50} ms`.padStart(7)} ${`${result.latencyP99} ms`.padStart(7)} ${fmt(result.total).padStart(9)} ${`${result.serverCpuUs.toFixed(1)} µs`.padStart(18)}  ${result.all.map(fmt).join(' / ')}`,
+    `  ${result.name.padEnd(24)} ${fmt(result.requestsPerSecond).padStart(9)} ${`${result.latencyP50} ms`.padStart(7)} ${`${result.latencyP99} ms`.padStart(7)} ${fmt(result.total).padStart(9)} ${`${result.serverCpuUs.toFixed(1)} µs`.padStart(18)} ${`${result.serverUserUs.toFixed(1)} µs`.padStart(11)}  ${result.all.map(fmt).join(' / ')}`,
   );
 }
 const pollRatios = roundRatios('poll');
@@ -323,9 +328,10 @@ const validateRatio = median(validateRatios);
 const spread = (ratios) => `rounds ${ratios[0].toFixed(2)} to ${ratios[ratios.length - 1].toFixed(2)}`;
 console.log(`  ratio host/bare, median of the rounds' ratios: poll ${pollRatio.toFixed(2)} (${spread(pollRatios)}); validate ${validateRatio.toFixed(2)} (${spread(validateRatios)})`);
 const cpuOf = Object.fromEntries(results.map((result) => [result.name, result.serverCpuUs]));
-console.log(
-  `  server CPU an answer adds over bare Fastify: poll ${(cpuOf['poll, EQL host'] - cpuOf['poll, bare Fastify']).toFixed(1)} µs, validate ${(cpuOf['validate, EQL host'] - cpuOf['validate, bare Fastify']).toFixed(1)} µs`,
-);
+const userOf = Object.fromEntries(results.map((result) => [result.name, result.serverUserUs]));
+const added = (of, route) => (of[`${route}, EQL host`] - of[`${route}, bare Fastify`]).toFixed(1);
+console.log(`  server CPU an answer adds over bare Fastify: poll ${added(cpuOf, 'poll')} µs, validate ${added(cpuOf, 'validate')} µs`);
+console.log(`  of it user time (the JavaScript, the steadier figure): poll ${added(userOf, 'poll')} µs, validate ${added(userOf, 'validate')} µs`);
 console.log('');
 console.log(`SSE fan-out: ${STREAMS.toLocaleString('en-US')} streams (one key), ${ROUNDS} notifications; clients in their own process`);
 for (const [name, run] of [['EQL host', hostFanOut], ['bare node:http', bareFanOut]]) {
