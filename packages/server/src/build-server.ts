@@ -285,7 +285,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   app.addHook('preValidation', hmacCheck(context));
   // JSON bodies keep their types: the schema's coercion is for query strings and path parameters only.
   app.addHook('preValidation', refuseMistypedBody);
-  // Requests a minute (spec 5.2). On PostgreSQL the counters are in the database, shared by every host on it
+  // Requests a minute (spec 8). On PostgreSQL the counters are in the database, shared by every host on it
   // (a failure of it counts in memory meanwhile: metering/pg-rate-counter.ts); else in this process's memory.
   const sharedRateLimits = store instanceof PgHostStore ? new PgRateCounter(store.pool, { log: app.log, prefix: 'request:' }) : undefined;
   app.addHook(
