@@ -28,11 +28,10 @@ export interface RequestLimitsOptions {
  * fails with `refusal` and `retry-after` too. Requests that are not limited are neither counted nor
  * marked.
  *
- * The host used `@fastify/rate-limit`, with the same headers and the same fixed windows. Its hook is an
- * async function that awaits each of its options and the store, whether they answer at once or not,
- * and reads `request.routeOptions` (a new object at every read): 7 to 10 µs of server CPU a request on
- * this machine (docs/performance.md, ninth round). This hook answers synchronously when the counter
- * does (in memory), and waits only for a counter that answers with a promise (PostgreSQL).
+ * The host used `@fastify/rate-limit`, with the same headers and the same fixed windows; this hook counts
+ * in the `WindowCounter` contract the x402 bounds use too (in memory, or PostgreSQL's table shared by the
+ * hosts of a database). It answers synchronously when the counter does, and waits only for a counter that
+ * answers with a promise (docs/decisions.md, "The request limiter is the host's own hook").
  */
 export function requestLimits(options: RequestLimitsOptions): preHandlerHookHandler {
   const { counter, windowMs, boundOf, refusal } = options;
