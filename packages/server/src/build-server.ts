@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
-import { authenticate, isAutoRequest } from './auth/authenticate.js';
+import { authenticate, isAutoRequest, registerCallerSlots } from './auth/authenticate.js';
 import { hmacCheck } from './auth/hmac-check.js';
 import { defaultConfig, fastifyTrustProxy, type HostConfig, PLANS, x402ConfigProblem } from './config.js';
 import type { HostContext } from './context.js';
@@ -246,10 +246,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
     },
   });
   registerMatchedRoute(app);
-  // What authentication and the routes set on a request, declared so that every request has one shape
-  // (Fastify's advice: a property added later changes the object's hidden class on the hot path).
-  app.decorateRequest('apiKey', undefined);
-  app.decorateRequest('creditsUsed', undefined);
+  registerCallerSlots(app);
   registerRawJson(app);
   registerTextFormBody(app);
   app.setErrorHandler(handleError);

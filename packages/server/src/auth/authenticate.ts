@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { MaybePromise } from '@eql/core';
 import { PLANS } from '../config.js';
 import type { HostContext } from '../context.js';
@@ -14,6 +14,15 @@ declare module 'fastify' {
     /** Credits this request charged (reported in `x-svc-credits-used`). */
     creditsUsed?: number;
   }
+}
+
+/**
+ * Declares the request's caller slots (`apiKey`, `creditsUsed`), once when the app is built, so that every
+ * request has one shape: a property added to a request later changes its hidden class on the hot path.
+ */
+export function registerCallerSlots(app: FastifyInstance): void {
+  app.decorateRequest('apiKey', undefined);
+  app.decorateRequest('creditsUsed', undefined);
 }
 
 /**
