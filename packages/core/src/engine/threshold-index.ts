@@ -24,6 +24,12 @@ class SortedThresholds<L> {
     return lo;
   }
 
+  /** The conditions at exactly `threshold`, if any. */
+  bucketAt(threshold: number): L[] | undefined {
+    const at = this.lowerBound(threshold, false);
+    return this.keys[at] === threshold ? this.buckets[at] : undefined;
+  }
+
   add(threshold: number, leaf: L): void {
     const at = this.lowerBound(threshold, false);
     if (this.keys[at] === threshold) (this.buckets[at] as L[]).push(leaf);
@@ -49,30 +55,40 @@ class SortedThresholds<L> {
 
 type Visit<L> = (leaf: L, holds: boolean) => void;
 
-type SortedOperator = Exclude<ThresholdOperator, '==' | '!='>;
-
 /**
  * The conditions on one numeric series that compare it with a constant, indexed by threshold so that
  * a new value visits only the conditions whose truth it changes: O(log N + changes) per update, not O(N).
  *
  * For a move from `a` to `b`:
  * - `x > t` flips for t in [min, max) of (a, b); `x >= t` for t in (min, max]; `<` and `<=` likewise;
- * - `==` and `!=` flip only for t equal to a or b (hash lookups);
+ * - `==` and `!=` flip only for t equal to a or b;
  * - `crosses_above t` fires for t in [a, b) on a rise, `crosses_below t` for t in (b, a] on a fall.
  * The first value sets every level condition that holds.
+ *
+ * **The gap.** Every change a move causes has its threshold in [min, max] of (a, b). The index keeps, for
+ * the last value it was given, the open interval between the nearest thresholds below and above it (of
+ * every operator); a move from that value to one inside the interval changes nothing, and the update
+ * reads this object only. With many series, each series' lists are out of the processor's caches by the
+ * time its next value comes (a binary search then costs a cache miss a step), so this check is most of
+ * what a quiet series costs. Adding a threshold narrows the gap; removing one leaves it as it is (still
+ * free of thresholds, so still right).
  */
 export class ThresholdIndex<L> {
-  /** One sorted list per ordering operator, as fields: a tick looks each up without a hash. */
-  private readonly sorted: Record<SortedOperator, SortedThresholds<L>> = {
-    '>': new SortedThresholds<L>(),
-    '>=': new SortedThresholds<L>(),
-    '<': new SortedThresholds<L>(),
-    '<=': new SortedThresholds<L>(),
-    crosses_above: new SortedThresholds<L>(),
-    crosses_below: new SortedThresholds<L>(),
-  };
-  private readonly exact: Record<'==' | '!=', Map<number, L[]>> = { '==': new Map<number, L[]>(), '!=': new Map<number, L[]>() };
+  /** One sorted list per operator, as fields: a tick looks each up without a hash. */
+  private readonly greater = new SortedThresholds<L>();
+  private readonly greaterOrEqual = new SortedThresholds<L>();
+  private readonly less = new SortedThresholds<L>();
+  private readonly lessOrEqual = new SortedThresholds<L>();
+  private readonly equal = new SortedThresholds<L>();
+  private readonly unequal = new SortedThresholds<L>();
+  private readonly crossesAbove = new SortedThresholds<L>();
+  private readonly crossesBelow = new SortedThresholds<L>();
   private count = 0;
+  /** The last value given to `update` (NaN before the first). */
+  private last = Number.NaN;
+  /** No threshold lies strictly between these two, and `last` lies between them (or on both). */
+  private below = Number.NaN;
+  private above = Number.NaN;
 
   /** How many conditions the index holds. */
   get size(): number {
@@ -81,28 +97,15 @@ export class ThresholdIndex<L> {
 
   /** Indexes a condition `series <operator> threshold`, identified by `leaf`. */
   add(operator: ThresholdOperator, threshold: number, leaf: L): void {
-    if (operator === '==' || operator === '!=') {
-      const map = this.exact[operator];
-      const bucket = map.get(threshold);
-      if (bucket) bucket.push(leaf);
-      else map.set(threshold, [leaf]);
-    } else this.sorted[operator].add(threshold, leaf);
+    this.listOf(operator).add(threshold, leaf);
     this.count += 1;
+    if (threshold <= this.last && threshold > this.below) this.below = threshold;
+    if (threshold >= this.last && threshold < this.above) this.above = threshold;
   }
 
   /** Removes a condition added with the same operator, threshold and leaf; does nothing when there is none. */
   remove(operator: ThresholdOperator, threshold: number, leaf: L): void {
-    if (operator === '==' || operator === '!=') {
-      const map = this.exact[operator];
-      const bucket = map.get(threshold);
-      const position = bucket ? bucket.indexOf(leaf) : -1;
-      if (!bucket || position < 0) return;
-      if (bucket.length === 1) map.delete(threshold);
-      else bucket.splice(position, 1);
-      this.count -= 1;
-      return;
-    }
-    if (this.sorted[operator].remove(threshold, leaf)) this.count -= 1;
+    if (this.listOf(operator).remove(threshold, leaf)) this.count -= 1;
   }
 
   /**
@@ -112,38 +115,48 @@ export class ThresholdIndex<L> {
    */
   update(previous: number | undefined, current: number, flip: Visit<L>, fire: (leaf: L) => void): void {
     if (this.count === 0 || previous === current) return;
+    if (previous === this.last && current > this.below && current < this.above) {
+      this.last = current;
+      return;
+    }
+    this.changes(previous, current, flip, fire);
+    this.settleGap(current);
+  }
+
+  private changes(previous: number | undefined, current: number, flip: Visit<L>, fire: (leaf: L) => void): void {
     if (previous === undefined) {
-      this.visit(this.sorted['>'], -Infinity, current, false, false, true, flip);
-      this.visit(this.sorted['>='], -Infinity, current, false, true, true, flip);
-      this.visit(this.sorted['<'], current, Infinity, false, true, true, flip);
-      this.visit(this.sorted['<='], current, Infinity, true, true, true, flip);
-      const equal = this.exact['=='].get(current);
+      this.visit(this.greater, -Infinity, current, false, false, true, flip);
+      this.visit(this.greaterOrEqual, -Infinity, current, false, true, true, flip);
+      this.visit(this.less, current, Infinity, false, true, true, flip);
+      this.visit(this.lessOrEqual, current, Infinity, true, true, true, flip);
+      const equal = this.equal.bucketAt(current);
       if (equal) for (const leaf of equal) flip(leaf, true);
-      for (const [threshold, leaves] of this.exact['!=']) if (threshold !== current) for (const leaf of leaves) flip(leaf, true);
+      const unequal = this.unequal;
+      for (let i = 0; i < unequal.keys.length; i += 1) {
+        if (unequal.keys[i] !== current) for (const leaf of unequal.buckets[i] as L[]) flip(leaf, true);
+      }
       return;
     }
     const rising = current > previous;
     const lo = rising ? previous : current;
     const hi = rising ? current : previous;
-    this.visit(this.sorted['>'], lo, hi, true, false, rising, flip);
-    this.visit(this.sorted['>='], lo, hi, false, true, rising, flip);
-    this.visit(this.sorted['<'], lo, hi, false, true, !rising, flip);
-    this.visit(this.sorted['<='], lo, hi, true, false, !rising, flip);
-    const equal = this.exact['=='];
-    if (equal.size > 0) {
-      const before = equal.get(previous);
+    this.visit(this.greater, lo, hi, true, false, rising, flip);
+    this.visit(this.greaterOrEqual, lo, hi, false, true, rising, flip);
+    this.visit(this.less, lo, hi, false, true, !rising, flip);
+    this.visit(this.lessOrEqual, lo, hi, true, false, !rising, flip);
+    if (this.equal.keys.length > 0) {
+      const before = this.equal.bucketAt(previous);
       if (before) for (const leaf of before) flip(leaf, false);
-      const after = equal.get(current);
+      const after = this.equal.bucketAt(current);
       if (after) for (const leaf of after) flip(leaf, true);
     }
-    const unequal = this.exact['!='];
-    if (unequal.size > 0) {
-      const before = unequal.get(previous);
+    if (this.unequal.keys.length > 0) {
+      const before = this.unequal.bucketAt(previous);
       if (before) for (const leaf of before) flip(leaf, true);
-      const after = unequal.get(current);
+      const after = this.unequal.bucketAt(current);
       if (after) for (const leaf of after) flip(leaf, false);
     }
-    const crossings = rising ? this.sorted.crosses_above : this.sorted.crosses_below;
+    const crossings = rising ? this.crossesAbove : this.crossesBelow;
     if (crossings.keys.length > 0) {
       const start = crossings.lowerBound(lo, !rising);
       for (let i = start; i < crossings.keys.length; i += 1) {
@@ -151,6 +164,57 @@ export class ThresholdIndex<L> {
         if (rising ? key >= hi : key > hi) break;
         for (const leaf of crossings.buckets[i] as L[]) fire(leaf);
       }
+    }
+  }
+
+  /** Remembers `value` and the nearest thresholds below and above it (equal to it on both sides when one lies on it). */
+  private settleGap(value: number): void {
+    this.last = value;
+    this.below = -Infinity;
+    this.above = Infinity;
+    this.narrowTo(this.greater, value);
+    this.narrowTo(this.greaterOrEqual, value);
+    this.narrowTo(this.less, value);
+    this.narrowTo(this.lessOrEqual, value);
+    this.narrowTo(this.equal, value);
+    this.narrowTo(this.unequal, value);
+    this.narrowTo(this.crossesAbove, value);
+    this.narrowTo(this.crossesBelow, value);
+  }
+
+  private narrowTo(list: SortedThresholds<L>, value: number): void {
+    const keys = list.keys;
+    if (keys.length === 0) return;
+    const at = list.lowerBound(value, false);
+    if (at < keys.length) {
+      const key = keys[at] as number;
+      if (key < this.above) this.above = key;
+      if (key === value) this.below = value;
+    }
+    if (at > 0) {
+      const key = keys[at - 1] as number;
+      if (key > this.below) this.below = key;
+    }
+  }
+
+  private listOf(operator: ThresholdOperator): SortedThresholds<L> {
+    switch (operator) {
+      case '>':
+        return this.greater;
+      case '>=':
+        return this.greaterOrEqual;
+      case '<':
+        return this.less;
+      case '<=':
+        return this.lessOrEqual;
+      case '==':
+        return this.equal;
+      case '!=':
+        return this.unequal;
+      case 'crosses_above':
+        return this.crossesAbove;
+      case 'crosses_below':
+        return this.crossesBelow;
     }
   }
 
