@@ -2,13 +2,14 @@
 export type ThresholdOperator = '>' | '>=' | '<' | '<=' | '==' | '!=' | 'crosses_above' | 'crosses_below';
 
 /**
- * Thresholds of one operator, sorted, each with the conditions that use it. Binary search finds the
- * range a move crosses; inserting and removing shift the arrays, which stay small per series (the
- * queries of one symbol and operator). No closures and no copies on the hot path.
+ * Thresholds of one operator, sorted, beside the condition of each (one entry per condition: a threshold
+ * that several conditions share repeats, in the order they came). Binary search finds the range a move
+ * crosses; inserting and removing shift the two arrays, which stay small per series (the queries of one
+ * symbol and operator). No closures, no copies and no array per threshold.
  */
 class SortedThresholds<L> {
   readonly keys: number[] = [];
-  readonly buckets: L[][] = [];
+  readonly leaves: L[] = [];
 
   /** Index of the first threshold >= value (or > value when `strict`). */
   lowerBound(value: number, strict: boolean): number {
@@ -24,32 +25,35 @@ class SortedThresholds<L> {
     return lo;
   }
 
-  /** The conditions at exactly `threshold`, if any. */
-  bucketAt(threshold: number): L[] | undefined {
-    const at = this.lowerBound(threshold, false);
-    return this.keys[at] === threshold ? this.buckets[at] : undefined;
-  }
-
+  /** Adds a condition after those with the same threshold. */
   add(threshold: number, leaf: L): void {
-    const at = this.lowerBound(threshold, false);
-    if (this.keys[at] === threshold) (this.buckets[at] as L[]).push(leaf);
-    else {
-      this.keys.splice(at, 0, threshold);
-      this.buckets.splice(at, 0, [leaf]);
+    const { keys, leaves } = this;
+    const at = this.lowerBound(threshold, true);
+    let i = keys.length;
+    keys.push(threshold);
+    leaves.push(leaf);
+    for (; i > at; i -= 1) {
+      keys[i] = keys[i - 1] as number;
+      leaves[i] = leaves[i - 1] as L;
     }
+    keys[at] = threshold;
+    leaves[at] = leaf;
   }
 
   remove(threshold: number, leaf: L): boolean {
-    const at = this.lowerBound(threshold, false);
-    if (this.keys[at] !== threshold) return false;
-    const bucket = this.buckets[at] as L[];
-    const position = bucket.indexOf(leaf);
-    if (position < 0) return false;
-    if (bucket.length === 1) {
-      this.keys.splice(at, 1);
-      this.buckets.splice(at, 1);
-    } else bucket.splice(position, 1);
-    return true;
+    const { keys, leaves } = this;
+    for (let at = this.lowerBound(threshold, false); at < keys.length && keys[at] === threshold; at += 1) {
+      if (leaves[at] !== leaf) continue;
+      const last = keys.length - 1;
+      for (let i = at; i < last; i += 1) {
+        keys[i] = keys[i + 1] as number;
+        leaves[i] = leaves[i + 1] as L;
+      }
+      keys.pop();
+      leaves.pop();
+      return true;
+    }
+    return false;
   }
 }
 
@@ -129,12 +133,9 @@ export class ThresholdIndex<L> {
       this.visit(this.greaterOrEqual, -Infinity, current, false, true, true, flip);
       this.visit(this.less, current, Infinity, false, true, true, flip);
       this.visit(this.lessOrEqual, current, Infinity, true, true, true, flip);
-      const equal = this.equal.bucketAt(current);
-      if (equal) for (const leaf of equal) flip(leaf, true);
+      this.visitEqual(this.equal, current, true, flip);
       const unequal = this.unequal;
-      for (let i = 0; i < unequal.keys.length; i += 1) {
-        if (unequal.keys[i] !== current) for (const leaf of unequal.buckets[i] as L[]) flip(leaf, true);
-      }
+      for (let i = 0; i < unequal.keys.length; i += 1) if (unequal.keys[i] !== current) flip(unequal.leaves[i] as L, true);
       return;
     }
     const rising = current > previous;
@@ -144,25 +145,17 @@ export class ThresholdIndex<L> {
     this.visit(this.greaterOrEqual, lo, hi, false, true, rising, flip);
     this.visit(this.less, lo, hi, false, true, !rising, flip);
     this.visit(this.lessOrEqual, lo, hi, true, false, !rising, flip);
-    if (this.equal.keys.length > 0) {
-      const before = this.equal.bucketAt(previous);
-      if (before) for (const leaf of before) flip(leaf, false);
-      const after = this.equal.bucketAt(current);
-      if (after) for (const leaf of after) flip(leaf, true);
-    }
-    if (this.unequal.keys.length > 0) {
-      const before = this.unequal.bucketAt(previous);
-      if (before) for (const leaf of before) flip(leaf, true);
-      const after = this.unequal.bucketAt(current);
-      if (after) for (const leaf of after) flip(leaf, false);
-    }
+    this.visitEqual(this.equal, previous, false, flip);
+    this.visitEqual(this.equal, current, true, flip);
+    this.visitEqual(this.unequal, previous, true, flip);
+    this.visitEqual(this.unequal, current, false, flip);
     const crossings = rising ? this.crossesAbove : this.crossesBelow;
     if (crossings.keys.length > 0) {
       const start = crossings.lowerBound(lo, !rising);
       for (let i = start; i < crossings.keys.length; i += 1) {
         const key = crossings.keys[i] as number;
         if (rising ? key >= hi : key > hi) break;
-        for (const leaf of crossings.buckets[i] as L[]) fire(leaf);
+        fire(crossings.leaves[i] as L);
       }
     }
   }
@@ -225,7 +218,14 @@ export class ThresholdIndex<L> {
     for (let i = list.lowerBound(lo, !includeLo); i < keys.length; i += 1) {
       const key = keys[i] as number;
       if (includeHi ? key > hi : key >= hi) break;
-      for (const leaf of list.buckets[i] as L[]) flip(leaf, holds);
+      flip(list.leaves[i] as L, holds);
     }
+  }
+
+  /** Flips the conditions of one list whose threshold is exactly `value`. */
+  private visitEqual(list: SortedThresholds<L>, value: number, holds: boolean, flip: Visit<L>): void {
+    const keys = list.keys;
+    if (keys.length === 0) return;
+    for (let i = list.lowerBound(value, false); i < keys.length && keys[i] === value; i += 1) flip(list.leaves[i] as L, holds);
   }
 }
