@@ -149,15 +149,8 @@ export class ThresholdIndex<L> {
     this.visitEqual(this.equal, current, true, flip);
     this.visitEqual(this.unequal, previous, true, flip);
     this.visitEqual(this.unequal, current, false, flip);
-    const crossings = rising ? this.crossesAbove : this.crossesBelow;
-    if (crossings.keys.length > 0) {
-      const start = crossings.lowerBound(lo, !rising);
-      for (let i = start; i < crossings.keys.length; i += 1) {
-        const key = crossings.keys[i] as number;
-        if (rising ? key >= hi : key > hi) break;
-        fire(crossings.leaves[i] as L);
-      }
-    }
+    // Crossings in [a, b) on a rise, (b, a] on a fall: the same walk, with `fire` (it has no use for `holds`).
+    this.visit(rising ? this.crossesAbove : this.crossesBelow, lo, hi, rising, !rising, true, fire);
   }
 
   /** Remembers `value` and the nearest thresholds below and above it (equal to it on both sides when one lies on it). */
@@ -211,7 +204,7 @@ export class ThresholdIndex<L> {
     }
   }
 
-  /** Visits thresholds of one operator's list in the range (lo..hi, ends included as told). */
+  /** Visits the conditions of one operator's list whose thresholds lie between lo and hi (ends included as told). */
   private visit(list: SortedThresholds<L>, lo: number, hi: number, includeLo: boolean, includeHi: boolean, holds: boolean, flip: Visit<L>): void {
     if (list.keys.length === 0) return;
     const keys = list.keys;
