@@ -402,14 +402,13 @@ export class PriceChannel {
 
   private readinessOf(computation: Computation): Readiness {
     if (this.unavailable !== undefined) return { status: 'no_data', reason: this.unavailable };
-    const loading = `loading history from ${this.options.history?.name ?? 'history'}`;
     switch (computation.kind) {
       case 'current':
         return this.lastTick ? { status: 'ready' } : { status: 'warming_up', reason: `no price of ${this.options.topic.symbol} observed yet` };
       case 'window': {
         const use = this.windows.get(computation.durationMs);
         if (!use) return { status: 'warming_up' };
-        if (use.pending) return { status: 'warming_up', reason: loading };
+        if (use.pending) return { status: 'warming_up', reason: this.loadingText() };
         if (use.window.covered()) return { status: 'ready' };
         const readiness: Readiness = { status: 'warming_up', reason: withProblem(`the ${computation.method} window needs ${formatDuration(computation.durationMs)} of prices`, use.historyProblem) };
         if (use.firstAt !== undefined) readiness.readyAt = use.firstAt + computation.durationMs;
@@ -419,7 +418,7 @@ export class PriceChannel {
         const timeframe = this.timeframes.get(computation.tfMs);
         const use = timeframe?.families.get(computation.family);
         if (!timeframe || !use) return { status: 'warming_up' };
-        if (use.pending) return { status: 'warming_up', reason: loading };
+        if (use.pending) return { status: 'warming_up', reason: this.loadingText() };
         if (use.indicator.current()[computation.method as keyof ReturnType<FamilyIndicator['current']>] !== undefined) return { status: 'ready' };
         const needed = warmupCandles(computation.method, computation.args);
         const remaining = Math.max(1, needed - use.taken);
@@ -431,6 +430,11 @@ export class PriceChannel {
         };
       }
     }
+  }
+
+  /** Why a series waits for its history (built when asked: a fire reads every condition's readiness). */
+  private loadingText(): string {
+    return `loading history from ${this.options.history?.name ?? 'history'}`;
   }
 
   // ------------------------------------------------------------------ sharing
