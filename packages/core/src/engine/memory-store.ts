@@ -58,12 +58,18 @@ export class MemoryStateStore implements StateStore {
   }
 
   saveExecution(record: ExecutionRecord): void {
-    if (!this.executions.has(record.id)) this.recordsOf(record.queryId).executions.push(record.id);
+    if (!this.executions.has(record.id)) {
+      const records = this.recordsOf(record.queryId);
+      records.executions = withKey(records.executions, record.id);
+    }
     this.executions.set(record.id, record);
   }
 
   saveSession(session: LlmSession): void {
-    if (!this.sessions.has(session.sessionId)) this.recordsOf(session.queryId).sessions.push(session.sessionId);
+    if (!this.sessions.has(session.sessionId)) {
+      const records = this.recordsOf(session.queryId);
+      records.sessions = withKey(records.sessions, session.sessionId);
+    }
     this.sessions.set(session.sessionId, session);
   }
 
@@ -97,7 +103,10 @@ export class MemoryStateStore implements StateStore {
   }
 
   saveOutbox(entry: OutboxEntry): void {
-    if (!this.outbox.has(entry.key)) this.recordsOf(entry.queryId).outbox.push(entry.key);
+    if (!this.outbox.has(entry.key)) {
+      const records = this.recordsOf(entry.queryId);
+      records.outbox = withKey(records.outbox, entry.key);
+    }
     this.outbox.set(entry.key, entry);
   }
 
@@ -131,7 +140,7 @@ export class MemoryStateStore implements StateStore {
   private recordsOf(queryId: string): QueryRecords {
     let records = this.byQuery.get(queryId);
     if (!records) {
-      records = { executions: [], outbox: [], sessions: [] };
+      records = { executions: NO_KEYS, outbox: NO_KEYS, sessions: NO_KEYS };
       this.byQuery.set(queryId, records);
     }
     return records;
@@ -154,6 +163,19 @@ export class MemoryStateStore implements StateStore {
     const { notification, step } = oldest;
     if (step !== undefined && this.notificationsByStep.get(step) === notification) this.notificationsByStep.delete(step);
   }
+}
+
+/** The list of a kind of record a query has none of yet: shared (and frozen), until its first key. */
+const NO_KEYS = Object.freeze([]) as unknown as string[];
+
+/**
+ * `keys` with `key` added. A first key gets a list of its own, of exactly one: a list that a `push` starts
+ * keeps room for 16, and a query that fires once has one execution and one outbox entry.
+ */
+function withKey(keys: string[], key: string): string[] {
+  if (keys === NO_KEYS) return [key];
+  keys.push(key);
+  return keys;
 }
 
 /** The step a notification belongs to, as one key; undefined for a notification no step made. */
