@@ -58,7 +58,7 @@ const CHECK_TICKS = 5_000; // fired sets of every system are compared over these
 // eleventh round: their 140 fires in the 1k window ran in the interpreter, a sixth of EQL's window, and the
 // tick path itself was still being optimised (after a throwaway run EQL's 1k idle cell runs 2.3M ticks/s
 // instead of 1.5M to 1.9M, naive RxJS's 1.7M instead of 1.4M to 1.5M, the limit's 7M instead of 4.5M).
-const WARMUP_FIRES = { idle: 5_000, firing: 5_000 };
+const WARMUP_FIRES = 5_000;
 const WARMUP_MAX_TICKS = 1_000_000;
 // Every system of a size runs the same ticks: the warm-up, then the same measured window. (A time budget
 // would let a fast system measure a later, quieter phase of the market than a slow one: the firing
@@ -341,12 +341,12 @@ function printProfile(profile) {
 }
 
 /** A throwaway instance of the system on another market, with the firing workload's thresholds, run until WARMUP_FIRES queries have fired: JIT warm-up only. */
-async function throwawayWarmup(systemName, size, workload, run) {
+async function throwawayWarmup(systemName, size, run) {
   const population = new Population(size, new Market(2), 'firing');
   const system = newSystem(systemName, population);
   for (let slot = 0; slot < size; slot++) system.add(slot);
   const total = { ticks: 0, ms: 0, fires: 0 };
-  while (total.fires < WARMUP_FIRES[workload] && total.ticks < WARMUP_MAX_TICKS) {
+  while (total.fires < WARMUP_FIRES && total.ticks < WARMUP_MAX_TICKS) {
     const part = await run(system, population, { count: 0, sum: 0 }, CHECK_TICKS);
     total.ticks += part.ticks;
     total.ms += part.ms;
@@ -389,7 +389,7 @@ async function worker(systemName, size, workload) {
   heapUsed();
   result.warmup = await run(system, population, check, CHECK_TICKS);
   result.check = check;
-  if (result.warmup.fires < WARMUP_FIRES[workload]) result.throwawayWarmup = await throwawayWarmup(systemName, size, workload, run);
+  if (result.warmup.fires < WARMUP_FIRES) result.throwawayWarmup = await throwawayWarmup(systemName, size, run);
   heapUsed();
   const session = PROFILE || HEAP_PROFILE ? await startProfile() : undefined;
   const stopGc = watchGc();
@@ -498,7 +498,7 @@ async function main() {
   console.log("  EQL: virtual time (heap scheduler), synchronous PushSource.push(), listening to its trigger events (engine.eventsOf('trigger')); each cell in a fresh `node --expose-gc` process;");
   console.log(`  every system of a size runs the same ticks: ${fmt(CHECK_TICKS)} of warm-up (cross-checked), then the measured window of`);
   console.log(`  ${Object.entries(MEASURED_TICKS).map(([size, ticks]) => `${sizeLabel(Number(size))}: ${fmt(ticks)}`).join(', ')} ticks (json-rules-engine up to 10k queries only); when the warm-up fired`);
-  console.log(`  fewer than ${fmt(WARMUP_FIRES.firing)} queries, a throwaway instance on another market, with the firing workload's thresholds, runs first until that many fired`);
+  console.log(`  fewer than ${fmt(WARMUP_FIRES)} queries, a throwaway instance on another market, with the firing workload's thresholds, runs first until that many fired`);
   console.log('  (at most ' + fmt(WARMUP_MAX_TICKS) + ' ticks): code that runs once a fire must run often enough for V8 to optimise it');
   if (ROUNDS > 1) console.log(`  ${ROUNDS} rounds over all cells; each cell reports its median run, each aim the median of its per-round ratios`);
   console.log(`  load average at start: ${load()} (${availableParallelism()} CPUs)`);

@@ -58,18 +58,12 @@ export class MemoryStateStore implements StateStore {
   }
 
   saveExecution(record: ExecutionRecord): void {
-    if (!this.executions.has(record.id)) {
-      const records = this.recordsOf(record.queryId);
-      records.executions = withKey(records.executions, record.id);
-    }
+    if (!this.executions.has(record.id)) this.addKey(record.queryId, 'executions', record.id);
     this.executions.set(record.id, record);
   }
 
   saveSession(session: LlmSession): void {
-    if (!this.sessions.has(session.sessionId)) {
-      const records = this.recordsOf(session.queryId);
-      records.sessions = withKey(records.sessions, session.sessionId);
-    }
+    if (!this.sessions.has(session.sessionId)) this.addKey(session.queryId, 'sessions', session.sessionId);
     this.sessions.set(session.sessionId, session);
   }
 
@@ -103,10 +97,7 @@ export class MemoryStateStore implements StateStore {
   }
 
   saveOutbox(entry: OutboxEntry): void {
-    if (!this.outbox.has(entry.key)) {
-      const records = this.recordsOf(entry.queryId);
-      records.outbox = withKey(records.outbox, entry.key);
-    }
+    if (!this.outbox.has(entry.key)) this.addKey(entry.queryId, 'outbox', entry.key);
     this.outbox.set(entry.key, entry);
   }
 
@@ -135,6 +126,12 @@ export class MemoryStateStore implements StateStore {
       if (record) executions.push(record);
     }
     return executions;
+  }
+
+  /** Files a new record's key under its query. */
+  private addKey(queryId: string, kind: keyof QueryRecords, key: string): void {
+    const records = this.recordsOf(queryId);
+    records[kind] = withKey(records[kind], key);
   }
 
   private recordsOf(queryId: string): QueryRecords {
