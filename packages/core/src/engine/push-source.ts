@@ -1,22 +1,31 @@
-import { Observable } from 'rxjs';
-import { FanOut } from './fan-out.js';
-import type { DataSource } from './interfaces.js';
+import { config, Observable } from 'rxjs';
+import type { DataSource, ObservationListener } from './interfaces.js';
 import { feedKeyOfObservation, feedKeyOfTopic, type Observation, type PriceObservation, type Topic } from './observations.js';
 
-/** One feed key's stream (while someone listens) and last price. */
+/** One feed key's listeners and last price. */
 interface Feed {
-  stream: FanOut<Observation> | undefined;
+  /**
+   * Who gets the feed's observations, in the order they came: `listen` callers as given, `observe`
+   * subscribers each behind a closure of its own. No function is in it twice. Replaced, never changed in
+   * place, when one comes or goes, so a push walks the list as it was when the push began.
+   */
+  listeners: readonly ObservationListener[];
   last: PriceObservation | undefined;
 }
 
 /** Feeds of price symbols as pushed (`BTC/USDT`, `btc`): bounded like the feed key cache it saves a lookup of. */
 const MAX_SYMBOL_ROUTES = 10_000;
 
+const NO_LISTENERS: readonly ObservationListener[] = Object.freeze([]);
+
 /**
  * A data source for embedders that have their own feed: `push` observations in, every query on the
- * topic sees them. Each push goes straight to its topic's stream (prices by asset, posts by account,
- * news), so its cost does not grow with the number of topics. A new price subscriber gets the last
- * pushed price of its asset at once. Serves any topic.
+ * topic sees them. Each push goes straight to its topic's listeners (prices by asset, posts by account,
+ * news), so its cost does not grow with the number of topics. A new price subscriber or listener gets the
+ * last pushed price of its asset at once. Serves any topic.
+ *
+ * It has {@link DataSource.listen}: the engine's tick then reaches it through a plain call, with no
+ * Observable or Subscriber in between.
  */
 export class PushSource implements DataSource {
   readonly name = 'push';
@@ -29,11 +38,12 @@ export class PushSource implements DataSource {
     if (observation.source === 'price') {
       const feed = this.symbolFeeds.get(observation.symbol) ?? this.routeSymbol(observation.symbol);
       feed.last = observation;
-      feed.stream?.next(observation);
+      if (feed.listeners.length > 0) deliver(feed, observation);
       return;
     }
     const key = feedKeyOfObservation(observation);
-    if (key !== undefined) this.feeds.get(key)?.stream?.next(observation);
+    const feed = key === undefined ? undefined : this.feeds.get(key);
+    if (feed !== undefined && feed.listeners.length > 0) deliver(feed, observation);
   }
 
   supports(topic: Topic): boolean {
@@ -41,29 +51,34 @@ export class PushSource implements DataSource {
   }
 
   observe(topic: Topic): Observable<Observation> {
-    const key = feedKeyOfTopic(topic);
-    return new Observable<Observation>((subscriber) => {
-      const feed = this.feed(key);
-      const stream = (feed.stream ??= new FanOut<Observation>());
-      if (feed.last) subscriber.next(feed.last);
-      const subscription = stream.observable.subscribe(subscriber);
-      return () => {
-        subscription.unsubscribe();
-        if (!stream.observed && feed.stream === stream) feed.stream = undefined;
-      };
-    });
+    return new Observable<Observation>((subscriber) => this.listen(topic, (observation) => subscriber.next(observation)));
+  }
+
+  listen(topic: Topic, listener: ObservationListener): () => void {
+    const feed = this.feed(feedKeyOfTopic(topic));
+    // The same function twice is two listeners: the second gets a closure of its own, so that each stop removes one.
+    const entry: ObservationListener = feed.listeners.includes(listener) ? (observation) => listener(observation) : listener;
+    feed.listeners = [...feed.listeners, entry];
+    if (feed.last) deliverTo(entry, feed.last);
+    let listening = true;
+    return () => {
+      if (!listening) return;
+      listening = false;
+      const left = feed.listeners.filter((candidate) => candidate !== entry);
+      feed.listeners = left.length > 0 ? left : NO_LISTENERS;
+    };
   }
 
   /** Whether anything listens (for tests of subscription release). */
   get observed(): boolean {
-    for (const feed of this.feeds.values()) if (feed.stream?.observed) return true;
+    for (const feed of this.feeds.values()) if (feed.listeners.length > 0) return true;
     return false;
   }
 
   private feed(key: string): Feed {
     let feed = this.feeds.get(key);
     if (!feed) {
-      feed = { stream: undefined, last: undefined };
+      feed = { listeners: NO_LISTENERS, last: undefined };
       this.feeds.set(key, feed);
     }
     return feed;
@@ -75,4 +90,31 @@ export class PushSource implements DataSource {
     this.symbolFeeds.set(symbol, feed);
     return feed;
   }
+}
+
+/** Hands an observation to the feed's listeners; one that stopped during this push gets nothing more. */
+function deliver(feed: Feed, observation: Observation): void {
+  const listeners = feed.listeners;
+  for (let index = 0; index < listeners.length; index += 1) {
+    const listener = listeners[index] as ObservationListener;
+    if (feed.listeners !== listeners && !feed.listeners.includes(listener)) continue;
+    deliverTo(listener, observation);
+  }
+}
+
+/** One listener's call: what it throws does not reach the others, and is reported later (as RxJS reports a subscriber's error). */
+function deliverTo(listener: ObservationListener, observation: Observation): void {
+  try {
+    listener(observation);
+  } catch (error) {
+    reportLater(error);
+  }
+}
+
+function reportLater(error: unknown): void {
+  setTimeout(() => {
+    const { onUnhandledError } = config;
+    if (onUnhandledError) onUnhandledError(error);
+    else throw error;
+  });
 }
