@@ -78,4 +78,29 @@ describe('TopicChannels', () => {
     expect(channels.lastAt(BTC)).toBe(42);
     expect(channels.lastAt(ETH)).toBeUndefined();
   });
+
+  it('listens to a source that can be listened to, and reports one whose listen throws as a failed source', () => {
+    const push = new PushSource();
+    const pushed = channelsOver([push]);
+    pushed.channels.acquireSeries(BTC, CURRENT);
+    push.push({ at: 7, source: 'price', symbol: 'BTC', price: 1 });
+    expect(pushed.observed).toEqual([['price', 7]]);
+    expect(pushed.channels.open).toBe(1);
+
+    const broken: DataSource = {
+      name: 'broken',
+      supports: () => true,
+      observe: () => {
+        throw new Error('listen is there: observe must not be called');
+      },
+      listen: () => {
+        throw new Error('feed lost');
+      },
+    };
+    const { channels, observed, problems } = channelsOver([broken]);
+    channels.acquireSeries(BTC, CURRENT);
+    expect(observed).toEqual([]);
+    expect(problems).toEqual(['DATA_SOURCE_ERROR: feed lost']);
+    expect(channels.open).toBe(0);
+  });
 });

@@ -138,13 +138,18 @@ export class TopicChannels {
       entry.lastAt = observation.at;
       options.observe(entry, observation);
     };
-    // A source that can call the engine directly does (fewer objects between a tick and the engine).
-    const subscription = source.listen
-      ? new Subscription(source.listen(entry.topic, next))
-      : source.observe(entry.topic).subscribe({
-          next,
-          error: (error: unknown) => options.problem('DATA_SOURCE_ERROR', error instanceof Error ? error.message : String(error)),
-        });
+    const failed = (error: unknown): void => options.problem('DATA_SOURCE_ERROR', error instanceof Error ? error.message : String(error));
+    // A source that can call the engine directly does (fewer objects between a tick and the engine); one
+    // whose `listen` throws is a failed source, as one whose observable errors.
+    let subscription: Subscription;
+    if (source.listen) {
+      try {
+        subscription = new Subscription(source.listen(entry.topic, next));
+      } catch (error) {
+        failed(error);
+        return;
+      }
+    } else subscription = source.observe(entry.topic).subscribe({ next, error: failed });
     // A released topic (all its users gone while subscribing) must not keep the subscription.
     if (this.entries.get(entry.key) === entry) entry.subscription = subscription;
     else subscription.unsubscribe();
