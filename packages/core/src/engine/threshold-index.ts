@@ -1,61 +1,7 @@
+import { RUN_SIZE, SortedThresholds } from './sorted-thresholds.js';
+
 /** Comparison operators of a series against a constant. */
 export type ThresholdOperator = '>' | '>=' | '<' | '<=' | '==' | '!=' | 'crosses_above' | 'crosses_below';
-
-/**
- * Thresholds of one operator, sorted, beside the condition of each (one entry per condition: a threshold
- * that several conditions share repeats, in the order they came). Binary search finds the range a move
- * crosses; inserting and removing shift the two arrays, which stay small per series (the queries of one
- * symbol and operator). No closures, no copies and no array per threshold.
- */
-class SortedThresholds<L> {
-  readonly keys: number[] = [];
-  readonly leaves: L[] = [];
-
-  /** Index of the first threshold >= value (or > value when `strict`). */
-  lowerBound(value: number, strict: boolean): number {
-    const keys = this.keys;
-    let lo = 0;
-    let hi = keys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const key = keys[mid] as number;
-      if (key < value || (strict && key === value)) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  /** Adds a condition after those with the same threshold. */
-  add(threshold: number, leaf: L): void {
-    const { keys, leaves } = this;
-    const at = this.lowerBound(threshold, true);
-    let i = keys.length;
-    keys.push(threshold);
-    leaves.push(leaf);
-    for (; i > at; i -= 1) {
-      keys[i] = keys[i - 1] as number;
-      leaves[i] = leaves[i - 1] as L;
-    }
-    keys[at] = threshold;
-    leaves[at] = leaf;
-  }
-
-  remove(threshold: number, leaf: L): boolean {
-    const { keys, leaves } = this;
-    for (let at = this.lowerBound(threshold, false); at < keys.length && keys[at] === threshold; at += 1) {
-      if (leaves[at] !== leaf) continue;
-      const last = keys.length - 1;
-      for (let i = at; i < last; i += 1) {
-        keys[i] = keys[i + 1] as number;
-        leaves[i] = leaves[i + 1] as L;
-      }
-      keys.pop();
-      leaves.pop();
-      return true;
-    }
-    return false;
-  }
-}
 
 type Visit<L> = (leaf: L, holds: boolean) => void;
 
@@ -79,20 +25,32 @@ type Visit<L> = (leaf: L, holds: boolean) => void;
  */
 export class ThresholdIndex<L> {
   /** One sorted list per operator, as fields: a tick looks each up without a hash. */
-  private readonly greater = new SortedThresholds<L>();
-  private readonly greaterOrEqual = new SortedThresholds<L>();
-  private readonly less = new SortedThresholds<L>();
-  private readonly lessOrEqual = new SortedThresholds<L>();
-  private readonly equal = new SortedThresholds<L>();
-  private readonly unequal = new SortedThresholds<L>();
-  private readonly crossesAbove = new SortedThresholds<L>();
-  private readonly crossesBelow = new SortedThresholds<L>();
+  private readonly greater: SortedThresholds<L>;
+  private readonly greaterOrEqual: SortedThresholds<L>;
+  private readonly less: SortedThresholds<L>;
+  private readonly lessOrEqual: SortedThresholds<L>;
+  private readonly equal: SortedThresholds<L>;
+  private readonly unequal: SortedThresholds<L>;
+  private readonly crossesAbove: SortedThresholds<L>;
+  private readonly crossesBelow: SortedThresholds<L>;
   private count = 0;
   /** The last value given to `update` (NaN before the first). */
   private last = Number.NaN;
   /** No threshold lies strictly between these two, and `last` lies between them (or on both). */
   private below = Number.NaN;
   private above = Number.NaN;
+
+  /** `runSize`: how long a list grows before it is kept in runs (see SortedThresholds; tests make it small). */
+  constructor(runSize = RUN_SIZE) {
+    this.greater = new SortedThresholds<L>(runSize);
+    this.greaterOrEqual = new SortedThresholds<L>(runSize);
+    this.less = new SortedThresholds<L>(runSize);
+    this.lessOrEqual = new SortedThresholds<L>(runSize);
+    this.equal = new SortedThresholds<L>(runSize);
+    this.unequal = new SortedThresholds<L>(runSize);
+    this.crossesAbove = new SortedThresholds<L>(runSize);
+    this.crossesBelow = new SortedThresholds<L>(runSize);
+  }
 
   /** How many conditions the index holds. */
   get size(): number {
@@ -129,28 +87,27 @@ export class ThresholdIndex<L> {
 
   private changes(previous: number | undefined, current: number, flip: Visit<L>, fire: (leaf: L) => void): void {
     if (previous === undefined) {
-      this.visit(this.greater, -Infinity, current, false, false, true, flip);
-      this.visit(this.greaterOrEqual, -Infinity, current, false, true, true, flip);
-      this.visit(this.less, current, Infinity, false, true, true, flip);
-      this.visit(this.lessOrEqual, current, Infinity, true, true, true, flip);
-      this.visitEqual(this.equal, current, true, flip);
-      const unequal = this.unequal;
-      for (let i = 0; i < unequal.keys.length; i += 1) if (unequal.keys[i] !== current) flip(unequal.leaves[i] as L, true);
+      this.greater.visitRange(-Infinity, current, false, false, true, flip);
+      this.greaterOrEqual.visitRange(-Infinity, current, false, true, true, flip);
+      this.less.visitRange(current, Infinity, false, true, true, flip);
+      this.lessOrEqual.visitRange(current, Infinity, true, true, true, flip);
+      this.equal.visitEqual(current, true, flip);
+      this.unequal.visitUnequal(current, true, flip);
       return;
     }
     const rising = current > previous;
     const lo = rising ? previous : current;
     const hi = rising ? current : previous;
-    this.visit(this.greater, lo, hi, true, false, rising, flip);
-    this.visit(this.greaterOrEqual, lo, hi, false, true, rising, flip);
-    this.visit(this.less, lo, hi, false, true, !rising, flip);
-    this.visit(this.lessOrEqual, lo, hi, true, false, !rising, flip);
-    this.visitEqual(this.equal, previous, false, flip);
-    this.visitEqual(this.equal, current, true, flip);
-    this.visitEqual(this.unequal, previous, true, flip);
-    this.visitEqual(this.unequal, current, false, flip);
+    this.greater.visitRange(lo, hi, true, false, rising, flip);
+    this.greaterOrEqual.visitRange(lo, hi, false, true, rising, flip);
+    this.less.visitRange(lo, hi, false, true, !rising, flip);
+    this.lessOrEqual.visitRange(lo, hi, true, false, !rising, flip);
+    this.equal.visitEqual(previous, false, flip);
+    this.equal.visitEqual(current, true, flip);
+    this.unequal.visitEqual(previous, true, flip);
+    this.unequal.visitEqual(current, false, flip);
     // Crossings in [a, b) on a rise, (b, a] on a fall: the same walk, with `fire` (it has no use for `holds`).
-    this.visit(rising ? this.crossesAbove : this.crossesBelow, lo, hi, rising, !rising, true, fire);
+    (rising ? this.crossesAbove : this.crossesBelow).visitRange(lo, hi, rising, !rising, true, fire);
   }
 
   /** Remembers `value` and the nearest thresholds below and above it (equal to it on both sides when one lies on it). */
@@ -169,17 +126,13 @@ export class ThresholdIndex<L> {
   }
 
   private narrowTo(list: SortedThresholds<L>, value: number): void {
-    const keys = list.keys;
-    if (keys.length === 0) return;
-    const at = list.lowerBound(value, false);
-    if (at < keys.length) {
-      const key = keys[at] as number;
-      if (key < this.above) this.above = key;
-      if (key === value) this.below = value;
-    }
-    if (at > 0) {
-      const key = keys[at - 1] as number;
-      if (key > this.below) this.below = key;
+    if (list.size === 0) return;
+    const up = list.ceiling(value);
+    if (up < this.above) this.above = up;
+    if (up === value) this.below = value;
+    else {
+      const down = list.belowCeiling();
+      if (down > this.below) this.below = down;
     }
   }
 
@@ -202,23 +155,5 @@ export class ThresholdIndex<L> {
       case 'crosses_below':
         return this.crossesBelow;
     }
-  }
-
-  /** Visits the conditions of one operator's list whose thresholds lie between lo and hi (ends included as told). */
-  private visit(list: SortedThresholds<L>, lo: number, hi: number, includeLo: boolean, includeHi: boolean, holds: boolean, flip: Visit<L>): void {
-    if (list.keys.length === 0) return;
-    const keys = list.keys;
-    for (let i = list.lowerBound(lo, !includeLo); i < keys.length; i += 1) {
-      const key = keys[i] as number;
-      if (includeHi ? key > hi : key >= hi) break;
-      flip(list.leaves[i] as L, holds);
-    }
-  }
-
-  /** Flips the conditions of one list whose threshold is exactly `value`. */
-  private visitEqual(list: SortedThresholds<L>, value: number, holds: boolean, flip: Visit<L>): void {
-    const keys = list.keys;
-    if (keys.length === 0) return;
-    for (let i = list.lowerBound(value, false); i < keys.length && keys[i] === value; i += 1) flip(list.leaves[i] as L, holds);
   }
 }

@@ -1,0 +1,235 @@
+/** Entries a run of a long list holds at most (see {@link SortedThresholds}). */
+export const RUN_SIZE = 256;
+
+/**
+ * Thresholds of one operator, sorted, beside the condition of each (one entry per condition: a threshold
+ * that several conditions share repeats, in the order they came). Binary search finds the range a move
+ * crosses. No closures, no copies and no array per threshold.
+ *
+ * A list of at most `runSize` entries is two flat arrays: adding and removing shift them in place, and a
+ * lookup reads them directly (with many series, each one is a likely cache miss). A longer list, such as
+ * the conditions of thousands of queries on one symbol, is kept as sorted runs of at most `runSize`
+ * entries each, beside the last key of every run: adding and removing shift one run, not the whole list
+ * (a list of 17,000 thresholds moved 8,500 entries on average for each), and a full run splits in two.
+ * It goes back to flat arrays when it has shrunk to a quarter of `runSize`.
+ */
+export class SortedThresholds<L> {
+  /** The entries, while the list is flat (`runKeys` undefined). */
+  private keys: number[] = [];
+  private leaves: L[] = [];
+  /** The runs of a long list, in order, none empty; undefined while the list is flat. */
+  private runKeys: number[][] | undefined;
+  private runLeaves: L[][] | undefined;
+  /** The last key of each run. */
+  private lasts: number[] = [];
+  private count = 0;
+  /** Where `locate` found a position: the run, and the index in it (or in the flat arrays). */
+  private atRun = 0;
+  private atIndex = 0;
+
+  constructor(private readonly runSize = RUN_SIZE) {}
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** Adds a condition after those with the same threshold. */
+  add(threshold: number, leaf: L): void {
+    this.count += 1;
+    if (this.runKeys === undefined) {
+      insertAt(this.keys, this.leaves, lowerBound(this.keys, threshold, true), threshold, leaf);
+      if (this.keys.length > this.runSize) this.split();
+      return;
+    }
+    const runKeys = this.runKeys;
+    const runLeaves = this.runLeaves as L[][];
+    // The first run whose last key is above the threshold takes it; past every run, the last one does.
+    let run = lowerBound(this.lasts, threshold, true);
+    if (run === runKeys.length) run -= 1;
+    const keys = runKeys[run] as number[];
+    const leaves = runLeaves[run] as L[];
+    insertAt(keys, leaves, lowerBound(keys, threshold, true), threshold, leaf);
+    this.lasts[run] = keys[keys.length - 1] as number;
+    if (keys.length > this.runSize) {
+      // A full run splits in two (rare: once per half a run of adds to it).
+      const half = keys.length >> 1;
+      const upperKeys = keys.splice(half);
+      const upperLeaves = leaves.splice(half);
+      runKeys.splice(run + 1, 0, upperKeys);
+      runLeaves.splice(run + 1, 0, upperLeaves);
+      this.lasts.splice(run, 1, lastOf(keys), lastOf(upperKeys));
+    }
+  }
+
+  /** Removes a condition added with the same threshold and leaf; false when there is none. */
+  remove(threshold: number, leaf: L): boolean {
+    if (this.runKeys === undefined) {
+      const { keys, leaves } = this;
+      for (let at = lowerBound(keys, threshold, false); at < keys.length && keys[at] === threshold; at += 1) {
+        if (leaves[at] !== leaf) continue;
+        removeAt(keys, leaves, at);
+        this.count -= 1;
+        return true;
+      }
+      return false;
+    }
+    const runKeys = this.runKeys;
+    const runLeaves = this.runLeaves as L[][];
+    // Equal thresholds may span runs: look on from the first run that can hold one.
+    for (let run = lowerBound(this.lasts, threshold, false); run < runKeys.length; run += 1) {
+      const keys = runKeys[run] as number[];
+      const leaves = runLeaves[run] as L[];
+      let at = lowerBound(keys, threshold, false);
+      for (; at < keys.length && keys[at] === threshold; at += 1) {
+        if (leaves[at] !== leaf) continue;
+        removeAt(keys, leaves, at);
+        this.count -= 1;
+        if (keys.length === 0) {
+          runKeys.splice(run, 1);
+          runLeaves.splice(run, 1);
+          this.lasts.splice(run, 1);
+        } else this.lasts[run] = keys[keys.length - 1] as number;
+        if (this.count <= this.runSize >> 2) this.flatten();
+        return true;
+      }
+      if (at < keys.length) return false;
+    }
+    return false;
+  }
+
+  /** Calls `visit(leaf, holds)` for each condition whose threshold lies between lo and hi (ends included as told), in order. */
+  visitRange(lo: number, hi: number, includeLo: boolean, includeHi: boolean, holds: boolean, visit: (leaf: L, holds: boolean) => void): void {
+    if (this.count === 0) return;
+    if (this.runKeys === undefined) {
+      const { keys, leaves } = this;
+      for (let i = lowerBound(keys, lo, !includeLo); i < keys.length; i += 1) {
+        const key = keys[i] as number;
+        if (includeHi ? key > hi : key >= hi) return;
+        visit(leaves[i] as L, holds);
+      }
+      return;
+    }
+    this.locate(lo, !includeLo);
+    const runKeys = this.runKeys;
+    const runLeaves = this.runLeaves as L[][];
+    for (let run = this.atRun, i = this.atIndex; run < runKeys.length; run += 1, i = 0) {
+      const keys = runKeys[run] as number[];
+      const leaves = runLeaves[run] as L[];
+      for (; i < keys.length; i += 1) {
+        const key = keys[i] as number;
+        if (includeHi ? key > hi : key >= hi) return;
+        visit(leaves[i] as L, holds);
+      }
+    }
+  }
+
+  /** Calls `visit(leaf, holds)` for each condition whose threshold is exactly `value`. */
+  visitEqual(value: number, holds: boolean, visit: (leaf: L, holds: boolean) => void): void {
+    this.visitRange(value, value, true, true, holds, visit);
+  }
+
+  /** Calls `visit(leaf, holds)` for each condition whose threshold is not `value`. */
+  visitUnequal(value: number, holds: boolean, visit: (leaf: L, holds: boolean) => void): void {
+    if (this.count === 0) return;
+    const runKeys = this.runKeys ?? [this.keys];
+    const runLeaves = this.runLeaves ?? [this.leaves];
+    for (let run = 0; run < runKeys.length; run += 1) {
+      const keys = runKeys[run] as number[];
+      const leaves = runLeaves[run] as L[];
+      for (let i = 0; i < keys.length; i += 1) if (keys[i] !== value) visit(leaves[i] as L, holds);
+    }
+  }
+
+  /**
+   * The smallest threshold at or above `value`; Infinity when there is none. It also marks its place:
+   * {@link belowCeiling} then gives the threshold just before it without a second search.
+   */
+  ceiling(value: number): number {
+    if (this.runKeys === undefined) {
+      const at = lowerBound(this.keys, value, false);
+      this.atIndex = at;
+      return at < this.keys.length ? (this.keys[at] as number) : Infinity;
+    }
+    this.locate(value, false);
+    return this.atRun < this.runKeys.length ? ((this.runKeys[this.atRun] as number[])[this.atIndex] as number) : Infinity;
+  }
+
+  /** The largest threshold below the value of the last {@link ceiling} call; -Infinity when there is none. */
+  belowCeiling(): number {
+    if (this.runKeys === undefined) return this.atIndex > 0 ? (this.keys[this.atIndex - 1] as number) : -Infinity;
+    if (this.atIndex > 0) return (this.runKeys[this.atRun] as number[])[this.atIndex - 1] as number;
+    return this.atRun > 0 ? (this.lasts[this.atRun - 1] as number) : -Infinity;
+  }
+
+  /** Sets `atRun`/`atIndex` to the first entry whose threshold is >= value (> value when `strict`); past the end, `atRun` is the number of runs. */
+  private locate(value: number, strict: boolean): void {
+    const runKeys = this.runKeys as number[][];
+    const run = lowerBound(this.lasts, value, strict);
+    this.atRun = run;
+    this.atIndex = run < runKeys.length ? lowerBound(runKeys[run] as number[], value, strict) : 0;
+  }
+
+  /** The flat list has outgrown a run: two runs of half. */
+  private split(): void {
+    const half = this.keys.length >> 1;
+    const upperKeys = this.keys.slice(half);
+    const upperLeaves = this.leaves.slice(half);
+    const lowerKeys = this.keys.slice(0, half);
+    const lowerLeaves = this.leaves.slice(0, half);
+    this.runKeys = [lowerKeys, upperKeys];
+    this.runLeaves = [lowerLeaves, upperLeaves];
+    this.lasts = [lastOf(lowerKeys), lastOf(upperKeys)];
+    this.keys = [];
+    this.leaves = [];
+  }
+
+  /** The runs have shrunk to a quarter of a run: flat arrays again. */
+  private flatten(): void {
+    this.keys = ([] as number[]).concat(...(this.runKeys as number[][]));
+    this.leaves = ([] as L[]).concat(...(this.runLeaves as L[][]));
+    this.runKeys = undefined;
+    this.runLeaves = undefined;
+    this.lasts = [];
+  }
+}
+
+/** Index of the first key >= value (or > value when `strict`) in a sorted array. */
+function lowerBound(keys: readonly number[], value: number, strict: boolean): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const key = keys[mid] as number;
+    if (key < value || (strict && key === value)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Inserts an entry at `at`, shifting the later ones up in place (no `splice`, which allocates the array it returns). */
+function insertAt<L>(keys: number[], leaves: L[], at: number, key: number, leaf: L): void {
+  let i = keys.length;
+  keys.push(key);
+  leaves.push(leaf);
+  for (; i > at; i -= 1) {
+    keys[i] = keys[i - 1] as number;
+    leaves[i] = leaves[i - 1] as L;
+  }
+  keys[at] = key;
+  leaves[at] = leaf;
+}
+
+/** Removes the entry at `at`, shifting the later ones down in place. */
+function removeAt<L>(keys: number[], leaves: L[], at: number): void {
+  const last = keys.length - 1;
+  for (let i = at; i < last; i += 1) {
+    keys[i] = keys[i + 1] as number;
+    leaves[i] = leaves[i + 1] as L;
+  }
+  keys.pop();
+  leaves.pop();
+}
+
+function lastOf(keys: readonly number[]): number {
+  return keys[keys.length - 1] as number;
+}
