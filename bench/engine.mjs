@@ -446,6 +446,32 @@ async function cyclesWorker() {
   process.stdout.write(`${JSON.stringify({ cycles: CYCLES, cyclesPerSecond: CYCLES / (ms / 1000), heapBefore: before, heapAfter: after })}\n`);
 }
 
+/**
+ * Every query on one symbol (alerts crowd onto a few markets): `CONCENTRATED` idle queries of the first
+ * symbol added, then cycles of a random query removed and its replacement added. One system per process.
+ */
+const CONCENTRATED = 100_000;
+const CONCENTRATED_CYCLES = 100_000;
+
+function concentratedWorker(systemName) {
+  const population = new Population(CONCENTRATED, new Market(1), 'idle', 1);
+  const system = newSystem(systemName, population);
+  let start = performance.now();
+  for (let slot = 0; slot < CONCENTRATED; slot++) system.add(slot);
+  const addMs = performance.now() - start;
+  const cycle = (i) => {
+    const slot = hash2(i, 0xc0c0) % CONCENTRATED;
+    system.remove(slot);
+    population.replace(slot);
+    system.add(slot);
+  };
+  for (let i = 0; i < 10_000; i++) cycle(i);
+  start = performance.now();
+  for (let i = 10_000; i < 10_000 + CONCENTRATED_CYCLES; i++) cycle(i);
+  const cycleMs = performance.now() - start;
+  process.stdout.write(`${JSON.stringify({ system: systemName, addsPerSecond: CONCENTRATED / (addMs / 1000), cyclesPerSecond: CONCENTRATED_CYCLES / (cycleMs / 1000) })}\n`);
+}
+
 // ------------------------------------------------------------------ parent: run everything, print
 
 const fmt = (n, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -537,6 +563,12 @@ async function main() {
   /** The rounds' figures, in round order, for an aim's line (nothing with one round). */
   const rounds = (figure, digits, label = 'rounds') => (ROUNDS > 1 ? ` (${label} ${roundFigures(figure).map((value) => fmt(value, digits)).join(', ')})` : '');
   const cycles = JSON.parse(spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--cycles'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).stdout.trim().split('\n').pop());
+  const concentrated = Object.fromEntries(
+    ['eql', 'limit'].map((systemName) => [
+      systemName,
+      JSON.parse(spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--concentrated', systemName], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).stdout.trim().split('\n').pop()),
+    ]),
+  );
 
   for (const workload of WORKLOADS) {
     console.log(`\nThroughput, ${workload} workload (wall clock; cpu = ticks per CPU-second of the process, less sensitive to other load)`);
@@ -594,6 +626,13 @@ async function main() {
   const growth = (cycles.heapAfter - cycles.heapBefore) / cycles.heapBefore;
   console.log(`  ${fmt(cycles.cycles)} add/remove cycles on one engine: ${fmt(cycles.cyclesPerSecond)} cycles/s, heap ${fmt(cycles.heapBefore / 2 ** 20, 1)} MiB before, ${fmt(cycles.heapAfter / 2 ** 20, 1)} MiB after`);
 
+  console.log(`\nEvery query on one symbol (${sizeLabel(CONCENTRATED)} idle queries of one symbol added, then ${fmt(CONCENTRATED_CYCLES)} cycles of a random one removed and its replacement added)`);
+  for (const systemName of ['eql', 'limit']) {
+    const r = concentrated[systemName];
+    console.log(`  ${LABELS[systemName].padEnd(19)} add ${fmt(r.addsPerSecond).padStart(9)} queries/s, remove and add ${fmt(r.cyclesPerSecond).padStart(9)} cycles/s`);
+  }
+  console.log(`  ratio EQL/limit: add ${fmt(concentrated.eql.addsPerSecond / concentrated.limit.addsPerSecond, 2)}x, cycles ${fmt(concentrated.eql.cyclesPerSecond / concentrated.limit.cyclesPerSecond, 2)}x`);
+
   const verdict = (ok) => (ok ? 'MET' : 'NOT MET');
   const tps = (cell) => (workload, systemName, size) => cell(workload, systemName, size).ticksPerSecond;
   console.log(`\nAIMS (issue 17)${ROUNDS > 1 ? `: medians of ${ROUNDS} rounds (ratios: the median of the per-round ratios)` : ''}`);
@@ -629,4 +668,5 @@ async function main() {
 
 if (process.argv[2] === '--worker') await worker(process.argv[3], Number(process.argv[4]), process.argv[5]);
 else if (process.argv[2] === '--cycles') await cyclesWorker();
+else if (process.argv[2] === '--concentrated') concentratedWorker(process.argv[3]);
 else await main();

@@ -88,9 +88,10 @@ export class Population {
   /**
    * `workload` 'idle' puts thresholds 0.2-10 % from the price (few fire: free for an index, costly for
    * a scan); 'firing' puts them 0.01-0.5 % from it, inside the ~0.8 % the price moves, so many fire
-   * every second and every fire replaces a query (remove, compile, index).
+   * every second and every fire replaces a query (remove, compile, index). `symbols`: how many of the
+   * symbols the slots spread over (all of them by default; one puts every query on the first).
    */
-  constructor(size, market, workload = 'idle') {
+  constructor(size, market, workload = 'idle', symbols = SYMBOL_COUNT) {
     this.size = size;
     this.market = market;
     this.workload = workload;
@@ -99,7 +100,7 @@ export class Population {
     this.generation = new Uint32Array(size);
     this.threshold = new Float64Array(size);
     for (let i = 0; i < size; i++) {
-      this.symbol[i] = i % SYMBOL_COUNT;
+      this.symbol[i] = i % symbols;
       this.operator[i] = OPERATOR_WHEEL[hash2(i, 0x5eed) % OPERATOR_WHEEL.length];
       this.threshold[i] = this.thresholdFor(i, 0);
     }
