@@ -562,13 +562,11 @@ async function main() {
   const perRound = (figure) => median(roundFigures(figure));
   /** The rounds' figures, in round order, for an aim's line (nothing with one round). */
   const rounds = (figure, digits, label = 'rounds') => (ROUNDS > 1 ? ` (${label} ${roundFigures(figure).map((value) => fmt(value, digits)).join(', ')})` : '');
-  const cycles = JSON.parse(spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--cycles'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).stdout.trim().split('\n').pop());
-  const concentrated = Object.fromEntries(
-    ['eql', 'limit'].map((systemName) => [
-      systemName,
-      JSON.parse(spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--concentrated', systemName], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).stdout.trim().split('\n').pop()),
-    ]),
-  );
+  /** Runs this file in a fresh process with `args`; its last line of output is a JSON result. */
+  const childResult = (...args) =>
+    JSON.parse(spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).stdout.trim().split('\n').pop());
+  const cycles = childResult('--cycles');
+  const concentrated = { eql: childResult('--concentrated', 'eql'), limit: childResult('--concentrated', 'limit') };
 
   for (const workload of WORKLOADS) {
     console.log(`\nThroughput, ${workload} workload (wall clock; cpu = ticks per CPU-second of the process, less sensitive to other load)`);

@@ -49,16 +49,8 @@ export class SortedThresholds<L> {
     const keys = runKeys[run] as number[];
     const leaves = runLeaves[run] as L[];
     insertAt(keys, leaves, lowerBound(keys, threshold, true), threshold, leaf);
-    this.lasts[run] = keys[keys.length - 1] as number;
-    if (keys.length > this.runSize) {
-      // A full run splits in two (rare: once per half a run of adds to it).
-      const half = keys.length >> 1;
-      const upperKeys = keys.splice(half);
-      const upperLeaves = leaves.splice(half);
-      runKeys.splice(run + 1, 0, upperKeys);
-      runLeaves.splice(run + 1, 0, upperLeaves);
-      this.lasts.splice(run, 1, lastOf(keys), lastOf(upperKeys));
-    }
+    this.lasts[run] = lastOf(keys);
+    if (keys.length > this.runSize) this.splitRun(run);
   }
 
   /** Removes a condition added with the same threshold and leaf; false when there is none. */
@@ -88,7 +80,7 @@ export class SortedThresholds<L> {
           runKeys.splice(run, 1);
           runLeaves.splice(run, 1);
           this.lasts.splice(run, 1);
-        } else this.lasts[run] = keys[keys.length - 1] as number;
+        } else this.lasts[run] = lastOf(keys);
         if (this.count <= this.runSize >> 2) this.flatten();
         return true;
       }
@@ -169,18 +161,26 @@ export class SortedThresholds<L> {
     this.atIndex = run < runKeys.length ? lowerBound(runKeys[run] as number[], value, strict) : 0;
   }
 
-  /** The flat list has outgrown a run: two runs of half. */
+  /** The flat list has outgrown a run: it becomes the one run, which splits. */
   private split(): void {
-    const half = this.keys.length >> 1;
-    const upperKeys = this.keys.slice(half);
-    const upperLeaves = this.leaves.slice(half);
-    const lowerKeys = this.keys.slice(0, half);
-    const lowerLeaves = this.leaves.slice(0, half);
-    this.runKeys = [lowerKeys, upperKeys];
-    this.runLeaves = [lowerLeaves, upperLeaves];
-    this.lasts = [lastOf(lowerKeys), lastOf(upperKeys)];
+    this.runKeys = [this.keys];
+    this.runLeaves = [this.leaves];
+    this.lasts = [lastOf(this.keys)];
     this.keys = [];
     this.leaves = [];
+    this.splitRun(0);
+  }
+
+  /** A full run splits in two halves (rare: once per half a run of adds to it). */
+  private splitRun(run: number): void {
+    const runKeys = this.runKeys as number[][];
+    const runLeaves = this.runLeaves as L[][];
+    const keys = runKeys[run] as number[];
+    const half = keys.length >> 1;
+    const upperKeys = keys.splice(half);
+    runKeys.splice(run + 1, 0, upperKeys);
+    runLeaves.splice(run + 1, 0, (runLeaves[run] as L[]).splice(half));
+    this.lasts.splice(run, 1, lastOf(keys), lastOf(upperKeys));
   }
 
   /** The runs have shrunk to a quarter of a run: flat arrays again. */
