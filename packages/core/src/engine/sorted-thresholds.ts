@@ -206,9 +206,21 @@ function lowerBound(keys: readonly number[], value: number, strict: boolean): nu
   return lo;
 }
 
-/** Inserts an entry at `at`, shifting the later ones up in place (no `splice`, which allocates the array it returns). */
+/**
+ * Entries a shift moves beyond which `splice` moves them instead (a `memmove` with one write barrier for the
+ * lot, but a new array for what it returns): below it the loop is faster (on this machine, removing and
+ * adding at the front of 16 entries: 0.22 µs by loop, 0.31 by splice; of 48: 0.52 and 0.42; of 256: 2.6 and 1.1).
+ */
+const SPLICE_FROM = 40;
+
+/** Inserts an entry at `at`, shifting the later ones up in place. */
 function insertAt<L>(keys: number[], leaves: L[], at: number, key: number, leaf: L): void {
   let i = keys.length;
+  if (i - at > SPLICE_FROM) {
+    keys.splice(at, 0, key);
+    leaves.splice(at, 0, leaf);
+    return;
+  }
   keys.push(key);
   leaves.push(leaf);
   for (; i > at; i -= 1) {
@@ -222,6 +234,11 @@ function insertAt<L>(keys: number[], leaves: L[], at: number, key: number, leaf:
 /** Removes the entry at `at`, shifting the later ones down in place. */
 function removeAt<L>(keys: number[], leaves: L[], at: number): void {
   const last = keys.length - 1;
+  if (last - at > SPLICE_FROM) {
+    keys.splice(at, 1);
+    leaves.splice(at, 1);
+    return;
+  }
   for (let i = at; i < last; i += 1) {
     keys[i] = keys[i + 1] as number;
     leaves[i] = leaves[i + 1] as L;
