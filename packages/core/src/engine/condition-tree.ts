@@ -102,7 +102,9 @@ export class ConditionNode {
   dispose(): void {
     this.holdTimer?.unsubscribe();
     this.holdTimer = undefined;
-    for (const child of this.children) child.dispose();
+    // Indexed: `for...of` over the shared frozen empty list (most nodes are leaves) builds an iterator.
+    const children = this.children;
+    for (let index = 0; index < children.length; index += 1) (children[index] as ConditionNode).dispose();
   }
 
   private setEffective(value: boolean, pulse: boolean): void {

@@ -111,9 +111,10 @@ export class MemoryStateStore implements StateStore {
     const records = this.byQuery.get(queryId);
     if (!records) return;
     this.byQuery.delete(queryId);
-    for (const id of records.executions) this.executions.delete(id);
-    for (const key of records.outbox) this.outbox.delete(key);
-    for (const id of records.sessions) this.sessions.delete(id);
+    // Indexed loops: `for...of` over the shared frozen empty list (a query with no sessions) builds an iterator.
+    deleteAll(this.executions, records.executions);
+    deleteAll(this.outbox, records.outbox);
+    deleteAll(this.sessions, records.sessions);
   }
 
   /** Executions of one query, oldest first. */
@@ -173,6 +174,10 @@ function withKey(keys: string[], key: string): string[] {
   if (keys === NO_KEYS) return [key];
   keys.push(key);
   return keys;
+}
+
+function deleteAll(map: NeverEmptyMap<unknown>, keys: readonly string[]): void {
+  for (let index = 0; index < keys.length; index += 1) map.delete(keys[index] as string);
 }
 
 /** The step a notification belongs to, as one key; undefined for a notification no step made. */
