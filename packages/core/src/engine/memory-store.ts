@@ -158,8 +158,9 @@ export class MemoryStateStore implements StateStore {
       this.feed.splice(0, this.feedStart);
       this.feedStart = 0;
     }
-    const { notification, step } = oldest;
-    if (step !== undefined && this.notificationsByStep.get(step) === notification) this.notificationsByStep.delete(step);
+    // The step's entry is this notification: a step's second one is never kept (`addNotification` returns the
+    // first while it is kept), and one made after the first was dropped comes later in the feed.
+    if (oldest.step !== undefined) this.notificationsByStep.delete(oldest.step);
   }
 }
 
