@@ -279,6 +279,32 @@ describe('observation time', () => {
     expect(notification?.type === 'notification' && notification.notification.data.observedAt).toBe(new Date(START + 3_000).toISOString());
   });
 
+  it('tells an evaluation when a live operand gets ready at a tick that changes no value', () => {
+    // price > high(5m) of the same symbol: the high is ready once its 5-minute window is covered (at the
+    // sixth minute's tick here). The price never changes, so at that tick no series moves: only the
+    // readiness change tells the query.
+    const scheduler = new EpochVirtualScheduler(START);
+    const feed = new PushSource();
+    const engine = new Engine({ scheduler, sources: [feed] });
+    const evaluations: Array<{ at: number; status: string | undefined }> = [];
+    engine.events$.subscribe((event) => {
+      if (event.type === 'evaluation') evaluations.push({ at: event.at, status: event.conditionStates[0]?.status });
+    });
+    const high = { source: 'price', method: 'high', args: { symbol: 'BTC', period: '5m' } };
+    const request = {
+      query: { conditions: { AND: [{ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '>', value: high }] }, actions: notify, expiresIn: '1h' },
+    } as unknown as QueryRequest;
+    feed.push({ at: START, source: 'price', symbol: 'BTC', price: 100 });
+    engine.add({ queryId: 'q', request, createdAt: START });
+    expect(engine.inspect('q')?.conditionStates[0]?.status).toBe('warming_up');
+    for (let minute = 1; minute <= 7; minute += 1) {
+      scheduler.advanceTo(START + minute * MINUTE);
+      feed.push({ at: START + minute * MINUTE, source: 'price', symbol: 'BTC', price: 100 });
+    }
+    expect(engine.inspect('q')?.conditionStates[0]?.status).toBe('ready');
+    expect(evaluations).toContainEqual({ at: START + 6 * MINUTE, status: 'ready' });
+  });
+
   it('moves evaluatedAt for posts and news as for prices', () => {
     const scheduler = new EpochVirtualScheduler(START);
     const feed = new PushSource();

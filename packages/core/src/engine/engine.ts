@@ -430,7 +430,7 @@ export class Engine {
   private warmed(entry: TopicEntry, changed: readonly SeriesValue[]): void {
     this.batch(() => {
       for (const series of changed) this.propagate(series);
-      for (const series of entry.price?.allSeries() ?? []) for (const leaf of series.readers) this.touch(leaf.queryId);
+      for (const series of entry.price?.allSeries() ?? []) series.forEachReader(this.touchReader);
     });
   }
 
@@ -485,7 +485,7 @@ export class Engine {
     for (let i = 0; i < changed.length; i += 1) this.propagate(changed[i] as SeriesValue);
     entry.price.recycle(changed);
     const ready = entry.price.takeReadinessChanges();
-    if (ready !== undefined) for (const series of ready) for (const leaf of series.readers) this.touch(leaf.queryId);
+    if (ready !== undefined) for (const series of ready) series.forEachReader(this.touchReader);
   }
 
   /** A series changed: flip the level conditions it crosses, re-judge live operands, watch held crossings. */
@@ -511,6 +511,9 @@ export class Engine {
     leaf.crossed();
     this.touch(leaf.queryId);
   };
+
+  /** A series' readiness changed: each condition reading it is evaluated again (for `evaluation` events). */
+  private readonly touchReader = (leaf: SeriesReader): void => this.touch(leaf.queryId);
 
   private touch(queryId: string): void {
     if (!this.wants('evaluation')) return;

@@ -51,8 +51,6 @@ export class SeriesValue {
   readonly watching = new Set<SeriesReader>();
   /** Conditions using this series in any role; the channel drops the series at zero. */
   users = 0;
-  /** The conditions reading it, told when its readiness changes (first value, window covered). */
-  readonly readers = new Set<SeriesReader>();
   /** Whether the value is defined over its whole look-back (set by the channel that computes it). */
   readiness: () => Readiness = () => ({ status: 'ready' });
 
@@ -60,6 +58,17 @@ export class SeriesValue {
     readonly key: string,
     readonly description: SeriesDescription,
   ) {}
+
+  /**
+   * Calls `visit` for every condition reading the series (told when its readiness changes: first value,
+   * window covered): those in the index and the live operands. No set of its own: one would cost every
+   * query a hash entry, written at each add and removed at each remove, for an event that comes a few
+   * times in a series' life.
+   */
+  forEachReader(visit: (reader: SeriesReader) => void): void {
+    this.index.forEachCondition(visit);
+    if (this.dynamic.size > 0) for (const reader of this.dynamic) visit(reader);
+  }
 
   /** The value (undefined before the first). */
   get value(): number | undefined {

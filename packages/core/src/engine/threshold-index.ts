@@ -70,6 +70,19 @@ export class ThresholdIndex<L> {
     if (this.listOf(operator).remove(threshold, leaf)) this.count -= 1;
   }
 
+  /** Calls `visit(leaf)` for every condition of the index (in no particular order). */
+  forEachCondition(visit: (leaf: L) => void): void {
+    if (this.count === 0) return;
+    this.greater.forEach(visit);
+    this.greaterOrEqual.forEach(visit);
+    this.less.forEach(visit);
+    this.lessOrEqual.forEach(visit);
+    this.equal.forEach(visit);
+    this.unequal.forEach(visit);
+    this.crossesAbove.forEach(visit);
+    this.crossesBelow.forEach(visit);
+  }
+
   /**
    * Reports the conditions whose truth changes when the series moves from `previous` (undefined for
    * the first value) to `current`: `flip(leaf, holds)` for level operators, `fire(leaf)` for crossings.

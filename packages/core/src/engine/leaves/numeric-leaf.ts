@@ -47,14 +47,12 @@ export class NumericLeaf implements Leaf, SeriesReader {
 
   attach(): void {
     this.left = this.services.acquireSeries(this.subject.topic, this.subject.description);
-    this.left.readers.add(this);
     if (typeof this.threshold === 'number') {
       this.left.index.add(this.operator, this.threshold, this);
       if (!this.crossing && this.left.value !== undefined) this.node.setRaw(compare(this.left.value, this.operator, this.threshold));
       return;
     }
     this.right = this.services.acquireSeries(this.threshold.topic, this.threshold.description);
-    this.right.readers.add(this);
     this.left.dynamic.add(this);
     this.right.dynamic.add(this);
     this.evaluateDynamic();
@@ -64,8 +62,6 @@ export class NumericLeaf implements Leaf, SeriesReader {
     // Keep what was last read, so a query that fired or stopped still shows its values.
     this.lastRead = { value: this.left?.value, threshold: typeof this.threshold === 'number' ? this.threshold : this.right?.value, at: this.inputAt(), readiness: this.readiness() };
     this.cancelPendingCrossing();
-    this.left?.readers.delete(this);
-    this.right?.readers.delete(this);
     if (this.left) {
       if (typeof this.threshold === 'number') this.left.index.remove(this.operator, this.threshold, this);
       this.left.dynamic.delete(this);
