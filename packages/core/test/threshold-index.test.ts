@@ -67,7 +67,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 );
 
 describe('ThresholdIndex', () => {
-  it('reports exactly the changes a brute-force evaluation finds, over any program of adds, removes and moves', () => {
+  it('reports exactly the changes a brute-force evaluation finds, and holds exactly the conditions added and not removed, over any program of adds, removes and moves', () => {
     fc.assert(
       // Lists longer than a run are kept in runs: tiny runs here split, span equal thresholds and flatten again all the time.
       fc.property(fc.array(step, { maxLength: 80 }), fc.constantFrom(undefined, 2, 3, 4, 8), (program, runSize) => {
@@ -97,6 +97,9 @@ describe('ThresholdIndex', () => {
             value = current.to;
           }
           expect(index.size).toBe(conditions.length);
+          const held: number[] = [];
+          index.forEachCondition((condition) => held.push(condition.id));
+          expect(held.sort((a, b) => a - b)).toEqual(conditions.map((condition) => condition.id).sort((a, b) => a - b));
         }
       }),
       { numRuns: 2_000 },

@@ -132,16 +132,6 @@ export class SortedThresholds<L> {
     }
   }
 
-  /** Calls `visit(leaf)` for every condition of the list. */
-  forEach(visit: (leaf: L) => void): void {
-    if (this.count === 0) return;
-    const runLeaves = this.runLeaves ?? [this.leaves];
-    for (let run = 0; run < runLeaves.length; run += 1) {
-      const leaves = runLeaves[run] as L[];
-      for (let i = 0; i < leaves.length; i += 1) visit(leaves[i] as L);
-    }
-  }
-
   /**
    * The smallest threshold at or above `value`; Infinity when there is none. It also marks its place:
    * {@link belowCeiling} then gives the threshold just before it without a second search.

@@ -70,17 +70,12 @@ export class ThresholdIndex<L> {
     if (this.listOf(operator).remove(threshold, leaf)) this.count -= 1;
   }
 
-  /** Calls `visit(leaf)` for every condition of the index (in no particular order). */
+  /** Calls `visit(leaf)` for every condition of the index (in no particular order): each list whole, as the range from -Infinity to Infinity, ends included. */
   forEachCondition(visit: (leaf: L) => void): void {
     if (this.count === 0) return;
-    this.greater.forEach(visit);
-    this.greaterOrEqual.forEach(visit);
-    this.less.forEach(visit);
-    this.lessOrEqual.forEach(visit);
-    this.equal.forEach(visit);
-    this.unequal.forEach(visit);
-    this.crossesAbove.forEach(visit);
-    this.crossesBelow.forEach(visit);
+    for (const list of [this.greater, this.greaterOrEqual, this.less, this.lessOrEqual, this.equal, this.unequal, this.crossesAbove, this.crossesBelow]) {
+      list.visitRange(-Infinity, Infinity, true, true, true, visit);
+    }
   }
 
   /**
