@@ -120,7 +120,9 @@ describe('MemoryStateStore', () => {
       expect(kept.map((notification) => notification.id)).toEqual(Array.from({ length: max }, (_, offset) => total - max + offset + 1));
       // A repeat of a kept step returns the first; a dropped step is stored again, with a new id.
       if (max > 0) expect(store.addNotification(draft(`q${total - 1}`, 1)).id).toBe(total);
-      expect(store.addNotification(draft('q0', 1)).id).toBe(total + 1);
+      // The step dropped last (after the cut-offs) and the first one dropped are both stored again.
+      expect(store.addNotification(draft(`q${total - max - 1}`, 1)).id).toBe(total + 1);
+      expect(store.addNotification(draft('q0', 1)).id).toBe(total + 2);
       expect(store.notifications).toHaveLength(max);
       // The getter hands out a copy: changing it does not change the store.
       kept.length = 0;

@@ -16,12 +16,6 @@ interface QueryRecords {
 
 const DEFAULT_MAX_NOTIFICATIONS = 10_000;
 
-/** A kept notification and the key of the step that made it (undefined for one no step made). */
-interface FeedEntry {
-  notification: Notification;
-  step: string | undefined;
-}
-
 /**
  * The default state store: everything in memory, synchronous. Good for previews, tests and embedders
  * that persist elsewhere; the HTTP host uses its durable store instead.
@@ -35,8 +29,13 @@ export class MemoryStateStore implements StateStore {
   readonly runtime = new NeverEmptyMap<RuntimeState>();
   readonly executions = new NeverEmptyMap<ExecutionRecord>();
   readonly sessions = new NeverEmptyMap<LlmSession>();
-  /** The kept notifications with their step keys, oldest first, from `feedStart` on (the slots before it are dropped ones, cleared). */
-  private readonly feed: Array<FeedEntry | undefined> = [];
+  /**
+   * The kept notifications, oldest first, from `feedStart` on (the slots before it are dropped ones, cleared),
+   * and at the same index the key of the step that made each (undefined for one no step made): two lists,
+   * not an entry object a notification, which would outlive its young collection with it.
+   */
+  private readonly feed: Array<Notification | undefined> = [];
+  private readonly feedSteps: Array<string | undefined> = [];
   private feedStart = 0;
   /** The outbox, by idempotency key. */
   readonly outbox = new NeverEmptyMap<OutboxEntry>();
@@ -83,7 +82,8 @@ export class MemoryStateStore implements StateStore {
       id: this.nextNotificationId++,
     };
     if (draft.ownerId !== undefined) notification.ownerId = draft.ownerId;
-    this.feed.push({ notification, step });
+    this.feed.push(notification);
+    this.feedSteps.push(step);
     if (step !== undefined) this.notificationsByStep.set(step, notification);
     while (this.feed.length - this.feedStart > this.maxNotifications) this.dropOldestNotification();
     return notification;
@@ -92,7 +92,7 @@ export class MemoryStateStore implements StateStore {
   /** The latest notifications (at most `maxNotifications`), oldest first: a copy. */
   get notifications(): Notification[] {
     const kept: Notification[] = [];
-    for (let index = this.feedStart; index < this.feed.length; index += 1) kept.push((this.feed[index] as FeedEntry).notification);
+    for (let index = this.feedStart; index < this.feed.length; index += 1) kept.push(this.feed[index] as Notification);
     return kept;
   }
 
@@ -150,17 +150,20 @@ export class MemoryStateStore implements StateStore {
    * drop moves every element of an array that V8 cannot trim in place, as it cannot in old space.)
    */
   private dropOldestNotification(): void {
-    const oldest = this.feed[this.feedStart];
-    if (oldest === undefined) return;
-    this.feed[this.feedStart] = undefined;
-    this.feedStart += 1;
+    const start = this.feedStart;
+    if (this.feed[start] === undefined) return;
+    const step = this.feedSteps[start];
+    this.feed[start] = undefined;
+    this.feedSteps[start] = undefined;
+    this.feedStart = start + 1;
     if (this.feedStart >= 1024 && this.feedStart * 2 >= this.feed.length) {
       this.feed.splice(0, this.feedStart);
+      this.feedSteps.splice(0, this.feedStart);
       this.feedStart = 0;
     }
     // The step's entry is this notification: a step's second one is never kept (`addNotification` returns the
     // first while it is kept), and one made after the first was dropped comes later in the feed.
-    if (oldest.step !== undefined) this.notificationsByStep.delete(oldest.step);
+    if (step !== undefined) this.notificationsByStep.delete(step);
   }
 }
 
