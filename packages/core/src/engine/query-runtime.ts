@@ -29,6 +29,17 @@ export interface QueryServices extends LeafServices {
 
 export type QueryStatus = RuntimeState['status'];
 
+/** A repeat policy at run time: its numbers, and the cooldown of the last trigger. */
+interface Rearming {
+  readonly cooldownMs: number;
+  /** The bound on triggers, when the policy has one. */
+  readonly maxTriggers: number | undefined;
+  /** The query may fire again from this instant on (-Infinity before its first trigger). */
+  armedFrom: number;
+  /** The re-arm of a level condition that still holds once the cooldown ends. */
+  timer: Subscription | undefined;
+}
+
 /** The empty map of a runtime state that remembers nothing of its kind (most do): shared, so frozen. */
 const NONE: Record<string, never> = Object.freeze({});
 
@@ -58,15 +69,13 @@ export class QueryRuntime implements ConditionTreeHost {
    * numbers, the title); the conditions live on as the condition tree.
    */
   readonly actions: Query['actions'];
-  /** The repeat policy's cooldown, when the query has one. */
   /** The executions a trigger runs, in order (made on the first trigger). */
   get steps(): readonly ActionStep[] {
     return (this.cachedSteps ??= actionSteps(this.actions));
   }
   private cachedSteps: ActionStep[] | undefined;
-  readonly cooldownMs: number | undefined;
-  /** The repeat policy's bound on triggers, when it has one. */
-  readonly maxTriggers: number | undefined;
+  /** The repeat policy and its cooldown, when the query has one (most fire once: one field, not four). */
+  private readonly rearming: Rearming | undefined;
   readonly title: string | undefined;
   readonly ownerId: string | undefined;
   readonly createdAt: number;
@@ -81,8 +90,6 @@ export class QueryRuntime implements ConditionTreeHost {
   pendingTrigger: RuntimeState['pendingTrigger'];
   /** The actions of a trigger are running; no other trigger may start. */
   firing = false;
-  private armedFrom: number;
-  private rearmTimer: Subscription | undefined;
   private attached = false;
 
   constructor(
@@ -93,8 +100,6 @@ export class QueryRuntime implements ConditionTreeHost {
     const query = source.request.query;
     this.id = source.queryId;
     this.actions = query.actions;
-    this.cooldownMs = query.repeat ? parseDuration(query.repeat.cooldown) : undefined;
-    this.maxTriggers = query.repeat?.maxTriggers;
     this.title = source.request.title;
     this.ownerId = source.ownerId;
     this.createdAt = source.createdAt;
@@ -103,8 +108,16 @@ export class QueryRuntime implements ConditionTreeHost {
     this.triggerCount = resume?.triggerCount ?? 0;
     this.lastTriggerAt = resume?.lastTriggerAt;
     this.pendingTrigger = resume?.pendingTrigger;
-    const cooldownMs = this.cooldownMs;
-    this.armedFrom = this.lastTriggerAt !== undefined && cooldownMs !== undefined ? this.lastTriggerAt + cooldownMs : -Infinity;
+    const cooldownMs = query.repeat ? parseDuration(query.repeat.cooldown) : undefined;
+    this.rearming =
+      cooldownMs === undefined
+        ? undefined
+        : {
+            cooldownMs,
+            maxTriggers: query.repeat?.maxTriggers,
+            armedFrom: this.lastTriggerAt !== undefined ? this.lastTriggerAt + cooldownMs : -Infinity,
+            timer: undefined,
+          };
     const leaves: Leaf[] = [];
     this.root = this.build(query.conditions, '', undefined, resume, leaves);
     // A copy of the exact length: an array filled by `push` keeps room for 16 elements (about 130 bytes a
@@ -140,15 +153,24 @@ export class QueryRuntime implements ConditionTreeHost {
    */
   canFire(): boolean {
     const now = this.services.now();
-    return this.status === 'active' && !this.firing && now >= this.armedFrom && now < this.expiresAt && (this.lastTriggerAt === undefined || now > this.lastTriggerAt);
+    return (
+      this.status === 'active' &&
+      !this.firing &&
+      (this.rearming === undefined || now >= this.rearming.armedFrom) &&
+      now < this.expiresAt &&
+      (this.lastTriggerAt === undefined || now > this.lastTriggerAt)
+    );
   }
 
   /** Starts watching: leaves subscribe, a pending re-arm is scheduled (the engine keeps expiries). */
   attach(): void {
     if (this.attached) return;
     this.attached = true;
-    const now = this.services.now();
-    if (this.armedFrom > now) this.scheduleRearm(this.armedFrom - now);
+    const rearming = this.rearming;
+    if (rearming !== undefined) {
+      const now = this.services.now();
+      if (rearming.armedFrom > now) this.scheduleRearm(rearming, rearming.armedFrom - now);
+    }
     for (const leaf of this.leaves) leaf.attach();
   }
 
@@ -156,8 +178,11 @@ export class QueryRuntime implements ConditionTreeHost {
   detach(): void {
     if (!this.attached) return;
     this.attached = false;
-    this.rearmTimer?.unsubscribe();
-    this.rearmTimer = undefined;
+    const rearming = this.rearming;
+    if (rearming?.timer !== undefined) {
+      rearming.timer.unsubscribe();
+      rearming.timer = undefined;
+    }
     for (const leaf of this.leaves) leaf.detach();
     this.root.dispose();
     this.services.detached(this);
@@ -176,14 +201,15 @@ export class QueryRuntime implements ConditionTreeHost {
     const now = this.services.now();
     this.triggerCount += 1;
     this.lastTriggerAt = now;
-    const cooldownMs = this.cooldownMs;
-    const maxTriggers = this.maxTriggers;
+    const rearming = this.rearming;
     const final =
-      cooldownMs === undefined || (maxTriggers !== undefined && this.triggerCount >= maxTriggers) || now + cooldownMs >= this.expiresAt;
+      rearming === undefined ||
+      (rearming.maxTriggers !== undefined && this.triggerCount >= rearming.maxTriggers) ||
+      now + rearming.cooldownMs >= this.expiresAt;
     if (!final) {
-      this.armedFrom = now + cooldownMs;
+      rearming.armedFrom = now + rearming.cooldownMs;
       for (const leaf of this.leaves) leaf.rearm?.();
-      this.scheduleRearm(cooldownMs);
+      this.scheduleRearm(rearming, rearming.cooldownMs);
     }
     return { triggerIndex: this.triggerCount, final };
   }
@@ -228,10 +254,10 @@ export class QueryRuntime implements ConditionTreeHost {
     return state;
   }
 
-  private scheduleRearm(delayMs: number): void {
-    this.rearmTimer?.unsubscribe();
-    this.rearmTimer = this.services.schedule(delayMs, () => {
-      this.rearmTimer = undefined;
+  private scheduleRearm(rearming: Rearming, delayMs: number): void {
+    rearming.timer?.unsubscribe();
+    rearming.timer = this.services.schedule(delayMs, () => {
+      rearming.timer = undefined;
       // Level conditions that still hold fire again at once (the leaves' own semantics).
       if (this.root.effective) this.services.rootHolds(this, false);
     });

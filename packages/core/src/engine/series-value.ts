@@ -34,6 +34,9 @@ export interface Readiness {
   reason?: string;
 }
 
+/** The readiness of a series that has its value: one shared, frozen object (a fire reads every condition's). */
+export const READY: Readiness = Object.freeze({ status: 'ready' });
+
 /**
  * One numeric series of a channel (BTC's last price, its 24h change, its 1h RSI(14), ...) and the
  * conditions that read it: constant thresholds in an index, live-operand comparisons in a set.
@@ -52,7 +55,7 @@ export class SeriesValue {
   /** Conditions using this series in any role; the channel drops the series at zero. */
   users = 0;
   /** Whether the value is defined over its whole look-back (set by the channel that computes it). */
-  readiness: () => Readiness = () => ({ status: 'ready' });
+  readiness: () => Readiness = () => READY;
 
   constructor(
     readonly key: string,

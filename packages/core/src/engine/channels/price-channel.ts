@@ -15,7 +15,7 @@ import {
   warmupCandles,
 } from '../series/index.js';
 import { PriceWindow } from '../series/windows.js';
-import { type Readiness, type SeriesDescription, SeriesValue } from '../series-value.js';
+import { READY, type Readiness, type SeriesDescription, SeriesValue } from '../series-value.js';
 
 interface WindowUse {
   window: PriceWindow;
@@ -404,12 +404,12 @@ export class PriceChannel {
     if (this.unavailable !== undefined) return { status: 'no_data', reason: this.unavailable };
     switch (computation.kind) {
       case 'current':
-        return this.lastTick ? { status: 'ready' } : { status: 'warming_up', reason: `no price of ${this.options.topic.symbol} observed yet` };
+        return this.lastTick ? READY : { status: 'warming_up', reason: `no price of ${this.options.topic.symbol} observed yet` };
       case 'window': {
         const use = this.windows.get(computation.durationMs);
         if (!use) return { status: 'warming_up' };
         if (use.pending) return { status: 'warming_up', reason: this.loadingText() };
-        if (use.window.covered()) return { status: 'ready' };
+        if (use.window.covered()) return READY;
         const readiness: Readiness = { status: 'warming_up', reason: withProblem(`the ${computation.method} window needs ${formatDuration(computation.durationMs)} of prices`, use.historyProblem) };
         if (use.firstAt !== undefined) readiness.readyAt = use.firstAt + computation.durationMs;
         return readiness;
@@ -419,7 +419,7 @@ export class PriceChannel {
         const use = timeframe?.families.get(computation.family);
         if (!timeframe || !use) return { status: 'warming_up' };
         if (use.pending) return { status: 'warming_up', reason: this.loadingText() };
-        if (use.indicator.current()[computation.method as keyof ReturnType<FamilyIndicator['current']>] !== undefined) return { status: 'ready' };
+        if (use.indicator.current()[computation.method as keyof ReturnType<FamilyIndicator['current']>] !== undefined) return READY;
         const needed = warmupCandles(computation.method, computation.args);
         const remaining = Math.max(1, needed - use.taken);
         const formingStart = timeframe.builder.current()?.start ?? Math.floor(this.options.now() / computation.tfMs) * computation.tfMs;

@@ -2,7 +2,7 @@ import type { Subscription } from 'rxjs';
 import type { ConditionNode } from '../condition-tree.js';
 import type { ConditionState } from '../interfaces.js';
 import type { Topic } from '../observations.js';
-import type { Readiness, SeriesDescription, SeriesReader, SeriesValue } from '../series-value.js';
+import { READY, type Readiness, type SeriesDescription, type SeriesReader, type SeriesValue } from '../series-value.js';
 import type { LeafServices } from '../services.js';
 import type { ThresholdOperator } from '../threshold-index.js';
 import { compare, type Leaf } from './leaf.js';
@@ -146,7 +146,9 @@ export class NumericLeaf implements Leaf, SeriesReader {
     if (threshold !== undefined) state.threshold = threshold;
     if (typeof this.threshold !== 'number') state.operand = `${this.threshold.description.source}.${this.threshold.description.method}`;
     if (this.node.since !== undefined) state.since = this.node.since;
-    Object.assign(state, this.readiness());
+    const readiness = this.readiness();
+    if (readiness === READY) state.status = 'ready';
+    else Object.assign(state, readiness);
     const observedAt = this.inputAt();
     if (observedAt !== undefined) state.observedAt = observedAt;
     return state;
@@ -154,7 +156,7 @@ export class NumericLeaf implements Leaf, SeriesReader {
 
   /** The least ready of the two sides (no_data before warming_up before ready); the last one read after a detach. */
   private readiness(): Readiness {
-    if (!this.left) return this.lastRead?.readiness ?? { status: 'ready' };
+    if (!this.left) return this.lastRead?.readiness ?? READY;
     const left = this.left.readiness();
     const right = this.right?.readiness();
     if (!right) return left;
