@@ -327,4 +327,24 @@ describe('engine: no subscription leaks', () => {
     advance(30 * 86_400_000);
     expect(engine.inspect('expires')).toEqual(before);
   });
+
+  it('a removed query keeps nothing its runs built (an old query would carry young objects into the old generation)', () => {
+    const { engine, tick } = setup();
+    // The engine's own view of its queries: what a removed runtime still points to is not visible otherwise.
+    type Runtime = { pendingTrigger: unknown; conditionStates(): Array<{ value?: number }> };
+    const runtimes = (engine as unknown as { queries: Map<string, Runtime> }).queries;
+    engine.add({ queryId: 'fired', request: request(priceAbove('BTC', 100)), createdAt: T0 });
+    engine.add({ queryId: 'waiting', request: request(priceAbove('BTC', 1_000)), createdAt: T0 });
+    const fired = runtimes.get('fired') as Runtime;
+    const waiting = runtimes.get('waiting') as Runtime;
+    tick('BTC', 101);
+    // Fired and detached: until it leaves the engine, it shows what it read last.
+    expect(fired.conditionStates()[0]?.value).toBe(101);
+    engine.remove('fired');
+    engine.remove('waiting');
+    for (const runtime of [fired, waiting]) {
+      expect(runtime.pendingTrigger).toBeUndefined();
+      expect(runtime.conditionStates()[0]?.value).toBeUndefined();
+    }
+  });
 });

@@ -232,7 +232,10 @@ export class Engine {
     this.queries.delete(queryId);
     this.candidates.delete(query);
     this.touched.delete(query);
-    if (!query.firing) this.saves.forget(queryId);
+    if (!query.firing) {
+      this.saves.forget(queryId);
+      query.dropRunState();
+    }
     return true;
   }
 
@@ -352,8 +355,11 @@ export class Engine {
     this.enterBatch();
     try {
       this.recordOutcome(query, final, outcome);
-      // Removed while its actions ran (and its id not taken again): its last save is done, the store may forget it.
-      if (this.queries.get(query.id) !== query && !this.queries.has(query.id)) this.saves.forget(query.id);
+      // Removed while its actions ran: its last save is done, the store may forget it (unless its id was taken again).
+      if (this.queries.get(query.id) !== query) {
+        if (!this.queries.has(query.id)) this.saves.forget(query.id);
+        query.dropRunState();
+      }
     } catch (error) {
       this.problem('', 'ENGINE_ERROR', error);
     } finally {

@@ -188,6 +188,20 @@ export class QueryRuntime implements ConditionTreeHost {
     this.services.detached(this);
   }
 
+  /**
+   * The query has left the engine (removed, its last trigger settled): it drops what its runs built (a
+   * trigger's record, its steps, what its leaves read last). The collector keeps an object of the young
+   * generation alive through young collections as long as an object of the old generation points to it,
+   * garbage or not, until the next full collection: a removed query that had lived long enough to be old
+   * would carry its last trigger's objects, made young, into the old generation with it.
+   */
+  dropRunState(): void {
+    this.pendingTrigger = undefined;
+    this.cachedSteps = undefined;
+    const leaves = this.leaves;
+    for (let index = 0; index < leaves.length; index += 1) (leaves[index] as Leaf).forget?.();
+  }
+
   get isAttached(): boolean {
     return this.attached;
   }

@@ -14,6 +14,8 @@ export interface Leaf {
   rearm?(): void;
   /** Time of the last input that reached the leaf (a tick, an item, a verdict, a schedule instant). */
   inputAt?(): number | undefined;
+  /** Its query left the engine: drop what it kept of its last reads (see `QueryRuntime.dropRunState`). */
+  forget?(): void;
 }
 
 export type Comparison = '>' | '>=' | '<' | '<=' | '==' | '!=';

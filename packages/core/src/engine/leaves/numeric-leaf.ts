@@ -75,6 +75,10 @@ export class NumericLeaf implements Leaf, SeriesReader {
     this.right = undefined;
   }
 
+  forget(): void {
+    this.lastRead = undefined;
+  }
+
   /** From the threshold index: a level comparison changed. */
   flip(holds: boolean): void {
     this.node.setRaw(holds);
