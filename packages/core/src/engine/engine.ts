@@ -485,7 +485,7 @@ export class Engine {
       return;
     }
     if (!entry.price || observation.source !== 'price') return;
-    this.paper.onPrice(observation.symbol, observation.price);
+    this.paper.onPrice(observation.symbol, observation.price, entry);
     // Every series takes the tick before any condition is judged (a condition may compare two series).
     const changed = entry.price.update(observation);
     for (let i = 0; i < changed.length; i += 1) this.propagate(changed[i] as SeriesValue);
@@ -497,14 +497,16 @@ export class Engine {
   /** A series changed: flip the level conditions it crosses, re-judge live operands, watch held crossings. */
   private propagate(series: SeriesValue): void {
     series.index.update(series.previous, series.value as number, this.flipLeaf, this.crossLeaf);
-    // Most series have neither: no iterator for an empty set on every tick.
-    if (series.dynamic.size > 0) {
-      for (const leaf of series.dynamic) {
+    // Most series have neither (the fields are then undefined: no set read on every tick).
+    const dynamic = series.dynamic;
+    if (dynamic !== undefined) {
+      for (const leaf of dynamic) {
         leaf.evaluateDynamic();
         this.touch(leaf.queryId);
       }
     }
-    if (series.watching.size > 0) for (const leaf of series.watching) leaf.checkPendingCrossing();
+    const watching = series.watching;
+    if (watching !== undefined) for (const leaf of watching) leaf.checkPendingCrossing();
   }
 
   /** The threshold index's callbacks, made once (a tick must not allocate them). */

@@ -48,10 +48,13 @@ export class SeriesValue {
   private previousValue = Number.NaN;
   private updatedAtValue = Number.NaN;
   readonly index = new ThresholdIndex<SeriesReader>();
+  // The two sets below exist only while they have members (most series never have any): a tick then reads
+  // no object of them. At 100k queries a tick's objects are out of the processor's caches by the time the
+  // next tick of the series comes, and each one read is a cache miss.
   /** Conditions comparing with another series (live operands): evaluated on every update of either. */
-  readonly dynamic = new Set<SeriesReader>();
+  dynamic: Set<SeriesReader> | undefined;
   /** Crossings waiting out their holdFor: each update checks they stay on the crossed side. */
-  readonly watching = new Set<SeriesReader>();
+  watching: Set<SeriesReader> | undefined;
   /** Conditions using this series in any role; the channel drops the series at zero. */
   users = 0;
   /** Whether the value is defined over its whole look-back (set by the channel that computes it). */
@@ -70,7 +73,25 @@ export class SeriesValue {
    */
   forEachReader(visit: (reader: SeriesReader) => void): void {
     this.index.forEachCondition(visit);
-    if (this.dynamic.size > 0) for (const reader of this.dynamic) visit(reader);
+    if (this.dynamic !== undefined) for (const reader of this.dynamic) visit(reader);
+  }
+
+  addDynamic(reader: SeriesReader): void {
+    (this.dynamic ??= new Set()).add(reader);
+  }
+
+  deleteDynamic(reader: SeriesReader): void {
+    const dynamic = this.dynamic;
+    if (dynamic !== undefined && dynamic.delete(reader) && dynamic.size === 0) this.dynamic = undefined;
+  }
+
+  addWatching(reader: SeriesReader): void {
+    (this.watching ??= new Set()).add(reader);
+  }
+
+  deleteWatching(reader: SeriesReader): void {
+    const watching = this.watching;
+    if (watching !== undefined && watching.delete(reader) && watching.size === 0) this.watching = undefined;
   }
 
   /** The value (undefined before the first). */

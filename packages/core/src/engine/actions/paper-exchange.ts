@@ -2,6 +2,16 @@ import { checkPerpetualSymbol } from '../../language/symbols.js';
 import { baseAsset } from '../observations.js';
 import type { Exchange, MaybePromise, OrderRequest, OrderResult, PaperOrderLog, PaperOrderRecord } from '../interfaces.js';
 
+/**
+ * Where a caller that feeds one topic's prices keeps the venue's box for the symbol it fed last: the
+ * next price of that symbol then costs no lookup (the engine keeps one per topic; at 100k queries the
+ * lookup's hash table is out of the processor's caches at every tick).
+ */
+export interface PaperPriceRoute {
+  paperSymbol: string | undefined;
+  paperBox: { price: number } | undefined;
+}
+
 interface PaperOrder {
   result: OrderResult;
   request: OrderRequest;
@@ -63,12 +73,18 @@ export class PaperExchange implements Exchange {
     }
   }
 
-  /** Feeds a price (the engine calls this for every price it observes). */
-  onPrice(symbol: string, price: number): void {
+  /** Feeds a price (the engine calls this for every price it observes, with the topic's `route`). */
+  onPrice(symbol: string, price: number, route?: PaperPriceRoute): void {
     if (!(price > 0)) return;
-    const box = this.pricesBySymbol.get(symbol);
+    // A box is its asset's for good (`prices` forgets none), so a route's box stays the one to write.
+    const routed = route !== undefined && route.paperSymbol === symbol ? route.paperBox : undefined;
+    let box = routed ?? this.pricesBySymbol.get(symbol);
     if (box !== undefined) box.price = price;
-    else this.remember(symbol, price);
+    else box = this.remember(symbol, price);
+    if (route !== undefined && routed === undefined) {
+      route.paperSymbol = symbol;
+      route.paperBox = box;
+    }
     if (this.resting.size === 0) return;
     const base = baseAsset(symbol);
     for (const order of this.resting) {
@@ -90,7 +106,7 @@ export class PaperExchange implements Exchange {
   }
 
   /** A symbol not seen before: its asset's box (made for the first symbol of the asset), kept by the symbol too. */
-  private remember(symbol: string, price: number): void {
+  private remember(symbol: string, price: number): { price: number } {
     const base = baseAsset(symbol);
     let box = this.prices.get(base);
     if (box === undefined) {
@@ -100,6 +116,7 @@ export class PaperExchange implements Exchange {
     // Bounded like baseAsset's own cache: a stream of ever new symbols cannot grow it.
     if (this.pricesBySymbol.size >= 10_000) this.pricesBySymbol.clear();
     this.pricesBySymbol.set(symbol, box);
+    return box;
   }
 
   isPerpetual(symbol: string): boolean {

@@ -92,6 +92,12 @@ export class PriceChannel {
   private readonly series = new Map<string, SeriesEntry>();
   /** The same entries as an array, for the loop of every tick (no iterator). */
   private seriesList: SeriesEntry[] = [];
+  /**
+   * The last price's series when it is the channel's only series (no window, no candle to feed): the case
+   * of most topics, which a tick then updates without reading the list, its entry or its computation. At
+   * 100k queries these objects are out of the processor's caches when the next tick of the topic comes.
+   */
+  private onlyCurrent: SeriesValue | undefined;
   private readonly windows = new Map<number, WindowUse>();
   private readonly timeframes = new Map<number, TimeframeUse>();
   private lastTick: PriceTick | undefined;
@@ -100,7 +106,8 @@ export class PriceChannel {
   /** Why no observation can come (no data source serves the topic); undefined while one can. */
   private unavailable: string | undefined;
   private released = false;
-  private readinessChanged: SeriesValue[] = [];
+  /** Made when a series first changes readiness (a tick then reads no array of it). */
+  private readinessChanged: SeriesValue[] | undefined;
   /** The array `update` returns, handed back by `recycle` once read (a tick allocates none). */
   private spare: SeriesValue[] | undefined = [];
 
@@ -136,7 +143,7 @@ export class PriceChannel {
       value.readiness = () => this.readinessOf(created.computation);
       entry = created;
       this.series.set(key, entry);
-      this.seriesList = [...this.series.values()];
+      this.listSeries();
       this.requestLast();
       this.retain(computation);
       const initial = this.valueOf(computation, this.currentOutputs());
@@ -155,15 +162,14 @@ export class PriceChannel {
     series.users -= 1;
     if (series.users > 0) return;
     this.series.delete(series.key);
-    this.seriesList = [...this.series.values()];
+    this.listSeries();
     this.drop(entry.computation);
   }
 
   /** Series whose readiness changed since the last call (a first value, a window now covered); undefined when none did. */
   takeReadinessChanges(): SeriesValue[] | undefined {
-    if (this.readinessChanged.length === 0) return undefined;
     const changed = this.readinessChanged;
-    this.readinessChanged = [];
+    this.readinessChanged = undefined;
     return changed;
   }
 
@@ -197,6 +203,17 @@ export class PriceChannel {
         this.lastTick.price = price;
         this.lastTick.volume = volume;
       }
+    }
+    const only = this.onlyCurrent;
+    if (only !== undefined) {
+      // What the loop below does for a `current` series, with nothing else to compute.
+      const first = only.value === undefined;
+      if (only.set(price, at)) {
+        changed.push(only);
+        if (first) (this.readinessChanged ??= []).push(only);
+      }
+      if (latest) only.updatedAt = at;
+      return changed;
     }
     /** Windows that span their whole period from this tick on (their series change readiness). */
     let justCovered: Set<number> | undefined;
@@ -232,11 +249,18 @@ export class PriceChannel {
       const first = series.value === undefined;
       const moved = next !== undefined && Number.isFinite(next) && series.set(next, at);
       if (moved) changed.push(series);
-      if ((moved && first) || (justCovered !== undefined && computation.kind === 'window' && justCovered.has(computation.durationMs))) this.readinessChanged.push(series);
+      if ((moved && first) || (justCovered !== undefined && computation.kind === 'window' && justCovered.has(computation.durationMs))) (this.readinessChanged ??= []).push(series);
       // Every series of the topic was evaluated at this tick, changed or not.
       if (latest) series.updatedAt = at;
     }
     return changed;
+  }
+
+  private listSeries(): void {
+    const list = [...this.series.values()];
+    this.seriesList = list;
+    const only = list.length === 1 ? (list[0] as SeriesEntry) : undefined;
+    this.onlyCurrent = only !== undefined && only.computation.kind === 'current' ? only.value : undefined;
   }
 
   // ------------------------------------------------------------------ warm-up

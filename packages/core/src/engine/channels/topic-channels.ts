@@ -6,20 +6,31 @@ import type { SeriesDescription, SeriesValue } from '../series-value.js';
 import { ItemChannel, type ItemWatcher } from './item-channel.js';
 import { PriceChannel } from './price-channel.js';
 
-/** One topic in use: its channel (prices, or posts and news), its upstream subscription, and how many use it. */
+/**
+ * One topic in use: its channel (prices, or posts and news), its upstream subscription, and how many use it.
+ * Every entry has every field from the start (one shape for all), and the time of the last observation is a
+ * number field only (NaN for none): a field that also holds undefined would take a new heap number at
+ * every tick.
+ */
 export interface TopicEntry {
   readonly topic: Topic;
   /** `topicKey(topic)`, made once. */
   readonly key: string;
   /** Why no source serves the topic, once connecting found none. */
-  unavailable?: string;
-  price?: PriceChannel;
-  items?: ItemChannel;
-  subscription?: Subscription;
-  connecting?: boolean;
+  unavailable: string | undefined;
+  price: PriceChannel | undefined;
+  items: ItemChannel | undefined;
+  subscription: Subscription | undefined;
+  connecting: boolean;
   users: number;
-  /** Time of the last observation of the topic. */
-  lastAt?: number;
+  /** Time of the last observation of the topic (NaN before the first). */
+  lastObservedAt: number;
+  /**
+   * The engine's, for the paper venue: the symbol of the topic's last price and the venue's box for it, so
+   * that a tick feeds the venue without a lookup (see `PaperExchange.onPrice`).
+   */
+  paperSymbol: string | undefined;
+  paperBox: { price: number } | undefined;
 }
 
 /** What the topics need from the engine that owns them. */
@@ -85,7 +96,8 @@ export class TopicChannels {
   /** Time of the last observation of a topic (or of the last tick its history gave). */
   lastAt(topic: Topic): number | undefined {
     const entry = this.entries.get(topicKey(topic));
-    return entry?.lastAt ?? entry?.price?.lastAt;
+    if (entry === undefined) return undefined;
+    return Number.isNaN(entry.lastObservedAt) ? entry.price?.lastAt : entry.lastObservedAt;
   }
 
   /** Why no observation of a topic can come (no data source serves it), or undefined. */
@@ -103,7 +115,19 @@ export class TopicChannels {
     const key = topicKey(topic);
     let entry = this.entries.get(key);
     if (entry) return entry;
-    const created: TopicEntry = { topic, key, users: 0 };
+    const created: TopicEntry = {
+      topic,
+      key,
+      unavailable: undefined,
+      price: undefined,
+      items: undefined,
+      subscription: undefined,
+      connecting: false,
+      users: 0,
+      lastObservedAt: Number.NaN,
+      paperSymbol: undefined,
+      paperBox: undefined,
+    };
     if (topic.source === 'price') {
       const options = this.options;
       created.price = new PriceChannel({
@@ -135,7 +159,7 @@ export class TopicChannels {
       return;
     }
     const next = (observation: Observation): void => {
-      entry.lastAt = observation.at;
+      entry.lastObservedAt = observation.at;
       options.observe(entry, observation);
     };
     const failed = (error: unknown): void => options.problem('DATA_SOURCE_ERROR', error instanceof Error ? error.message : String(error));

@@ -53,8 +53,8 @@ export class NumericLeaf implements Leaf, SeriesReader {
       return;
     }
     this.right = this.services.acquireSeries(this.threshold.topic, this.threshold.description);
-    this.left.dynamic.add(this);
-    this.right.dynamic.add(this);
+    this.left.addDynamic(this);
+    this.right.addDynamic(this);
     this.evaluateDynamic();
   }
 
@@ -64,11 +64,11 @@ export class NumericLeaf implements Leaf, SeriesReader {
     this.cancelPendingCrossing();
     if (this.left) {
       if (typeof this.threshold === 'number') this.left.index.remove(this.operator, this.threshold, this);
-      this.left.dynamic.delete(this);
+      this.left.deleteDynamic(this);
       this.services.releaseSeries(this.subject.topic, this.left);
     }
     if (this.right && typeof this.threshold !== 'number') {
-      this.right.dynamic.delete(this);
+      this.right.deleteDynamic(this);
       this.services.releaseSeries(this.threshold.topic, this.right);
     }
     this.left = undefined;
@@ -91,12 +91,12 @@ export class NumericLeaf implements Leaf, SeriesReader {
       return;
     }
     this.cancelPendingCrossing();
-    this.left?.watching.add(this);
-    this.right?.watching.add(this);
+    this.left?.addWatching(this);
+    this.right?.addWatching(this);
     this.pendingCrossing = this.services.schedule(this.crossingHoldMs, () => {
       this.pendingCrossing = undefined;
-      this.left?.watching.delete(this);
-      this.right?.watching.delete(this);
+      this.left?.deleteWatching(this);
+      this.right?.deleteWatching(this);
       // Like an undelayed crossing: judged after the instant's other timers have settled their levels.
       this.services.deferPulse(this.node);
     });
@@ -180,7 +180,7 @@ export class NumericLeaf implements Leaf, SeriesReader {
   private cancelPendingCrossing(): void {
     this.pendingCrossing?.unsubscribe();
     this.pendingCrossing = undefined;
-    this.left?.watching.delete(this);
-    this.right?.watching.delete(this);
+    this.left?.deleteWatching(this);
+    this.right?.deleteWatching(this);
   }
 }
