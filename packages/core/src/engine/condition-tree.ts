@@ -31,49 +31,24 @@ const NO_CHILDREN: readonly ConditionNode[] = Object.freeze([]);
  * that hold, so a change costs O(depth), never a re-evaluation of the tree.
  */
 export class ConditionNode {
-  /**
-   * A node of `host`'s tree. Nodes live as long as their query, so they are made by one object literal with
-   * the class's prototype, not by `new`: V8 notes where each literal is allocated, and when the objects of a
-   * site mostly outlive young collections it allocates them in the old generation at once ("pretenuring"),
-   * where an object made by `new` always starts young and is copied twice before it is old. See
-   * docs/performance.md, fifteenth round. The literal sets every field, so all nodes share one shape.
-   */
-  static create(host: ConditionTreeHost, path: string, kind: 'AND' | 'OR' | 'leaf', holdForMs: number | undefined, parent: ConditionNode | undefined): ConditionNode {
-    const node = {
-      __proto__: ConditionNode.prototype,
-      host,
-      path,
-      kind,
-      holdForMs,
-      parent,
-      raw: false,
-      effective: false,
-      since: undefined,
-      holding: 0,
-      holdTimer: undefined,
-      children: NO_CHILDREN,
-    };
-    return node as unknown as ConditionNode;
-  }
-
-  // The fields, set by `create` (declared only: no constructor runs).
-  declare readonly host: ConditionTreeHost;
-  /** JSON pointer inside `query.conditions`, such as `/AND/1`; `''` for the root. */
-  declare readonly path: string;
-  declare readonly kind: 'AND' | 'OR' | 'leaf';
-  declare readonly holdForMs: number | undefined;
-  declare readonly parent: ConditionNode | undefined;
-  declare raw: boolean;
-  declare effective: boolean;
+  raw = false;
+  effective = false;
   /** Since when `effective` has held. */
-  declare since: number | undefined;
+  since: number | undefined;
   /** Members that hold (groups only). */
-  declare private holding: number;
-  declare private holdTimer: Subscription | undefined;
+  private holding = 0;
+  private holdTimer: Subscription | undefined;
   /** Members of a group, set once by whoever builds the tree (leaves keep the shared empty list). */
-  declare children: readonly ConditionNode[];
+  children: readonly ConditionNode[] = NO_CHILDREN;
 
-  private constructor() {}
+  constructor(
+    readonly host: ConditionTreeHost,
+    /** JSON pointer inside `query.conditions`, such as `/AND/1`; `''` for the root. */
+    readonly path: string,
+    readonly kind: 'AND' | 'OR' | 'leaf',
+    readonly holdForMs: number | undefined,
+    readonly parent: ConditionNode | undefined,
+  ) {}
 
   /**
    * Sets the node's own test result (leaves), honouring holdFor. Within one instant a held node may

@@ -43,9 +43,6 @@ interface Rearming {
 /** The empty map of a runtime state that remembers nothing of its kind (most do): shared, so frozen. */
 const NONE: Record<string, never> = Object.freeze({});
 
-/** The leaves of a runtime while its tree is built. */
-const NO_LEAVES: readonly Leaf[] = Object.freeze([]);
-
 /**
  * One active query at run time: its condition tree and leaves, its lifecycle state (status, triggers,
  * cooldown) and what it must persist. Firing and actions are the engine's; this class says whether
@@ -60,93 +57,73 @@ export class QueryRuntime implements ConditionTreeHost {
     const schemaErrors = checkRequestSchema(source.request);
     if (schemaErrors.length > 0) throw InvalidQueryError.fromSchemaErrors(source.queryId, schemaErrors);
     try {
-      return QueryRuntime.create(services, source, resume);
+      return new QueryRuntime(services, source, resume);
     } catch (error) {
       throw new InvalidQueryError(source.queryId, [{ pointer: '', message: error instanceof Error ? error.message : String(error) }]);
     }
   }
 
-  /**
-   * A runtime lives as long as its query: it is made by one object literal with the class's prototype, as its
-   * condition nodes and leaves are (see `ConditionNode.create`: V8 can then allocate it in the old generation
-   * at once), and its tree is built on it.
-   */
-  private static create(services: QueryServices, source: QueryToRun, resume: RuntimeState | undefined): QueryRuntime {
-    const query = source.request.query;
-    const lastTriggerAt = resume?.lastTriggerAt;
-    const cooldownMs = query.repeat ? parseDuration(query.repeat.cooldown) : undefined;
-    const fields = {
-      __proto__: QueryRuntime.prototype,
-      services,
-      id: source.queryId,
-      actions: query.actions,
-      cachedSteps: undefined,
-      rearming:
-        cooldownMs === undefined
-          ? undefined
-          : {
-              cooldownMs,
-              maxTriggers: query.repeat?.maxTriggers,
-              armedFrom: lastTriggerAt !== undefined ? lastTriggerAt + cooldownMs : -Infinity,
-              timer: undefined,
-            },
-      title: source.request.title,
-      ownerId: source.ownerId,
-      createdAt: source.createdAt,
-      expiresAt: source.createdAt + lifetimeOf(query),
-      root: undefined,
-      leaves: NO_LEAVES,
-      expiryIndex: -1,
-      status: resume?.status ?? 'active',
-      triggerCount: resume?.triggerCount ?? 0,
-      lastTriggerAt,
-      pendingTrigger: resume?.pendingTrigger,
-      firing: false,
-      attached: false,
-    };
-    const runtime = fields as unknown as QueryRuntime;
-    const leaves: Leaf[] = [];
-    runtime.root = runtime.build(query.conditions, '', undefined, resume, leaves);
-    // Of the exact length: an array filled by `push` keeps room for 16 elements (about 130 bytes a query, most
-    // of which have one leaf), for as long as the query runs; one leaf goes into a literal (allocated old too).
-    runtime.leaves = leaves.length === 1 ? [leaves[0] as Leaf] : leaves.slice();
-    return runtime;
-  }
-
-  // The fields, set by `create` (declared only: no constructor runs).
-  declare private readonly services: QueryServices;
-  declare readonly id: string;
+  readonly id: string;
   /**
    * The query's actions. Of the rest of the request a run keeps only what it reads (the repeat policy's
    * numbers, the title); the conditions live on as the condition tree.
    */
-  declare readonly actions: Query['actions'];
+  readonly actions: Query['actions'];
   /** The executions a trigger runs, in order (made on the first trigger). */
   get steps(): readonly ActionStep[] {
     return (this.cachedSteps ??= actionSteps(this.actions));
   }
-  declare private cachedSteps: ActionStep[] | undefined;
+  private cachedSteps: ActionStep[] | undefined;
   /** The repeat policy and its cooldown, when the query has one (most fire once: one field, not four). */
-  declare private readonly rearming: Rearming | undefined;
-  declare readonly title: string | undefined;
-  declare readonly ownerId: string | undefined;
-  declare readonly createdAt: number;
-  declare readonly expiresAt: number;
-  /** The condition tree, built on the runtime when it is made. */
-  declare root: ConditionNode;
-  /** Its leaves in document order, set when the runtime is made. */
-  declare leaves: readonly Leaf[];
+  private readonly rearming: Rearming | undefined;
+  readonly title: string | undefined;
+  readonly ownerId: string | undefined;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  readonly root: ConditionNode;
+  readonly leaves: Leaf[];
   /** Position in the engine's expiry queue (-1 when not queued). */
-  declare expiryIndex: number;
-  declare status: QueryStatus;
-  declare triggerCount: number;
-  declare lastTriggerAt: number | undefined;
-  declare pendingTrigger: RuntimeState['pendingTrigger'];
+  expiryIndex = -1;
+  status: QueryStatus;
+  triggerCount: number;
+  lastTriggerAt: number | undefined;
+  pendingTrigger: RuntimeState['pendingTrigger'];
   /** The actions of a trigger are running; no other trigger may start. */
-  declare firing: boolean;
-  declare private attached: boolean;
+  firing = false;
+  private attached = false;
 
-  private constructor() {}
+  constructor(
+    private readonly services: QueryServices,
+    source: QueryToRun,
+    resume?: RuntimeState,
+  ) {
+    const query = source.request.query;
+    this.id = source.queryId;
+    this.actions = query.actions;
+    this.title = source.request.title;
+    this.ownerId = source.ownerId;
+    this.createdAt = source.createdAt;
+    this.expiresAt = source.createdAt + lifetimeOf(query);
+    this.status = resume?.status ?? 'active';
+    this.triggerCount = resume?.triggerCount ?? 0;
+    this.lastTriggerAt = resume?.lastTriggerAt;
+    this.pendingTrigger = resume?.pendingTrigger;
+    const cooldownMs = query.repeat ? parseDuration(query.repeat.cooldown) : undefined;
+    this.rearming =
+      cooldownMs === undefined
+        ? undefined
+        : {
+            cooldownMs,
+            maxTriggers: query.repeat?.maxTriggers,
+            armedFrom: this.lastTriggerAt !== undefined ? this.lastTriggerAt + cooldownMs : -Infinity,
+            timer: undefined,
+          };
+    const leaves: Leaf[] = [];
+    this.root = this.build(query.conditions, '', undefined, resume, leaves);
+    // A copy of the exact length: an array filled by `push` keeps room for 16 elements (about 130 bytes a
+    // query, most of which have one leaf), for as long as the query runs.
+    this.leaves = leaves.slice();
+  }
 
   now(): number {
     return this.services.now();
@@ -304,7 +281,7 @@ export class QueryRuntime implements ConditionTreeHost {
     const record = json as unknown as Record<string, unknown>;
     const holdForMs = parseDuration(record.holdFor);
     if ('source' in record) {
-      const node = ConditionNode.create(this, path, 'leaf', holdForMs, parent);
+      const node = new ConditionNode(this, path, 'leaf', holdForMs, parent);
       leaves.push(this.leafFor(record, node, holdForMs, resume));
       return node;
     }
@@ -312,7 +289,7 @@ export class QueryRuntime implements ConditionTreeHost {
     const members = record[operator] as ConditionNodeJson[];
     // A group of one member without holdFor is that member: one node less, the same truth.
     if (members.length === 1 && holdForMs === undefined) return this.build(members[0] as ConditionNodeJson, memberPath(path, operator, 0), parent, resume, leaves);
-    const node = ConditionNode.create(this, path, operator, holdForMs, parent);
+    const node = new ConditionNode(this, path, operator, holdForMs, parent);
     node.children = members.map((member, index) => this.build(member, memberPath(path, operator, index), node, resume, leaves));
     return node;
   }
@@ -326,7 +303,7 @@ export class QueryRuntime implements ConditionTreeHost {
         const operator = condition.operator as ThresholdOperator;
         const crossing = operator === 'crosses_above' || operator === 'crosses_below';
         const threshold = typeof condition.value === 'number' ? condition.value : operandOf(condition.value as Record<string, unknown>);
-        return NumericLeaf.create(node, this.id, this.services, operator, operandOf(condition), threshold, crossing ? holdForMs : undefined);
+        return new NumericLeaf(node, this.id, this.services, operator, operandOf(condition), threshold, crossing ? holdForMs : undefined);
       }
       case 'tweet':
         return new SemanticLeaf(

@@ -23,51 +23,23 @@ export interface NumericOperand {
  * the crossed side for that long.
  */
 export class NumericLeaf implements Leaf, SeriesReader {
-  /** A leaf lives as long as its query: made by one object literal, as a condition node is (see `ConditionNode.create`). */
-  static create(
-    node: ConditionNode,
-    queryId: string,
-    services: LeafServices,
-    operator: ThresholdOperator,
-    subject: NumericOperand,
-    threshold: number | NumericOperand,
-    crossingHoldMs: number | undefined,
-  ): NumericLeaf {
-    const leaf = {
-      __proto__: NumericLeaf.prototype,
-      node,
-      queryId,
-      services,
-      operator,
-      subject,
-      threshold,
-      crossingHoldMs,
-      left: undefined,
-      right: undefined,
-      lastDifference: undefined,
-      pendingCrossing: undefined,
-      lastRead: undefined,
-    };
-    return leaf as unknown as NumericLeaf;
-  }
-
-  // The fields, set by `create` (declared only: no constructor runs).
-  declare readonly node: ConditionNode;
-  declare readonly queryId: string;
-  declare private readonly services: LeafServices;
-  declare readonly operator: ThresholdOperator;
-  declare readonly subject: NumericOperand;
-  declare readonly threshold: number | NumericOperand;
-  declare readonly crossingHoldMs: number | undefined;
-  declare private left: SeriesValue | undefined;
-  declare private right: SeriesValue | undefined;
+  private left: SeriesValue | undefined;
+  private right: SeriesValue | undefined;
   /** Last left - right of a live-operand comparison, for crossings. */
-  declare private lastDifference: number | undefined;
-  declare private pendingCrossing: Subscription | undefined;
+  private lastDifference: number | undefined;
+  private pendingCrossing: Subscription | undefined;
   /** Values at the last detach. */
-  declare private lastRead: { value: number | undefined; threshold: number | undefined; at: number | undefined; readiness: Readiness } | undefined;
+  private lastRead: { value: number | undefined; threshold: number | undefined; at: number | undefined; readiness: Readiness } | undefined;
 
-  private constructor() {}
+  constructor(
+    readonly node: ConditionNode,
+    readonly queryId: string,
+    private readonly services: LeafServices,
+    readonly operator: ThresholdOperator,
+    readonly subject: NumericOperand,
+    readonly threshold: number | NumericOperand,
+    readonly crossingHoldMs: number | undefined,
+  ) {}
 
   get crossing(): boolean {
     return this.operator === 'crosses_above' || this.operator === 'crosses_below';
