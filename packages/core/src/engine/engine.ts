@@ -293,10 +293,13 @@ export class Engine {
     this.enterBatch();
     try {
       while (this.settlements.length > 0 || this.pulses.length > 0 || this.candidates.size > 0) {
-        // Breaks in held nodes first (the instant's level updates are done), then instants, then firing.
-        const settlements = this.settlements;
-        this.settlements = [];
-        for (const node of settlements) node.settle();
+        // Breaks in held nodes first (the instant's level updates are done), then instants, then firing. A
+        // break can break a held group above it (settled in turn): every break is settled before any pulse.
+        while (this.settlements.length > 0) {
+          const settlements = this.settlements;
+          this.settlements = [];
+          for (const node of settlements) node.settle();
+        }
         if (this.pulses.length > 0) this.pulseTogether();
         if (this.settlements.length > 0) continue;
         // Two sets in turn: what firing adds goes into the other one, for the next round (no copy a round).
