@@ -113,3 +113,28 @@ describe('the paper venue fills resting limit orders', () => {
     expect((venue as unknown as { resting: Set<unknown> }).resting.size).toBe(0);
   });
 });
+
+describe('the paper venue fed through routes (the engine keeps one per topic)', () => {
+  // A route keeps the venue's price box of the symbol it fed last, so a tick costs no lookup. Fed with or
+  // without routes, in any mix of symbol forms and routes, the venue must know the same last prices.
+  it('knows the same last price of each asset as a venue fed without routes (property)', () => {
+    const forms = ['BTC-PERP', 'BTC/USDT:USDT', 'btc', 'ETH-PERP', 'ETH/USDT:USDT'];
+    const feeds = fc.array(fc.record({ symbol: fc.constantFrom(...forms), route: fc.integer({ min: -1, max: 2 }), price: fc.integer({ min: 1, max: 1_000 }) }), { maxLength: 60 });
+    fc.assert(
+      fc.property(feeds, (sequence) => {
+        const routed = new PaperExchange();
+        const plain = new PaperExchange();
+        const routes = [0, 1, 2].map(() => ({ paperSymbol: undefined as string | undefined, paperBox: undefined as { price: number } | undefined }));
+        for (const { symbol, route, price } of sequence) {
+          routed.onPrice(symbol, price, route < 0 ? undefined : routes[route]);
+          plain.onPrice(symbol, price);
+        }
+        for (const symbol of ['BTC-PERP', 'ETH-PERP']) {
+          const known = (venue: PaperExchange) => (venue.isPerpetual(symbol) ? venue.lastPrice(symbol) : undefined);
+          expect(known(routed)).toBe(known(plain));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
