@@ -3,11 +3,15 @@
 //
 //   cp -r packages/core/dist packages/core/dist-base     # before the change (git-ignored)
 //   ... change, npx tsc -b ...
-//   node --expose-gc bench/support/compare-builds.mjs quiet  [--size 1000] [--rounds 200]
+//   node --expose-gc bench/support/compare-builds.mjs quiet  [--size 1000] [--rounds 200] [--pollute KB]
 //   node --expose-gc bench/support/compare-builds.mjs ladder [--size 1000] [--rounds 60]
 //   node bench/support/compare-builds.mjs validate [--rounds 400]
 //
-// quiet:    N price queries far from the price (none fires), ticks only: the tick path.
+// quiet:    N price queries far from the price (none fires), ticks only: the tick path. With `--pollute KB`, KB
+//           of a 64 MB buffer are written after each tick, a cache line at a time, as the fires between two
+//           ticks of a symbol push its objects out of the processor's caches in the benchmark's 100k cells
+//           (16 KB: a quiet tick at 100k costs there what it costs in the idle 100k window); the writes are
+//           timed with the tick, the same for both builds.
 // ladder:   N '>' queries on rising rungs; each tick raises one symbol a rung, so exactly one query fires
 //           (one added long before, as in a running system), and its replacement goes on top: a fire with
 //           its remove and add, listening to triggers only.
@@ -35,6 +39,17 @@ const current = await import(new URL('dist/index.js', CORE).href);
 const SIZE = option('--size', 1000);
 const ROUNDS = option('--rounds', mode === 'quiet' ? 200 : mode === 'ladder' ? 60 : 400);
 const START = Date.UTC(2025, 0, 1);
+const POLLUTE_DOUBLES = option('--pollute', 0) * 128;
+const junk = new Float64Array(POLLUTE_DOUBLES > 0 ? 8 * 1024 * 1024 : 8);
+let junkAt = 0;
+
+/** Writes POLLUTE_DOUBLES / 8 cache lines of `junk`, going on where the last call stopped. */
+function pollute() {
+  for (let written = 0; written < POLLUTE_DOUBLES; written += 8) {
+    junk[junkAt] += 1;
+    junkAt = (junkAt + 8) & (junk.length - 1);
+  }
+}
 
 /** An engine over a push source in virtual time, counting its triggers (through `eventsOf` when `triggersOnly` and the build has it). */
 function engineOf(core, triggersOnly) {
@@ -71,6 +86,7 @@ function quiet(core) {
         at += 10;
         scheduler.advanceTo(at);
         source.push({ at, source: 'price', symbol: SYMBOLS[s], price: market.price[s] });
+        pollute();
       }
     },
   };
