@@ -10,11 +10,6 @@ interface Feed {
    * place, when one comes or goes, so a push walks the list as it was when the push began.
    */
   listeners: readonly ObservationListener[];
-  /**
-   * The listener when there is exactly one (the engine's, for most feeds): a push then calls it without
-   * reading the list, one object less out of the processor's caches per tick at 100k queries.
-   */
-  only: ObservationListener | undefined;
   last: PriceObservation | undefined;
 }
 
@@ -43,15 +38,12 @@ export class PushSource implements DataSource {
     if (observation.source === 'price') {
       const feed = this.symbolFeeds.get(observation.symbol) ?? this.routeSymbol(observation.symbol);
       feed.last = observation;
-      if (feed.only !== undefined) deliverTo(feed.only, observation);
-      else if (feed.listeners.length > 0) deliver(feed, observation);
+      if (feed.listeners.length > 0) deliver(feed, observation);
       return;
     }
     const key = feedKeyOfObservation(observation);
     const feed = key === undefined ? undefined : this.feeds.get(key);
-    if (feed === undefined) return;
-    if (feed.only !== undefined) deliverTo(feed.only, observation);
-    else if (feed.listeners.length > 0) deliver(feed, observation);
+    if (feed !== undefined && feed.listeners.length > 0) deliver(feed, observation);
   }
 
   supports(topic: Topic): boolean {
@@ -66,14 +58,14 @@ export class PushSource implements DataSource {
     const feed = this.feed(feedKeyOfTopic(topic));
     // The same function twice is two listeners: the second gets a closure of its own, so that each stop removes one.
     const entry: ObservationListener = feed.listeners.includes(listener) ? (observation) => listener(observation) : listener;
-    setListeners(feed, [...feed.listeners, entry]);
+    feed.listeners = [...feed.listeners, entry];
     if (feed.last) deliverTo(entry, feed.last);
     let listening = true;
     return () => {
       if (!listening) return;
       listening = false;
       const left = feed.listeners.filter((candidate) => candidate !== entry);
-      setListeners(feed, left.length > 0 ? left : NO_LISTENERS);
+      feed.listeners = left.length > 0 ? left : NO_LISTENERS;
     };
   }
 
@@ -86,7 +78,7 @@ export class PushSource implements DataSource {
   private feed(key: string): Feed {
     let feed = this.feeds.get(key);
     if (!feed) {
-      feed = { listeners: NO_LISTENERS, only: undefined, last: undefined };
+      feed = { listeners: NO_LISTENERS, last: undefined };
       this.feeds.set(key, feed);
     }
     return feed;
@@ -98,11 +90,6 @@ export class PushSource implements DataSource {
     this.symbolFeeds.set(symbol, feed);
     return feed;
   }
-}
-
-function setListeners(feed: Feed, listeners: readonly ObservationListener[]): void {
-  feed.listeners = listeners;
-  feed.only = listeners.length === 1 ? listeners[0] : undefined;
 }
 
 /** Hands an observation to the feed's listeners; one that stopped during this push gets nothing more. */
