@@ -77,21 +77,19 @@ export class SeriesValue {
   }
 
   addDynamic(reader: SeriesReader): void {
-    (this.dynamic ??= new Set()).add(reader);
+    this.dynamic = withMember(this.dynamic, reader);
   }
 
   deleteDynamic(reader: SeriesReader): void {
-    const dynamic = this.dynamic;
-    if (dynamic !== undefined && dynamic.delete(reader) && dynamic.size === 0) this.dynamic = undefined;
+    this.dynamic = withoutMember(this.dynamic, reader);
   }
 
   addWatching(reader: SeriesReader): void {
-    (this.watching ??= new Set()).add(reader);
+    this.watching = withMember(this.watching, reader);
   }
 
   deleteWatching(reader: SeriesReader): void {
-    const watching = this.watching;
-    if (watching !== undefined && watching.delete(reader) && watching.size === 0) this.watching = undefined;
+    this.watching = withoutMember(this.watching, reader);
   }
 
   /** The value (undefined before the first). */
@@ -124,4 +122,15 @@ export class SeriesValue {
     this.currentValue = value;
     return true;
   }
+}
+
+/** `set` with `reader` in it (a set is made for the first member). */
+function withMember(set: Set<SeriesReader> | undefined, reader: SeriesReader): Set<SeriesReader> {
+  return (set ?? new Set()).add(reader);
+}
+
+/** `set` without `reader`: undefined once it has no member left. */
+function withoutMember(set: Set<SeriesReader> | undefined, reader: SeriesReader): Set<SeriesReader> | undefined {
+  set?.delete(reader);
+  return set === undefined || set.size === 0 ? undefined : set;
 }
