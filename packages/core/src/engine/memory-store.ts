@@ -56,16 +56,12 @@ export class MemoryStateStore implements StateStore {
     this.runtime.set(queryId, state);
   }
 
-  // A record's key is filed under its query when the record is new: the map's size tells, one lookup instead of
-  // `has` and `set` (a fire saves two executions and two outbox entries).
   saveExecution(record: ExecutionRecord): void {
-    const size = this.executions.size;
-    if (this.executions.set(record.id, record).size !== size) this.addKey(record.queryId, 'executions', record.id);
+    this.keep(this.executions, 'executions', record.queryId, record.id, record);
   }
 
   saveSession(session: LlmSession): void {
-    const size = this.sessions.size;
-    if (this.sessions.set(session.sessionId, session).size !== size) this.addKey(session.queryId, 'sessions', session.sessionId);
+    this.keep(this.sessions, 'sessions', session.queryId, session.sessionId, session);
   }
 
   addNotification(draft: NotificationDraft): Notification {
@@ -99,8 +95,7 @@ export class MemoryStateStore implements StateStore {
   }
 
   saveOutbox(entry: OutboxEntry): void {
-    const size = this.outbox.size;
-    if (this.outbox.set(entry.key, entry).size !== size) this.addKey(entry.queryId, 'outbox', entry.key);
+    this.keep(this.outbox, 'outbox', entry.queryId, entry.key, entry);
   }
 
   outboxEntry(key: string): OutboxEntry | undefined {
@@ -129,6 +124,15 @@ export class MemoryStateStore implements StateStore {
       if (record) executions.push(record);
     }
     return executions;
+  }
+
+  /**
+   * Stores a record by key, and files the key under its query when the record is new: the map's size tells,
+   * one lookup instead of `has` and `set` (a fire saves two executions and two outbox entries).
+   */
+  private keep<V>(map: NeverEmptyMap<V>, kind: keyof QueryRecords, queryId: string, key: string, record: V): void {
+    const size = map.size;
+    if (map.set(key, record).size !== size) this.addKey(queryId, kind, key);
   }
 
   /** Files a new record's key under its query. */
