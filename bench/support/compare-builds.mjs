@@ -5,6 +5,7 @@
 //   ... change, npx tsc -b ...
 //   node --expose-gc bench/support/compare-builds.mjs quiet  [--size 1000] [--rounds 200] [--pollute KB]
 //   node --expose-gc bench/support/compare-builds.mjs ladder [--size 1000] [--rounds 60]
+//   node --expose-gc bench/support/compare-builds.mjs idle|firing [--size 100000] [--rounds 40]
 //   node bench/support/compare-builds.mjs validate [--rounds 400]
 //
 // quiet:    N price queries far from the price (none fires), ticks only: the tick path. With `--pollute KB`, KB
@@ -15,6 +16,13 @@
 // ladder:   N '>' queries on rising rungs; each tick raises one symbol a rung, so exactly one query fires
 //           (one added long before, as in a running system), and its replacement goes on top: a fire with
 //           its remove and add, listening to triggers only.
+// idle, firing: the engine benchmark's cells themselves (bench/engine.mjs: its market, its population of
+//           queries and their replacements, listening to triggers only), one engine a build, each on its own
+//           copy of the same market, so both see the same ticks and fire the same queries; a slice is 500
+//           ticks (1,000 firing), and the rounds (120, 60 firing) cover about the benchmark's 60k ticks, as the
+//           market grows quieter later on. Both engines live in one heap: each one's fires and ticks push the
+//           other's objects out of the caches, as in the benchmark's windows. A build against itself: medians
+//           0.96 to 1.00 (idle, quartiles about ±18 %).
 // validate: validate() of the valid fixture documents.
 // Each round runs a slice of the work on one build, then the same slice on the other (order alternating),
 // under the same load; the verdict is the median of the rounds' ratios, with its quartiles. A run of a build
@@ -22,13 +30,14 @@
 // median only when several runs agree.
 import { readdirSync, readFileSync } from 'node:fs';
 import { HeapVirtualScheduler } from './heap-scheduler.mjs';
-import { Market, OPERATORS, SYMBOLS, SYMBOL_COUNT, eqlRequest, hash2 } from './price-workload.mjs';
+import { Market, OPERATORS, Population, SYMBOLS, SYMBOL_COUNT, eqlRequest, hash2, slotOf } from './price-workload.mjs';
 
 const CORE = new URL('../../packages/core/', import.meta.url);
 const mode = process.argv[2];
 const option = (name, fallback) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : fallback);
-if (!['quiet', 'ladder', 'validate'].includes(mode)) {
-  console.error('usage: node --expose-gc bench/support/compare-builds.mjs quiet|ladder|validate [--size N] [--rounds R]');
+const MODES = ['quiet', 'ladder', 'idle', 'firing', 'validate'];
+if (!MODES.includes(mode)) {
+  console.error(`usage: node --expose-gc bench/support/compare-builds.mjs ${MODES.join('|')} [--size N] [--rounds R]`);
   process.exit(2);
 }
 const base = await import(new URL('dist-base/index.js', CORE).href).catch(() => {
@@ -36,8 +45,9 @@ const base = await import(new URL('dist-base/index.js', CORE).href).catch(() => 
   process.exit(2);
 });
 const current = await import(new URL('dist/index.js', CORE).href);
-const SIZE = option('--size', 1000);
-const ROUNDS = option('--rounds', mode === 'quiet' ? 200 : mode === 'ladder' ? 60 : 400);
+const MARKET_MODE = mode === 'idle' || mode === 'firing';
+const SIZE = option('--size', MARKET_MODE ? 100_000 : 1000);
+const ROUNDS = option('--rounds', mode === 'quiet' ? 200 : mode === 'ladder' ? 60 : mode === 'idle' ? 120 : mode === 'firing' ? 60 : 400);
 const START = Date.UTC(2025, 0, 1);
 const POLLUTE_DOUBLES = option('--pollute', 0) * 128;
 const junk = new Float64Array(POLLUTE_DOUBLES > 0 ? 8 * 1024 * 1024 : 8);
@@ -133,6 +143,38 @@ function ladder(core) {
   };
 }
 
+/** The engine benchmark's cell: its population of queries on its market; a query that fires leaves and its slot gets the next one. */
+function marketCell(core) {
+  const counted = engineOf(core, true);
+  const { scheduler, source, engine } = counted;
+  const market = new Market(mode === 'firing' ? 2 : 1);
+  const population = new Population(SIZE, market, mode);
+  const fired = [];
+  engine.eventsOf('trigger').subscribe((event) => fired.push(slotOf(event.queryId)));
+  const add = (slot) => engine.add({ queryId: population.id(slot), createdAt: scheduler.now(), request: population.request(slot) });
+  for (let s = 0; s < SYMBOL_COUNT; s++) source.push({ at: START, source: 'price', symbol: SYMBOLS[s], price: market.price[s] });
+  for (let slot = 0; slot < SIZE; slot++) add(slot);
+  return {
+    unit: 'tick',
+    slice: mode === 'firing' ? 1_000 : 500,
+    fires: () => counted.fires,
+    run(ticks) {
+      for (let k = 0; k < ticks; k++) {
+        const s = market.advance();
+        const at = START + market.tick * 10;
+        scheduler.advanceTo(at);
+        source.push({ at, source: 'price', symbol: SYMBOLS[s], price: market.price[s] });
+        while (fired.length > 0) {
+          const slot = fired.pop();
+          engine.remove(population.id(slot));
+          population.replace(slot);
+          add(slot);
+        }
+      }
+    },
+  };
+}
+
 /** validate() of the valid fixtures; both builds must give the same results. */
 function validation(core) {
   const fixtures = new URL('../../fixtures/eql/', import.meta.url);
@@ -151,7 +193,7 @@ function validation(core) {
   };
 }
 
-const make = mode === 'quiet' ? quiet : mode === 'ladder' ? ladder : validation;
+const make = mode === 'quiet' ? quiet : mode === 'ladder' ? ladder : MARKET_MODE ? marketCell : validation;
 const a = make(base);
 const b = make(current);
 if (a.results && JSON.stringify(a.results()) !== JSON.stringify(b.results())) throw new Error('the two builds validate differently');
