@@ -5,15 +5,20 @@ import { SortedThresholds } from '../src/engine/sorted-thresholds.js';
 // A list of thresholds answers every question as a plain sorted list of (threshold, condition) does, in the
 // same order (thresholds ascending, equal ones in the order they came), whether it is flat or kept in runs:
 // tiny runs here make it split, hold equal thresholds across runs, and flatten again, over long programs.
+// Each entry carries a tag (the index tags entries with their operator): a tagged walk gives it back, and a
+// removal that names a tag removes only an entry with that tag.
 
 interface Entry {
   key: number;
   leaf: number;
+  tag: number;
 }
 
 type Step =
-  | { kind: 'add'; key: number }
-  | { kind: 'remove'; pick: number }
+  | { kind: 'add'; key: number; tag: number }
+  | { kind: 'remove'; pick: number; byTag: boolean }
+  | { kind: 'remove-other-tag'; pick: number }
+  | { kind: 'tagged'; lo: number; hi: number }
   | { kind: 'remove-absent'; key: number }
   | { kind: 'range'; lo: number; hi: number; includeLo: boolean; includeHi: boolean }
   | { kind: 'equal'; value: number }
@@ -23,8 +28,10 @@ type Step =
 const grid = fc.integer({ min: 0, max: 10 }).map((n) => n / 2);
 const probe = fc.oneof(grid, fc.double({ min: -1, max: 6, noNaN: true }));
 const stepArb: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 8, arbitrary: fc.record({ kind: fc.constant('add' as const), key: grid }) },
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }) },
+  { weight: 8, arbitrary: fc.record({ kind: fc.constant('add' as const), key: grid, tag: fc.integer({ min: 0, max: 7 }) }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('remove' as const), pick: fc.nat(), byTag: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('remove-other-tag' as const), pick: fc.nat() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('tagged' as const), lo: probe, hi: probe }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('remove-absent' as const), key: grid }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('range' as const), lo: probe, hi: probe, includeLo: fc.boolean(), includeHi: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('equal' as const), value: probe }) },
@@ -46,15 +53,27 @@ describe('SortedThresholds', () => {
           switch (step.kind) {
             case 'add': {
               const leaf = nextLeaf++;
-              list.add(step.key, leaf);
+              list.add(step.key, leaf, step.tag);
               const at = model.findIndex((entry) => entry.key > step.key);
-              model.splice(at < 0 ? model.length : at, 0, { key: step.key, leaf });
+              model.splice(at < 0 ? model.length : at, 0, { key: step.key, leaf, tag: step.tag });
               break;
             }
             case 'remove': {
               if (model.length === 0) break;
               const [entry] = model.splice(step.pick % model.length, 1) as [Entry];
-              expect(list.remove(entry.key, entry.leaf)).toBe(true);
+              expect(step.byTag ? list.remove(entry.key, entry.leaf, entry.tag) : list.remove(entry.key, entry.leaf)).toBe(true);
+              break;
+            }
+            case 'remove-other-tag': {
+              if (model.length === 0) break;
+              const entry = model[step.pick % model.length] as Entry;
+              expect(list.remove(entry.key, entry.leaf, entry.tag + 1)).toBe(false);
+              break;
+            }
+            case 'tagged': {
+              const walked: Entry[] = [];
+              list.visitTagged(step.lo, step.hi, { entry: (key, leaf, tag) => void walked.push({ key, leaf, tag }) });
+              expect(walked).toEqual(model.filter((entry) => entry.key >= step.lo && entry.key <= step.hi));
               break;
             }
             case 'remove-absent':

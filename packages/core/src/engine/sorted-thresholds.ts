@@ -1,10 +1,16 @@
 /** Entries a run of a long list holds at most (see {@link SortedThresholds}). */
 export const RUN_SIZE = 256;
 
+/** What {@link SortedThresholds.visitTagged} calls for each entry of a range. */
+export interface TaggedVisitor<L> {
+  entry(threshold: number, leaf: L, tag: number): void;
+}
+
 /**
- * Thresholds of one operator, sorted, beside the condition of each (one entry per condition: a threshold
- * that several conditions share repeats, in the order they came). Binary search finds the range a move
- * crosses. No closures, no copies and no array per threshold.
+ * Thresholds, sorted, beside the condition of each and a small number the caller tags it with (the index
+ * keeps every operator of a series in one list, tagged with the operator): one entry per condition, and a
+ * threshold that several conditions share repeats, in the order they came. Binary search finds the range a
+ * move crosses. No closures, no copies and no array per threshold.
  *
  * A list of at most `runSize` entries is two flat arrays: adding and removing shift them in place, and a
  * lookup reads them directly (with many series, each one is a likely cache miss). A longer list, such as
@@ -17,9 +23,11 @@ export class SortedThresholds<L> {
   /** The entries, while the list is flat (`runKeys` undefined). */
   private keys: number[] = [];
   private leaves: L[] = [];
+  private tags: number[] = [];
   /** The runs of a long list, in order, none empty; undefined while the list is flat. */
   private runKeys: number[][] | undefined;
   private runLeaves: L[][] | undefined;
+  private runTags: number[][] | undefined;
   /** The last key of each run. */
   private lasts: number[] = [];
   private count = 0;
@@ -33,33 +41,33 @@ export class SortedThresholds<L> {
     return this.count;
   }
 
-  /** Adds a condition after those with the same threshold. */
-  add(threshold: number, leaf: L): void {
+  /** Adds a condition (tagged `tag`) after those with the same threshold. */
+  add(threshold: number, leaf: L, tag = 0): void {
     this.count += 1;
     if (this.runKeys === undefined) {
-      insertAt(this.keys, this.leaves, lowerBound(this.keys, threshold, true), threshold, leaf);
+      insertAt(this.keys, this.leaves, this.tags, lowerBound(this.keys, threshold, true), threshold, leaf, tag);
       if (this.keys.length > this.runSize) this.split();
       return;
     }
     const runKeys = this.runKeys;
     const runLeaves = this.runLeaves as L[][];
+    const runTags = this.runTags as number[][];
     // The first run whose last key is above the threshold takes it; past every run, the last one does.
     let run = lowerBound(this.lasts, threshold, true);
     if (run === runKeys.length) run -= 1;
     const keys = runKeys[run] as number[];
-    const leaves = runLeaves[run] as L[];
-    insertAt(keys, leaves, lowerBound(keys, threshold, true), threshold, leaf);
+    insertAt(keys, runLeaves[run] as L[], runTags[run] as number[], lowerBound(keys, threshold, true), threshold, leaf, tag);
     this.lasts[run] = lastOf(keys);
     if (keys.length > this.runSize) this.splitRun(run);
   }
 
-  /** Removes a condition added with the same threshold and leaf; false when there is none. */
-  remove(threshold: number, leaf: L): boolean {
+  /** Removes a condition added with the same threshold and leaf (and tag, when given); false when there is none. */
+  remove(threshold: number, leaf: L, tag?: number): boolean {
     if (this.runKeys === undefined) {
-      const { keys, leaves } = this;
+      const { keys, leaves, tags } = this;
       for (let at = lowerBound(keys, threshold, false); at < keys.length && keys[at] === threshold; at += 1) {
-        if (leaves[at] !== leaf) continue;
-        removeAt(keys, leaves, at);
+        if (leaves[at] !== leaf || (tag !== undefined && tags[at] !== tag)) continue;
+        removeAt(keys, leaves, tags, at);
         this.count -= 1;
         return true;
       }
@@ -67,18 +75,21 @@ export class SortedThresholds<L> {
     }
     const runKeys = this.runKeys;
     const runLeaves = this.runLeaves as L[][];
+    const runTags = this.runTags as number[][];
     // Equal thresholds may span runs: look on from the first run that can hold one.
     for (let run = lowerBound(this.lasts, threshold, false); run < runKeys.length; run += 1) {
       const keys = runKeys[run] as number[];
       const leaves = runLeaves[run] as L[];
+      const tags = runTags[run] as number[];
       let at = lowerBound(keys, threshold, false);
       for (; at < keys.length && keys[at] === threshold; at += 1) {
-        if (leaves[at] !== leaf) continue;
-        removeAt(keys, leaves, at);
+        if (leaves[at] !== leaf || (tag !== undefined && tags[at] !== tag)) continue;
+        removeAt(keys, leaves, tags, at);
         this.count -= 1;
         if (keys.length === 0) {
           runKeys.splice(run, 1);
           runLeaves.splice(run, 1);
+          runTags.splice(run, 1);
           this.lasts.splice(run, 1);
         } else this.lasts[run] = lastOf(keys);
         if (this.count <= this.runSize >> 2) this.flatten();
@@ -111,6 +122,34 @@ export class SortedThresholds<L> {
         const key = keys[i] as number;
         if (includeHi ? key > hi : key >= hi) return;
         visit(leaves[i] as L, holds);
+      }
+    }
+  }
+
+  /** Calls `visitor.entry(threshold, leaf, tag)` for each condition whose threshold lies in [lo, hi], in order. */
+  visitTagged(lo: number, hi: number, visitor: TaggedVisitor<L>): void {
+    if (this.count === 0) return;
+    if (this.runKeys === undefined) {
+      const { keys, leaves, tags } = this;
+      for (let i = lowerBound(keys, lo, false); i < keys.length; i += 1) {
+        const key = keys[i] as number;
+        if (key > hi) return;
+        visitor.entry(key, leaves[i] as L, tags[i] as number);
+      }
+      return;
+    }
+    this.locate(lo, false);
+    const runKeys = this.runKeys;
+    const runLeaves = this.runLeaves as L[][];
+    const runTags = this.runTags as number[][];
+    for (let run = this.atRun, i = this.atIndex; run < runKeys.length; run += 1, i = 0) {
+      const keys = runKeys[run] as number[];
+      const leaves = runLeaves[run] as L[];
+      const tags = runTags[run] as number[];
+      for (; i < keys.length; i += 1) {
+        const key = keys[i] as number;
+        if (key > hi) return;
+        visitor.entry(key, leaves[i] as L, tags[i] as number);
       }
     }
   }
@@ -165,9 +204,11 @@ export class SortedThresholds<L> {
   private split(): void {
     this.runKeys = [this.keys];
     this.runLeaves = [this.leaves];
+    this.runTags = [this.tags];
     this.lasts = [lastOf(this.keys)];
     this.keys = [];
     this.leaves = [];
+    this.tags = [];
     this.splitRun(0);
   }
 
@@ -175,11 +216,13 @@ export class SortedThresholds<L> {
   private splitRun(run: number): void {
     const runKeys = this.runKeys as number[][];
     const runLeaves = this.runLeaves as L[][];
+    const runTags = this.runTags as number[][];
     const keys = runKeys[run] as number[];
     const half = keys.length >> 1;
     const upperKeys = keys.splice(half);
     runKeys.splice(run + 1, 0, upperKeys);
     runLeaves.splice(run + 1, 0, (runLeaves[run] as L[]).splice(half));
+    runTags.splice(run + 1, 0, (runTags[run] as number[]).splice(half));
     this.lasts.splice(run, 1, lastOf(keys), lastOf(upperKeys));
   }
 
@@ -187,8 +230,10 @@ export class SortedThresholds<L> {
   private flatten(): void {
     this.keys = ([] as number[]).concat(...(this.runKeys as number[][]));
     this.leaves = ([] as L[]).concat(...(this.runLeaves as L[][]));
+    this.tags = ([] as number[]).concat(...(this.runTags as number[][]));
     this.runKeys = undefined;
     this.runLeaves = undefined;
+    this.runTags = undefined;
     this.lasts = [];
   }
 }
@@ -214,37 +259,44 @@ function lowerBound(keys: readonly number[], value: number, strict: boolean): nu
 const SPLICE_FROM = 40;
 
 /** Inserts an entry at `at`, shifting the later ones up in place. */
-function insertAt<L>(keys: number[], leaves: L[], at: number, key: number, leaf: L): void {
+function insertAt<L>(keys: number[], leaves: L[], tags: number[], at: number, key: number, leaf: L, tag: number): void {
   let i = keys.length;
   if (i - at > SPLICE_FROM) {
     keys.splice(at, 0, key);
     leaves.splice(at, 0, leaf);
+    tags.splice(at, 0, tag);
     return;
   }
   keys.push(key);
   leaves.push(leaf);
+  tags.push(tag);
   for (; i > at; i -= 1) {
     keys[i] = keys[i - 1] as number;
     leaves[i] = leaves[i - 1] as L;
+    tags[i] = tags[i - 1] as number;
   }
   keys[at] = key;
   leaves[at] = leaf;
+  tags[at] = tag;
 }
 
 /** Removes the entry at `at`, shifting the later ones down in place. */
-function removeAt<L>(keys: number[], leaves: L[], at: number): void {
+function removeAt<L>(keys: number[], leaves: L[], tags: number[], at: number): void {
   const last = keys.length - 1;
   if (last - at > SPLICE_FROM) {
     keys.splice(at, 1);
     leaves.splice(at, 1);
+    tags.splice(at, 1);
     return;
   }
   for (let i = at; i < last; i += 1) {
     keys[i] = keys[i + 1] as number;
     leaves[i] = leaves[i + 1] as L;
+    tags[i] = tags[i + 1] as number;
   }
   keys.pop();
   leaves.pop();
+  tags.pop();
 }
 
 function lastOf(keys: readonly number[]): number {
