@@ -352,34 +352,57 @@ export function operandOf(condition: Record<string, unknown>): NumericOperand {
   const exchange = typeof args.exchange === 'string' ? args.exchange : undefined;
   const source = condition.source === 'ta' ? 'ta' : 'price';
   const method = String(condition.method);
-  // The plainest operand (a symbol's price, nothing else) is shared: many queries read the same one.
-  const plain = source === 'price' && exchange === undefined && Object.keys(args).length === 1;
-  const key = plain ? `${method}\u0000${symbol}` : undefined;
-  const known = key === undefined ? undefined : plainOperands.get(key);
+  // The plainest operand (a symbol's price, nothing else) is shared: many queries read the same one. It is
+  // found by method, then by symbol: no key is built for the lookup (a string built is a string hashed).
+  const plain = source === 'price' && exchange === undefined && onlySymbol(args);
+  const ofMethod = plain ? plainOperands.get(method) : undefined;
+  const known = ofMethod?.get(symbol);
   if (known) return known;
   const topic = exchange === undefined ? { source: 'price' as const, symbol } : { source: 'price' as const, symbol, exchange };
   const operand: NumericOperand = { topic, description: { source, method, args: plain ? { symbol } : args } };
-  if (key !== undefined) {
-    if (plainOperands.size >= MAX_PLAIN_OPERANDS) plainOperands.clear();
-    plainOperands.set(key, operand);
+  if (plain) {
+    if (plainOperandCount >= MAX_PLAIN_OPERANDS) {
+      plainOperands.clear();
+      plainOperandCount = 0;
+    }
+    let bySymbol = plainOperands.get(method);
+    if (!bySymbol) plainOperands.set(method, (bySymbol = new Map<string, NumericOperand>()));
+    bySymbol.set(symbol, operand);
+    plainOperandCount += 1;
   }
   return operand;
 }
 
-/** The path of a group's member; queries of the same shape share the strings (a million queries, one `/AND/0`). */
-function memberPath(path: string, operator: 'AND' | 'OR', index: number): string {
-  const made = `${path}/${operator}/${index}`;
-  const known = memberPaths.get(made);
-  if (known !== undefined) return known;
-  if (memberPaths.size >= MAX_PLAIN_OPERANDS) memberPaths.clear();
-  memberPaths.set(made, made);
-  return made;
+/** Whether `symbol` is the only argument (counted without building a list of the keys). */
+function onlySymbol(args: Record<string, unknown>): boolean {
+  let count = 0;
+  for (const name in args) {
+    if (name !== 'symbol' || (count += 1) > 1) return false;
+  }
+  return count === 1;
 }
 
-const memberPaths = new Map<string, string>();
+/**
+ * The path of a group's member; queries of the same shape share the strings (a million queries, one
+ * `/AND/0`). Found by the group's own path (itself one of these strings, or the root's ''), then by operator
+ * and index: the path is built once, not for every lookup.
+ */
+function memberPath(path: string, operator: 'AND' | 'OR', index: number): string {
+  let members = memberPaths.get(path);
+  if (!members) {
+    if (memberPaths.size >= MAX_PLAIN_OPERANDS) memberPaths.clear();
+    members = { AND: [], OR: [] };
+    memberPaths.set(path, members);
+  }
+  const paths = members[operator];
+  return (paths[index] ??= `${path}/${operator}/${index}`);
+}
 
-/** Shared operands of `price.<method>(symbol)`, bounded like the engine's other caches of symbols. */
-const plainOperands = new Map<string, NumericOperand>();
+const memberPaths = new Map<string, { AND: string[]; OR: string[] }>();
+
+/** Shared operands of `price.<method>(symbol)`, by method and symbol, bounded like the engine's other caches of symbols. */
+const plainOperands = new Map<string, Map<string, NumericOperand>>();
+let plainOperandCount = 0;
 const MAX_PLAIN_OPERANDS = 10_000;
 
 /** The confidence test of a tweet, news or llm condition: its operator and value, or >= minConfidence. */
