@@ -1,6 +1,12 @@
 /** Entries a run of a long list holds at most (see {@link SortedThresholds}). */
 export const RUN_SIZE = 256;
 
+/** The leaf of a removed entry of a flat list, until the list is compacted (see {@link SortedThresholds}). */
+const REMOVED: unique symbol = Symbol('removed');
+
+/** How far from its place an add looks for a removed entry to take (shifting what lies between). */
+const REUSE_WITHIN = 16;
+
 /** What {@link SortedThresholds.visitTagged} calls for each entry of a range. */
 export interface TaggedVisitor<L> {
   entry(threshold: number, leaf: L, tag: number): void;
@@ -18,12 +24,19 @@ export interface TaggedVisitor<L> {
  * entries each, beside the last key of every run: adding and removing shift one run, not the whole list
  * (a list of 17,000 thresholds moved 8,500 entries on average for each), and a full run splits in two.
  * It goes back to flat arrays when it has shrunk to a quarter of `runSize`.
+ *
+ * **Removal in a flat list** marks the entry removed and leaves it in place (its threshold keeps the order),
+ * so a fire does not shift the list; walks and neighbour lookups skip removed entries, an add takes a
+ * removed entry near its place (shifting only what lies between), and the list is compacted in one pass
+ * when a quarter of it is removed entries.
  */
 export class SortedThresholds<L> {
   /** The entries, while the list is flat (`runKeys` undefined). */
   private keys: number[] = [];
-  private leaves: L[] = [];
+  private leaves: Array<L | typeof REMOVED> = [];
   private tags: number[] = [];
+  /** Removed entries still in the flat arrays. */
+  private removed = 0;
   /** The runs of a long list, in order, none empty; undefined while the list is flat. */
   private runKeys: number[][] | undefined;
   private runLeaves: L[][] | undefined;
@@ -45,8 +58,11 @@ export class SortedThresholds<L> {
   add(threshold: number, leaf: L, tag = 0): void {
     this.count += 1;
     if (this.runKeys === undefined) {
-      insertAt(this.keys, this.leaves, this.tags, lowerBound(this.keys, threshold, true), threshold, leaf, tag);
-      if (this.keys.length > this.runSize) this.split();
+      this.addFlat(threshold, leaf, tag);
+      if (this.keys.length > this.runSize) {
+        this.compact();
+        if (this.keys.length > this.runSize) this.split();
+      }
       return;
     }
     const runKeys = this.runKeys;
@@ -67,8 +83,10 @@ export class SortedThresholds<L> {
       const { keys, leaves, tags } = this;
       for (let at = lowerBound(keys, threshold, false); at < keys.length && keys[at] === threshold; at += 1) {
         if (leaves[at] !== leaf || (tag !== undefined && tags[at] !== tag)) continue;
-        removeAt(keys, leaves, tags, at);
+        leaves[at] = REMOVED;
+        this.removed += 1;
         this.count -= 1;
+        if (this.count === 0 || this.removed * 4 > keys.length) this.compact();
         return true;
       }
       return false;
@@ -108,7 +126,8 @@ export class SortedThresholds<L> {
       for (let i = lowerBound(keys, lo, !includeLo); i < keys.length; i += 1) {
         const key = keys[i] as number;
         if (includeHi ? key > hi : key >= hi) return;
-        visit(leaves[i] as L, holds);
+        const leaf = leaves[i];
+        if (leaf !== REMOVED) visit(leaf as L, holds);
       }
       return;
     }
@@ -134,7 +153,8 @@ export class SortedThresholds<L> {
       for (let i = lowerBound(keys, lo, false); i < keys.length; i += 1) {
         const key = keys[i] as number;
         if (key > hi) return;
-        visitor.entry(key, leaves[i] as L, tags[i] as number);
+        const leaf = leaves[i];
+        if (leaf !== REMOVED) visitor.entry(key, leaf as L, tags[i] as number);
       }
       return;
     }
@@ -163,11 +183,14 @@ export class SortedThresholds<L> {
   visitUnequal(value: number, holds: boolean, visit: (leaf: L, holds: boolean) => void): void {
     if (this.count === 0) return;
     const runKeys = this.runKeys ?? [this.keys];
-    const runLeaves = this.runLeaves ?? [this.leaves];
+    const runLeaves: ReadonlyArray<ReadonlyArray<L | typeof REMOVED>> = this.runLeaves ?? [this.leaves];
     for (let run = 0; run < runKeys.length; run += 1) {
       const keys = runKeys[run] as number[];
-      const leaves = runLeaves[run] as L[];
-      for (let i = 0; i < keys.length; i += 1) if (keys[i] !== value) visit(leaves[i] as L, holds);
+      const leaves = runLeaves[run] as ReadonlyArray<L | typeof REMOVED>;
+      for (let i = 0; i < keys.length; i += 1) {
+        const leaf = leaves[i];
+        if (keys[i] !== value && leaf !== REMOVED) visit(leaf as L, holds);
+      }
     }
   }
 
@@ -177,9 +200,11 @@ export class SortedThresholds<L> {
    */
   ceiling(value: number): number {
     if (this.runKeys === undefined) {
-      const at = lowerBound(this.keys, value, false);
+      const { keys, leaves } = this;
+      let at = lowerBound(keys, value, false);
+      while (at < keys.length && leaves[at] === REMOVED) at += 1;
       this.atIndex = at;
-      return at < this.keys.length ? (this.keys[at] as number) : Infinity;
+      return at < keys.length ? (keys[at] as number) : Infinity;
     }
     this.locate(value, false);
     return this.atRun < this.runKeys.length ? ((this.runKeys[this.atRun] as number[])[this.atIndex] as number) : Infinity;
@@ -187,7 +212,11 @@ export class SortedThresholds<L> {
 
   /** The largest threshold below the value of the last {@link ceiling} call; -Infinity when there is none. */
   belowCeiling(): number {
-    if (this.runKeys === undefined) return this.atIndex > 0 ? (this.keys[this.atIndex - 1] as number) : -Infinity;
+    if (this.runKeys === undefined) {
+      let at = this.atIndex - 1;
+      while (at >= 0 && this.leaves[at] === REMOVED) at -= 1;
+      return at >= 0 ? (this.keys[at] as number) : -Infinity;
+    }
     if (this.atIndex > 0) return (this.runKeys[this.atRun] as number[])[this.atIndex - 1] as number;
     return this.atRun > 0 ? (this.lasts[this.atRun - 1] as number) : -Infinity;
   }
@@ -200,10 +229,74 @@ export class SortedThresholds<L> {
     this.atIndex = run < runKeys.length ? lowerBound(runKeys[run] as number[], value, strict) : 0;
   }
 
-  /** The flat list has outgrown a run: it becomes the one run, which splits. */
+  /**
+   * Adds to the flat arrays after the entries with the same threshold: into a removed entry next to that
+   * place, or one at most REUSE_WITHIN away (what lies between moves by one toward it), else shifting the
+   * rest of the list.
+   */
+  private addFlat(threshold: number, leaf: L, tag: number): void {
+    const { keys, leaves, tags } = this;
+    const at = lowerBound(keys, threshold, true);
+    if (this.removed > 0) {
+      const start = Math.max(0, at - REUSE_WITHIN);
+      for (let free = at - 1; free >= start; free -= 1) {
+        if (leaves[free] !== REMOVED) continue;
+        // Entries free+1 .. at-1 (thresholds at or below this one) move down by one; the new one goes at at-1.
+        for (let i = free; i < at - 1; i += 1) {
+          keys[i] = keys[i + 1] as number;
+          leaves[i] = leaves[i + 1] as L;
+          tags[i] = tags[i + 1] as number;
+        }
+        this.put(at - 1, threshold, leaf, tag);
+        return;
+      }
+      const end = Math.min(keys.length, at + REUSE_WITHIN);
+      for (let free = at; free < end; free += 1) {
+        if (leaves[free] !== REMOVED) continue;
+        // Entries at .. free-1 (thresholds above this one) move up by one; the new one goes at at.
+        for (let i = free; i > at; i -= 1) {
+          keys[i] = keys[i - 1] as number;
+          leaves[i] = leaves[i - 1] as L;
+          tags[i] = tags[i - 1] as number;
+        }
+        this.put(at, threshold, leaf, tag);
+        return;
+      }
+    }
+    insertAt(keys, leaves, tags, at, threshold, leaf, tag);
+  }
+
+  /** Writes an entry over a removed one. */
+  private put(at: number, threshold: number, leaf: L, tag: number): void {
+    this.keys[at] = threshold;
+    this.leaves[at] = leaf;
+    this.tags[at] = tag;
+    this.removed -= 1;
+  }
+
+  /** Drops the removed entries of the flat arrays, in one pass. */
+  private compact(): void {
+    if (this.removed === 0) return;
+    const { keys, leaves, tags } = this;
+    let kept = 0;
+    for (let i = 0; i < keys.length; i += 1) {
+      const leaf = leaves[i];
+      if (leaf === REMOVED) continue;
+      keys[kept] = keys[i] as number;
+      leaves[kept] = leaf as L;
+      tags[kept] = tags[i] as number;
+      kept += 1;
+    }
+    keys.length = kept;
+    leaves.length = kept;
+    tags.length = kept;
+    this.removed = 0;
+  }
+
+  /** The flat list has outgrown a run: it becomes the one run, which splits (it has no removed entry: `add` compacted it). */
   private split(): void {
     this.runKeys = [this.keys];
-    this.runLeaves = [this.leaves];
+    this.runLeaves = [this.leaves as L[]];
     this.runTags = [this.tags];
     this.lasts = [lastOf(this.keys)];
     this.keys = [];
