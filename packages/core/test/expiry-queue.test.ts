@@ -146,4 +146,28 @@ describe('ExpiryQueue', () => {
     clock.advanceTo(100);
     expect(expired).toEqual([]);
   });
+
+  it('arms its timer for an item, not for the emptied slot a removed item left', () => {
+    const clock = new ManualClock();
+    const armedAt: number[] = [];
+    const schedule = (delayMs: number, work: () => void): Subscription => {
+      armedAt.push(clock.at + delayMs);
+      return clock.schedule(delayMs, work);
+    };
+    const expired: number[] = [];
+    const queue = new ExpiryQueue<Item>(() => clock.at, schedule, (item) => expired.push(item.id));
+    const items = [10, 20, 30, 40].map((expiresAt, id) => ({ id, expiresAt, expiryIndex: -1 }));
+    for (const item of items) queue.add(item);
+    queue.remove(items[1] as Item);
+    queue.remove(items[2] as Item);
+    expect(queue.size).toBe(2);
+    clock.advanceTo(10);
+    expect(expired).toEqual([0]);
+    // The next timer is for the item at 40: the slots of the items removed (20 and 30) wake nothing.
+    expect(armedAt.at(-1)).toBe(40);
+    clock.advanceTo(40);
+    expect(expired).toEqual([0, 3]);
+    expect(armedAt).toEqual([10, 40]);
+    expect(clock.pending).toBe(0);
+  });
 });
