@@ -74,6 +74,11 @@ export class Engine {
   private spareCandidates = new Set<QueryRuntime>();
   private touched = new Set<QueryRuntime>();
   private spareTouched = new Set<QueryRuntime>();
+  /**
+   * Queries that left the engine (removed, or the engine disposed) while their actions ran: their trigger's
+   * end lets the store forget them. Kept apart so that a trigger's end needs no lookup of its query.
+   */
+  private readonly leftWhileFiring = new Set<QueryRuntime>();
   private disposed = false;
 
   /** Typed events: evaluations, condition changes, triggers, executions, status changes, problems. */
@@ -232,7 +237,8 @@ export class Engine {
     this.queries.delete(queryId);
     this.candidates.delete(query);
     this.touched.delete(query);
-    if (!query.firing) {
+    if (query.firing) this.leftWhileFiring.add(query);
+    else {
       this.saves.forget(queryId);
       query.dropRunState();
     }
@@ -262,7 +268,10 @@ export class Engine {
   /** Stops everything: every query is detached and every upstream subscription closed. */
   dispose(): void {
     this.disposed = true;
-    for (const query of this.queries.values()) query.detach();
+    for (const query of this.queries.values()) {
+      query.detach();
+      if (query.firing) this.leftWhileFiring.add(query);
+    }
     this.queries.clear();
     this.channels.dispose();
     this.expiries.clear();
@@ -359,7 +368,7 @@ export class Engine {
     try {
       this.recordOutcome(query, final, outcome);
       // Removed while its actions ran: its last save is done, the store may forget it (unless its id was taken again).
-      if (this.queries.get(query.id) !== query) {
+      if (this.leftWhileFiring.size > 0 && this.leftWhileFiring.delete(query)) {
         if (!this.queries.has(query.id)) this.saves.forget(query.id);
         query.dropRunState();
       }
