@@ -1,11 +1,17 @@
 /** Entries a run of a long list holds at most (see {@link SortedThresholds}). */
 export const RUN_SIZE = 256;
 
-/** The leaf of a removed entry of a flat list, until the list is compacted (see {@link SortedThresholds}). */
+/** The leaf of a free entry of a flat list (a removed one, or one left free by spreading the list: see {@link SortedThresholds}). */
 const REMOVED: unique symbol = Symbol('removed');
 
-/** How far from its place an add looks for a removed entry to take (shifting what lies between). */
+/** How far from its place an add looks for a free entry to take (shifting what lies between). */
 const REUSE_WITHIN = 16;
+
+/** A flat list spread out has one free entry for every FREE_EVERY entries (see `spread`). */
+const FREE_EVERY = 8;
+
+/** A flat list this long or longer is spread out, rather than shifted, when an add finds no free entry near its place. */
+const SPREAD_FROM = 32;
 
 /** What {@link SortedThresholds.visitTagged} calls for each entry of a range. */
 export interface TaggedVisitor<L> {
@@ -25,10 +31,12 @@ export interface TaggedVisitor<L> {
  * (a list of 17,000 thresholds moved 8,500 entries on average for each), and a full run splits in two.
  * It goes back to flat arrays when it has shrunk to a quarter of `runSize`.
  *
- * **Removal in a flat list** marks the entry removed and leaves it in place (its threshold keeps the order),
- * so a fire does not shift the list; walks and neighbour lookups skip removed entries, an add takes a
- * removed entry near its place (shifting only what lies between), and the list is compacted in one pass
- * when a quarter of it is removed entries.
+ * **Free entries in a flat list.** A removal marks the entry free and leaves it in place (its threshold
+ * keeps the order), so a fire does not shift the list; walks and neighbour lookups skip free entries. An add
+ * takes a free entry near its place, shifting only what lies between. A list of SPREAD_FROM entries or more
+ * that has none near is spread out in one pass (a free entry after every FREE_EVERY - 1), so that the adds
+ * after it find one within a few places instead of shifting half the list (three arrays) each; it is
+ * spread again when a quarter of it is free, and packed before it grows into runs.
  */
 export class SortedThresholds<L> {
   /** The entries, while the list is flat (`runKeys` undefined). */
@@ -60,7 +68,7 @@ export class SortedThresholds<L> {
     if (this.runKeys === undefined) {
       this.addFlat(threshold, leaf, tag);
       if (this.keys.length > this.runSize) {
-        this.compact();
+        this.pack();
         if (this.keys.length > this.runSize) this.split();
       }
       return;
@@ -86,7 +94,8 @@ export class SortedThresholds<L> {
         leaves[at] = REMOVED;
         this.removed += 1;
         this.count -= 1;
-        if (this.count === 0 || this.removed * 4 > keys.length) this.compact();
+        if (this.count === 0) this.pack();
+        else if (this.removed * 4 > keys.length) this.respace();
         return true;
       }
       return false;
@@ -230,40 +239,52 @@ export class SortedThresholds<L> {
   }
 
   /**
-   * Adds to the flat arrays after the entries with the same threshold: into a removed entry next to that
-   * place, or one at most REUSE_WITHIN away (what lies between moves by one toward it), else shifting the
-   * rest of the list.
+   * Adds to the flat arrays after the entries with the same threshold: into a free entry near that place
+   * (see `takeFreeNear`), else, in a list long enough, into one the list spread out leaves near it, else
+   * shifting the rest of the list.
    */
   private addFlat(threshold: number, leaf: L, tag: number): void {
+    if (this.removed > 0 && this.takeFreeNear(threshold, leaf, tag)) return;
+    // `count` already counts this entry.
+    if (this.keys.length >= SPREAD_FROM && this.spreadLength(this.count - 1) <= this.runSize) {
+      this.spread();
+      if (this.takeFreeNear(threshold, leaf, tag)) return;
+    }
+    insertAt(this.keys, this.leaves, this.tags, lowerBound(this.keys, threshold, true), threshold, leaf, tag);
+  }
+
+  /**
+   * Puts the entry into a free entry next to its place or at most REUSE_WITHIN away (what lies between moves
+   * by one toward it); false when there is none that near.
+   */
+  private takeFreeNear(threshold: number, leaf: L, tag: number): boolean {
     const { keys, leaves, tags } = this;
     const at = lowerBound(keys, threshold, true);
-    if (this.removed > 0) {
-      const start = Math.max(0, at - REUSE_WITHIN);
-      for (let free = at - 1; free >= start; free -= 1) {
-        if (leaves[free] !== REMOVED) continue;
-        // Entries free+1 .. at-1 (thresholds at or below this one) move down by one; the new one goes at at-1.
-        for (let i = free; i < at - 1; i += 1) {
-          keys[i] = keys[i + 1] as number;
-          leaves[i] = leaves[i + 1] as L;
-          tags[i] = tags[i + 1] as number;
-        }
-        this.put(at - 1, threshold, leaf, tag);
-        return;
+    const start = Math.max(0, at - REUSE_WITHIN);
+    for (let free = at - 1; free >= start; free -= 1) {
+      if (leaves[free] !== REMOVED) continue;
+      // Entries free+1 .. at-1 (thresholds at or below this one) move down by one; the new one goes at at-1.
+      for (let i = free; i < at - 1; i += 1) {
+        keys[i] = keys[i + 1] as number;
+        leaves[i] = leaves[i + 1] as L;
+        tags[i] = tags[i + 1] as number;
       }
-      const end = Math.min(keys.length, at + REUSE_WITHIN);
-      for (let free = at; free < end; free += 1) {
-        if (leaves[free] !== REMOVED) continue;
-        // Entries at .. free-1 (thresholds above this one) move up by one; the new one goes at at.
-        for (let i = free; i > at; i -= 1) {
-          keys[i] = keys[i - 1] as number;
-          leaves[i] = leaves[i - 1] as L;
-          tags[i] = tags[i - 1] as number;
-        }
-        this.put(at, threshold, leaf, tag);
-        return;
-      }
+      this.put(at - 1, threshold, leaf, tag);
+      return true;
     }
-    insertAt(keys, leaves, tags, at, threshold, leaf, tag);
+    const end = Math.min(keys.length, at + REUSE_WITHIN);
+    for (let free = at; free < end; free += 1) {
+      if (leaves[free] !== REMOVED) continue;
+      // Entries at .. free-1 (thresholds above this one) move up by one; the new one goes at at.
+      for (let i = free; i > at; i -= 1) {
+        keys[i] = keys[i - 1] as number;
+        leaves[i] = leaves[i - 1] as L;
+        tags[i] = tags[i - 1] as number;
+      }
+      this.put(at, threshold, leaf, tag);
+      return true;
+    }
+    return false;
   }
 
   /** Writes an entry over a removed one. */
@@ -274,8 +295,50 @@ export class SortedThresholds<L> {
     this.removed -= 1;
   }
 
-  /** Drops the removed entries of the flat arrays, in one pass. */
-  private compact(): void {
+  /** The length of a flat list of `live` entries spread out. */
+  private spreadLength(live: number): number {
+    return live + Math.floor(live / (FREE_EVERY - 1));
+  }
+
+  /** A quarter of the flat list is free entries: spread out again when it is long enough to be, else packed. */
+  private respace(): void {
+    if (this.count >= SPREAD_FROM && this.spreadLength(this.count) <= this.runSize) this.spread();
+    else this.pack();
+  }
+
+  /**
+   * Rewrites the flat list with a free entry after every FREE_EVERY - 1 entries (holding the threshold
+   * before it, so the thresholds stay in order), in place: packed first, then moved back from the end, each
+   * entry to its place in the longer list (never one not read yet), so no array is made.
+   */
+  private spread(): void {
+    this.pack();
+    const { keys, leaves, tags } = this;
+    const live = keys.length;
+    const length = this.spreadLength(live);
+    for (let index = live; index < length; index += 1) {
+      keys.push(0);
+      leaves.push(REMOVED);
+      tags.push(0);
+    }
+    const run = FREE_EVERY - 1;
+    for (let from = live - 1; from >= 0; from -= 1) {
+      const to = from + Math.floor(from / run);
+      const key = keys[from] as number;
+      if ((from + 1) % run === 0) {
+        keys[to + 1] = key;
+        leaves[to + 1] = REMOVED;
+        tags[to + 1] = 0;
+      }
+      keys[to] = key;
+      leaves[to] = leaves[from] as L;
+      tags[to] = tags[from] as number;
+    }
+    this.removed = length - live;
+  }
+
+  /** Drops the free entries of the flat arrays, in one pass. */
+  private pack(): void {
     if (this.removed === 0) return;
     const { keys, leaves, tags } = this;
     let kept = 0;
@@ -293,7 +356,7 @@ export class SortedThresholds<L> {
     this.removed = 0;
   }
 
-  /** The flat list has outgrown a run: it becomes the one run, which splits (it has no removed entry: `add` compacted it). */
+  /** The flat list has outgrown a run: it becomes the one run, which splits (it has no free entry: `add` packed it). */
   private split(): void {
     this.runKeys = [this.keys];
     this.runLeaves = [this.leaves as L[]];
