@@ -91,10 +91,11 @@ export class ExpiryQueue<T extends Expiring> {
     for (let index = (heap.length >> 1) - 1; index >= 0; index -= 1) this.down(index);
   }
 
-  /** Sifts the item at `index` down to where its children are not earlier. */
+  /** Sifts the item at `index` down to where its children are not earlier (for `rebuild`: no slot is emptied). */
   private down(index: number): void {
-    const { heap, keys } = this;
-    const item = heap[index];
+    const heap = this.heap as T[];
+    const keys = this.keys;
+    const item = heap[index] as T;
     const key = keys[index] as number;
     const length = heap.length;
     for (;;) {
@@ -103,15 +104,15 @@ export class ExpiryQueue<T extends Expiring> {
       const right = left + 1;
       const child = right < length && (keys[right] as number) < (keys[left] as number) ? right : left;
       if ((keys[child] as number) >= key) break;
-      const moved = heap[child];
+      const moved = heap[child] as T;
       heap[index] = moved;
       keys[index] = keys[child] as number;
-      if (moved !== undefined) moved.expiryIndex = index;
+      moved.expiryIndex = index;
       index = child;
     }
     heap[index] = item;
     keys[index] = key;
-    if (item !== undefined) item.expiryIndex = index;
+    item.expiryIndex = index;
   }
 
   /** Takes the earliest slot out (an item or an emptied slot). */

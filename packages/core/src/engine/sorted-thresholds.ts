@@ -2,7 +2,7 @@
 export const RUN_SIZE = 256;
 
 /** The leaf of a free entry of a flat list (a removed one, or one left free by spreading the list: see {@link SortedThresholds}). */
-const REMOVED: unique symbol = Symbol('removed');
+const FREE: unique symbol = Symbol('free');
 
 /** How far from its place an add looks for a free entry to take (shifting what lies between). */
 const REUSE_WITHIN = 16;
@@ -41,10 +41,10 @@ export interface TaggedVisitor<L> {
 export class SortedThresholds<L> {
   /** The entries, while the list is flat (`runKeys` undefined). */
   private keys: number[] = [];
-  private leaves: Array<L | typeof REMOVED> = [];
+  private leaves: Array<L | typeof FREE> = [];
   private tags: number[] = [];
-  /** Removed entries still in the flat arrays. */
-  private removed = 0;
+  /** Free entries in the flat arrays (removed ones, and those spreading left). */
+  private freeEntries = 0;
   /** The runs of a long list, in order, none empty; undefined while the list is flat. */
   private runKeys: number[][] | undefined;
   private runLeaves: L[][] | undefined;
@@ -91,11 +91,11 @@ export class SortedThresholds<L> {
       const { keys, leaves, tags } = this;
       for (let at = lowerBound(keys, threshold, false); at < keys.length && keys[at] === threshold; at += 1) {
         if (leaves[at] !== leaf || (tag !== undefined && tags[at] !== tag)) continue;
-        leaves[at] = REMOVED;
-        this.removed += 1;
+        leaves[at] = FREE;
+        this.freeEntries += 1;
         this.count -= 1;
         if (this.count === 0) this.pack();
-        else if (this.removed * 4 > keys.length) this.respace();
+        else if (this.freeEntries * 4 > keys.length) this.respace();
         return true;
       }
       return false;
@@ -136,7 +136,7 @@ export class SortedThresholds<L> {
         const key = keys[i] as number;
         if (includeHi ? key > hi : key >= hi) return;
         const leaf = leaves[i];
-        if (leaf !== REMOVED) visit(leaf as L, holds);
+        if (leaf !== FREE) visit(leaf as L, holds);
       }
       return;
     }
@@ -163,7 +163,7 @@ export class SortedThresholds<L> {
         const key = keys[i] as number;
         if (key > hi) return;
         const leaf = leaves[i];
-        if (leaf !== REMOVED) visitor.entry(key, leaf as L, tags[i] as number);
+        if (leaf !== FREE) visitor.entry(key, leaf as L, tags[i] as number);
       }
       return;
     }
@@ -192,13 +192,13 @@ export class SortedThresholds<L> {
   visitUnequal(value: number, holds: boolean, visit: (leaf: L, holds: boolean) => void): void {
     if (this.count === 0) return;
     const runKeys = this.runKeys ?? [this.keys];
-    const runLeaves: ReadonlyArray<ReadonlyArray<L | typeof REMOVED>> = this.runLeaves ?? [this.leaves];
+    const runLeaves: ReadonlyArray<ReadonlyArray<L | typeof FREE>> = this.runLeaves ?? [this.leaves];
     for (let run = 0; run < runKeys.length; run += 1) {
       const keys = runKeys[run] as number[];
-      const leaves = runLeaves[run] as ReadonlyArray<L | typeof REMOVED>;
+      const leaves = runLeaves[run] as ReadonlyArray<L | typeof FREE>;
       for (let i = 0; i < keys.length; i += 1) {
         const leaf = leaves[i];
-        if (keys[i] !== value && leaf !== REMOVED) visit(leaf as L, holds);
+        if (keys[i] !== value && leaf !== FREE) visit(leaf as L, holds);
       }
     }
   }
@@ -211,7 +211,7 @@ export class SortedThresholds<L> {
     if (this.runKeys === undefined) {
       const { keys, leaves } = this;
       let at = lowerBound(keys, value, false);
-      while (at < keys.length && leaves[at] === REMOVED) at += 1;
+      while (at < keys.length && leaves[at] === FREE) at += 1;
       this.atIndex = at;
       return at < keys.length ? (keys[at] as number) : Infinity;
     }
@@ -223,7 +223,7 @@ export class SortedThresholds<L> {
   belowCeiling(): number {
     if (this.runKeys === undefined) {
       let at = this.atIndex - 1;
-      while (at >= 0 && this.leaves[at] === REMOVED) at -= 1;
+      while (at >= 0 && this.leaves[at] === FREE) at -= 1;
       return at >= 0 ? (this.keys[at] as number) : -Infinity;
     }
     if (this.atIndex > 0) return (this.runKeys[this.atRun] as number[])[this.atIndex - 1] as number;
@@ -244,7 +244,7 @@ export class SortedThresholds<L> {
    * shifting the rest of the list.
    */
   private addFlat(threshold: number, leaf: L, tag: number): void {
-    if (this.removed > 0 && this.takeFreeNear(threshold, leaf, tag)) return;
+    if (this.freeEntries > 0 && this.takeFreeNear(threshold, leaf, tag)) return;
     // `count` already counts this entry.
     if (this.keys.length >= SPREAD_FROM && this.spreadLength(this.count - 1) <= this.runSize) {
       this.spread();
@@ -262,7 +262,7 @@ export class SortedThresholds<L> {
     const at = lowerBound(keys, threshold, true);
     const start = Math.max(0, at - REUSE_WITHIN);
     for (let free = at - 1; free >= start; free -= 1) {
-      if (leaves[free] !== REMOVED) continue;
+      if (leaves[free] !== FREE) continue;
       // Entries free+1 .. at-1 (thresholds at or below this one) move down by one; the new one goes at at-1.
       for (let i = free; i < at - 1; i += 1) {
         keys[i] = keys[i + 1] as number;
@@ -274,7 +274,7 @@ export class SortedThresholds<L> {
     }
     const end = Math.min(keys.length, at + REUSE_WITHIN);
     for (let free = at; free < end; free += 1) {
-      if (leaves[free] !== REMOVED) continue;
+      if (leaves[free] !== FREE) continue;
       // Entries at .. free-1 (thresholds above this one) move up by one; the new one goes at at.
       for (let i = free; i > at; i -= 1) {
         keys[i] = keys[i - 1] as number;
@@ -287,12 +287,12 @@ export class SortedThresholds<L> {
     return false;
   }
 
-  /** Writes an entry over a removed one. */
+  /** Writes an entry over a free one. */
   private put(at: number, threshold: number, leaf: L, tag: number): void {
     this.keys[at] = threshold;
     this.leaves[at] = leaf;
     this.tags[at] = tag;
-    this.removed -= 1;
+    this.freeEntries -= 1;
   }
 
   /** The length of a flat list of `live` entries spread out. */
@@ -318,7 +318,7 @@ export class SortedThresholds<L> {
     const length = this.spreadLength(live);
     for (let index = live; index < length; index += 1) {
       keys.push(0);
-      leaves.push(REMOVED);
+      leaves.push(FREE);
       tags.push(0);
     }
     const run = FREE_EVERY - 1;
@@ -327,24 +327,24 @@ export class SortedThresholds<L> {
       const key = keys[from] as number;
       if ((from + 1) % run === 0) {
         keys[to + 1] = key;
-        leaves[to + 1] = REMOVED;
+        leaves[to + 1] = FREE;
         tags[to + 1] = 0;
       }
       keys[to] = key;
       leaves[to] = leaves[from] as L;
       tags[to] = tags[from] as number;
     }
-    this.removed = length - live;
+    this.freeEntries = length - live;
   }
 
   /** Drops the free entries of the flat arrays, in one pass. */
   private pack(): void {
-    if (this.removed === 0) return;
+    if (this.freeEntries === 0) return;
     const { keys, leaves, tags } = this;
     let kept = 0;
     for (let i = 0; i < keys.length; i += 1) {
       const leaf = leaves[i];
-      if (leaf === REMOVED) continue;
+      if (leaf === FREE) continue;
       keys[kept] = keys[i] as number;
       leaves[kept] = leaf as L;
       tags[kept] = tags[i] as number;
@@ -353,7 +353,7 @@ export class SortedThresholds<L> {
     keys.length = kept;
     leaves.length = kept;
     tags.length = kept;
-    this.removed = 0;
+    this.freeEntries = 0;
   }
 
   /** The flat list has outgrown a run: it becomes the one run, which splits (it has no free entry: `add` packed it). */
