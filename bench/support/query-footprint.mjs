@@ -16,6 +16,9 @@ import { Engine, PushSource } from '@eql/core';
 import { HeapVirtualScheduler } from './heap-scheduler.mjs';
 import { OPERATORS, SYMBOLS, SYMBOL_COUNT, eqlRequest } from './price-workload.mjs';
 
+/** The engine's own classes, counted by name whatever holds them. */
+const ENGINE_CLASSES = new Set(['QueryRuntime', 'NumericLeaf', 'ConditionGroup']);
+
 const SIZE = process.argv.includes('--size') ? Number(process.argv[process.argv.indexOf('--size') + 1]) : 10_000;
 const START = Date.UTC(2025, 0, 1);
 
@@ -93,7 +96,7 @@ function newObjects(before, heap) {
     const kind = kindOf(heap, node);
     const holder = holderNode.get(node);
     const held = holder === undefined ? '(root)' : `${kindOf(heap, holder)}.${holderField.get(node)}`;
-    const key = isInternal(node) ? INTERNAL : kind === 'QueryRuntime' || kind === 'NumericLeaf' || kind === 'ConditionNode' ? kind : `${held} -> ${kind}`;
+    const key = isInternal(node) ? INTERNAL : ENGINE_CLASSES.has(kind) ? kind : `${held} -> ${kind}`;
     const row = rows.get(key) ?? { objects: 0, bytes: 0 };
     row.objects += 1;
     row.bytes += heap.nodes[node + heap.selfSize];

@@ -20,26 +20,21 @@ export interface ConditionTreeHost {
   settleLater(node: ConditionNode): void;
 }
 
-const NO_CHILDREN: readonly ConditionNode[] = Object.freeze([]);
-
 /**
- * One node of a query's condition tree: a leaf condition or an AND / OR group.
+ * One node of a query's condition tree: a leaf condition (a subclass in `leaves/`, which is its own node:
+ * one object a condition) or an AND / OR group ({@link ConditionGroup}).
  *
  * `raw` is whether the node's own test holds (a leaf's comparison, a group's AND / OR of its members'
  * effective states); `effective` is what its parent sees: `raw`, delayed by `holdFor` when one is set
  * (the node must hold that long, without a break, before it counts). Groups keep a count of members
  * that hold, so a change costs O(depth), never a re-evaluation of the tree.
  */
-export class ConditionNode {
+export abstract class ConditionNode {
   raw = false;
   effective = false;
   /** Since when `effective` has held. */
   since: number | undefined;
-  /** Members that hold (groups only). */
-  private holding = 0;
   private holdTimer: Subscription | undefined;
-  /** Members of a group, set once by whoever builds the tree (leaves keep the shared empty list). */
-  children: readonly ConditionNode[] = NO_CHILDREN;
 
   constructor(
     readonly host: ConditionTreeHost,
@@ -47,7 +42,7 @@ export class ConditionNode {
     readonly path: string,
     readonly kind: 'AND' | 'OR' | 'leaf',
     readonly holdForMs: number | undefined,
-    readonly parent: ConditionNode | undefined,
+    readonly parent: ConditionGroup | undefined,
   ) {}
 
   /**
@@ -98,13 +93,10 @@ export class ConditionNode {
     this.setEffective(false, true);
   }
 
-  /** Cancels pending timers; the node stays as it is. */
+  /** Cancels pending timers (of the node and the nodes under it); the node stays as it is. */
   dispose(): void {
     this.holdTimer?.unsubscribe();
     this.holdTimer = undefined;
-    // Indexed: `for...of` over the shared frozen empty list (most nodes are leaves) builds an iterator.
-    const children = this.children;
-    for (let index = 0; index < children.length; index += 1) (children[index] as ConditionNode).dispose();
   }
 
   private setEffective(value: boolean, pulse: boolean): void {
@@ -123,8 +115,26 @@ export class ConditionNode {
     else parent.setRaw(holds);
   }
 
-  private setEffectiveFromPulse(holds: boolean): void {
+  protected setEffectiveFromPulse(holds: boolean): void {
     this.raw = holds;
     this.setEffective(holds, true);
+  }
+}
+
+/** An AND or OR group of the condition tree: its members, and how many of them hold. */
+export class ConditionGroup extends ConditionNode {
+  /** Members that hold. */
+  holding = 0;
+  /** The members, set once by whoever builds the tree (they name the group as their parent). */
+  children: readonly ConditionNode[] = [];
+
+  constructor(host: ConditionTreeHost, path: string, kind: 'AND' | 'OR', holdForMs: number | undefined, parent: ConditionGroup | undefined) {
+    super(host, path, kind, holdForMs, parent);
+  }
+
+  override dispose(): void {
+    super.dispose();
+    const children = this.children;
+    for (let index = 0; index < children.length; index += 1) (children[index] as ConditionNode).dispose();
   }
 }

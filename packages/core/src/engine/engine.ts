@@ -256,7 +256,7 @@ export class Engine {
       queryId,
       status: query.status,
       triggerCount: query.triggerCount,
-      evaluatedAt: this.evaluatedAt(query),
+      evaluatedAt: query.evaluatedAt(),
       wouldTriggerNow: query.wouldTriggerNow,
       conditionStates: query.conditionStates(),
       expiresAt: query.expiresAt,
@@ -433,15 +433,6 @@ export class Engine {
 
   private problem(queryId: string, code: string, error: unknown): void {
     this.emit({ type: 'problem', queryId, at: this.instant(), code, message: error instanceof Error ? error.message : String(error) });
-  }
-
-  private evaluatedAt(query: QueryRuntime): number {
-    let latest = query.createdAt;
-    for (const leaf of query.leaves) {
-      const at = leaf.inputAt?.();
-      if (at !== undefined && at > latest) latest = at;
-    }
-    return latest;
   }
 
   /** History arrived for a price topic, as one batch: the changed series propagate, and every series of the topic may have changed readiness. */

@@ -6,11 +6,11 @@ import { LIMITS } from '../language/limits.js';
 import { isRecord } from '../util/json-pointer.js';
 import { checkRequestSchema } from '../validation/schema-check.js';
 import { type ActionStep, actionSteps } from './action-steps.js';
-import { ConditionNode, type ConditionTreeHost } from './condition-tree.js';
+import { ConditionGroup, type ConditionNode } from './condition-tree.js';
 import type { ConditionState, QueryToRun, RuntimeState } from './interfaces.js';
 import { InvalidQueryError } from './invalid-query.js';
 import { CronLeaf } from './leaves/cron-leaf.js';
-import type { Comparison, Leaf } from './leaves/leaf.js';
+import type { Comparison, Leaf, LeafHost } from './leaves/leaf.js';
 import { LlmLeaf } from './leaves/llm-leaf.js';
 import { NumericLeaf, type NumericOperand } from './leaves/numeric-leaf.js';
 import { SemanticLeaf } from './leaves/semantic-leaf.js';
@@ -48,7 +48,7 @@ const NONE: Record<string, never> = Object.freeze({});
  * cooldown) and what it must persist. Firing and actions are the engine's; this class says whether
  * the query may fire and keeps its books.
  */
-export class QueryRuntime implements ConditionTreeHost {
+export class QueryRuntime implements LeafHost {
   /**
    * The runtime of a request that conforms to the EQL schema; `InvalidQueryError` (with the query id and
    * where) for one that does not, or that cannot be built.
@@ -80,8 +80,8 @@ export class QueryRuntime implements ConditionTreeHost {
   readonly ownerId: string | undefined;
   readonly createdAt: number;
   readonly expiresAt: number;
+  /** The condition tree: its leaves are the conditions themselves (a query of one condition is one node). */
   readonly root: ConditionNode;
-  readonly leaves: Leaf[];
   /** Position in the engine's expiry queue (-1 when not queued). */
   expiryIndex = -1;
   status: QueryStatus;
@@ -93,7 +93,7 @@ export class QueryRuntime implements ConditionTreeHost {
   private attached = false;
 
   constructor(
-    private readonly services: QueryServices,
+    readonly services: QueryServices,
     source: QueryToRun,
     resume?: RuntimeState,
   ) {
@@ -118,11 +118,14 @@ export class QueryRuntime implements ConditionTreeHost {
             armedFrom: this.lastTriggerAt !== undefined ? this.lastTriggerAt + cooldownMs : -Infinity,
             timer: undefined,
           };
+    this.root = this.build(query.conditions, '', undefined, resume);
+  }
+
+  /** The leaves, in document order (a new list: hot paths walk the tree with `eachLeaf`). */
+  get leaves(): Leaf[] {
     const leaves: Leaf[] = [];
-    this.root = this.build(query.conditions, '', undefined, resume, leaves);
-    // A copy of the exact length: an array filled by `push` keeps room for 16 elements (about 130 bytes a
-    // query, most of which have one leaf), for as long as the query runs.
-    this.leaves = leaves.slice();
+    eachLeaf(this.root, (leaf) => leaves.push(leaf));
+    return leaves;
   }
 
   now(): number {
@@ -171,7 +174,7 @@ export class QueryRuntime implements ConditionTreeHost {
       const now = this.services.now();
       if (rearming.armedFrom > now) this.scheduleRearm(rearming, rearming.armedFrom - now);
     }
-    for (const leaf of this.leaves) leaf.attach();
+    eachLeaf(this.root, attachLeaf);
   }
 
   /** Stops watching and releases every subscription and timer. */
@@ -183,7 +186,7 @@ export class QueryRuntime implements ConditionTreeHost {
       rearming.timer.unsubscribe();
       rearming.timer = undefined;
     }
-    for (const leaf of this.leaves) leaf.detach();
+    eachLeaf(this.root, detachLeaf);
     this.root.dispose();
     this.services.detached(this);
   }
@@ -198,8 +201,7 @@ export class QueryRuntime implements ConditionTreeHost {
   dropRunState(): void {
     this.pendingTrigger = undefined;
     this.cachedSteps = undefined;
-    const leaves = this.leaves;
-    for (let index = 0; index < leaves.length; index += 1) (leaves[index] as Leaf).forget?.();
+    eachLeaf(this.root, forgetLeaf);
   }
 
   get isAttached(): boolean {
@@ -222,7 +224,7 @@ export class QueryRuntime implements ConditionTreeHost {
       now + rearming.cooldownMs >= this.expiresAt;
     if (!final) {
       rearming.armedFrom = now + rearming.cooldownMs;
-      for (const leaf of this.leaves) leaf.rearm?.();
+      eachLeaf(this.root, rearmLeaf);
       this.scheduleRearm(rearming, rearming.cooldownMs);
     }
     return { triggerIndex: this.triggerCount, final };
@@ -230,7 +232,19 @@ export class QueryRuntime implements ConditionTreeHost {
 
   /** The state of every leaf, in document order. */
   conditionStates(): ConditionState[] {
-    return this.leaves.map((leaf) => leaf.state());
+    const states: ConditionState[] = [];
+    eachLeaf(this.root, (leaf) => states.push(leaf.state()));
+    return states;
+  }
+
+  /** The time of the latest input that reached a leaf, or the query's creation when none has. */
+  evaluatedAt(): number {
+    let latest = this.createdAt;
+    for (const leaf of this.leaves) {
+      const at = leaf.inputAt?.();
+      if (at !== undefined && at > latest) latest = at;
+    }
+    return latest;
   }
 
   /** Whether the conditions hold right now (and the query could fire, cooldown aside). */
@@ -256,13 +270,13 @@ export class QueryRuntime implements ConditionTreeHost {
     for (const leaf of this.leaves) {
       if (leaf instanceof SemanticLeaf && leaf.latched) {
         if (state.latched === NONE) state.latched = {};
-        state.latched[leaf.node.path] = leaf.latched;
+        state.latched[leaf.path] = leaf.latched;
       } else if (leaf instanceof LlmLeaf && leaf.lastVerdict) {
         if (state.verdicts === NONE) state.verdicts = {};
-        state.verdicts[leaf.node.path] = leaf.lastVerdict;
+        state.verdicts[leaf.path] = leaf.lastVerdict;
       } else if (leaf instanceof CronLeaf && leaf.lastPulseAt !== undefined) {
         if (state.cronPulses === NONE) state.cronPulses = {};
-        state.cronPulses[leaf.node.path] = leaf.lastPulseAt;
+        state.cronPulses[leaf.path] = leaf.lastPulseAt;
       }
     }
     return state;
@@ -277,24 +291,20 @@ export class QueryRuntime implements ConditionTreeHost {
     });
   }
 
-  private build(json: ConditionNodeJson, path: string, parent: ConditionNode | undefined, resume: RuntimeState | undefined, leaves: Leaf[]): ConditionNode {
+  private build(json: ConditionNodeJson, path: string, parent: ConditionGroup | undefined, resume: RuntimeState | undefined): ConditionNode {
     const record = json as unknown as Record<string, unknown>;
     const holdForMs = parseDuration(record.holdFor);
-    if ('source' in record) {
-      const node = new ConditionNode(this, path, 'leaf', holdForMs, parent);
-      leaves.push(this.leafFor(record, node, holdForMs, resume));
-      return node;
-    }
+    if ('source' in record) return this.leafFor(record, path, parent, holdForMs, resume);
     const operator = Array.isArray(record.AND) ? 'AND' : 'OR';
     const members = record[operator] as ConditionNodeJson[];
     // A group of one member without holdFor is that member: one node less, the same truth.
-    if (members.length === 1 && holdForMs === undefined) return this.build(members[0] as ConditionNodeJson, memberPath(path, operator, 0), parent, resume, leaves);
-    const node = new ConditionNode(this, path, operator, holdForMs, parent);
-    node.children = members.map((member, index) => this.build(member, memberPath(path, operator, index), node, resume, leaves));
-    return node;
+    if (members.length === 1 && holdForMs === undefined) return this.build(members[0] as ConditionNodeJson, memberPath(path, operator, 0), parent, resume);
+    const group = new ConditionGroup(this, path, operator, holdForMs, parent);
+    group.children = members.map((member, index) => this.build(member, memberPath(path, operator, index), group, resume));
+    return group;
   }
 
-  private leafFor(condition: Record<string, unknown>, node: ConditionNode, holdForMs: number | undefined, resume: RuntimeState | undefined): Leaf {
+  private leafFor(condition: Record<string, unknown>, path: string, parent: ConditionGroup | undefined, holdForMs: number | undefined, resume: RuntimeState | undefined): Leaf {
     const args = isRecord(condition.args) ? condition.args : {};
     const test = semanticTest(condition, args);
     switch (condition.source) {
@@ -303,47 +313,65 @@ export class QueryRuntime implements ConditionTreeHost {
         const operator = condition.operator as ThresholdOperator;
         const crossing = operator === 'crosses_above' || operator === 'crosses_below';
         const threshold = typeof condition.value === 'number' ? condition.value : operandOf(condition.value as Record<string, unknown>);
-        return new NumericLeaf(node, this.id, this.services, operator, operandOf(condition), threshold, crossing ? holdForMs : undefined);
+        return new NumericLeaf(this, path, holdForMs, parent, operator, operandOf(condition), threshold, crossing ? holdForMs : undefined);
       }
       case 'tweet':
         return new SemanticLeaf(
-          node,
-          this.id,
-          this.services,
+          this,
+          path,
+          holdForMs,
+          parent,
           { source: 'tweet', username: String(args.username).replace(/^@+/, '').toLowerCase() },
           String(args.text),
           test.operator,
           test.threshold,
-          resume?.latched[node.path],
+          resume?.latched[path],
         );
       case 'news':
-        return new SemanticLeaf(node, this.id, this.services, { source: 'news' }, String(args.text), test.operator, test.threshold, resume?.latched[node.path]);
+        return new SemanticLeaf(this, path, holdForMs, parent, { source: 'news' }, String(args.text), test.operator, test.threshold, resume?.latched[path]);
       case 'llm':
         return new LlmLeaf(
-          node,
-          this.id,
-          this.services,
+          this,
+          path,
+          holdForMs,
+          parent,
           String(args.query),
           parseDuration(args.period) ?? LIMITS.minLlmPeriodMs,
           args.speed === 'expert' || args.speed === 'adaptive' ? args.speed : 'fast',
           test.operator,
           test.threshold,
-          resume?.verdicts[node.path],
+          resume?.verdicts[path],
         );
       case 'cron': {
         if (condition.method === 'once') {
-          return new CronLeaf(node, this.id, this.services, { kind: 'once', at: Date.parse(String(args.at)) }, undefined);
+          return new CronLeaf(this, path, holdForMs, parent, { kind: 'once', at: Date.parse(String(args.at)) }, undefined);
         }
         const periodMs = parseDuration(args.period) ?? LIMITS.minCronPeriodMs;
         const startAt = typeof args.startAt === 'string' ? Date.parse(args.startAt) : this.createdAt;
         const firstIndex = typeof args.startAt === 'string' ? 0 : 1;
-        return new CronLeaf(node, this.id, this.services, { kind: 'every', periodMs, startAt, firstIndex }, resume?.cronPulses[node.path]);
+        return new CronLeaf(this, path, holdForMs, parent, { kind: 'every', periodMs, startAt, firstIndex }, resume?.cronPulses[path]);
       }
       default:
         throw new Error(`unknown condition source ${JSON.stringify(condition.source)}`);
     }
   }
 }
+
+/** Calls `visit` with every leaf under `node`, in document order. */
+function eachLeaf(node: ConditionNode, visit: (leaf: Leaf) => void): void {
+  if (node.kind === 'leaf') {
+    visit(node as Leaf);
+    return;
+  }
+  const children = (node as ConditionGroup).children;
+  for (let index = 0; index < children.length; index += 1) eachLeaf(children[index] as ConditionNode, visit);
+}
+
+// The walks of attach, detach, a rearm and the end of a run: made once, not a closure a call.
+const attachLeaf = (leaf: Leaf): void => leaf.attach();
+const detachLeaf = (leaf: Leaf): void => leaf.detach();
+const rearmLeaf = (leaf: Leaf): void => leaf.rearm?.();
+const forgetLeaf = (leaf: Leaf): void => leaf.forget?.();
 
 /** A price or ta condition (or live operand) as the series it reads. */
 export function operandOf(condition: Record<string, unknown>): NumericOperand {

@@ -1,24 +1,26 @@
 import type { Subscription } from 'rxjs';
-import type { ConditionNode } from '../condition-tree.js';
+import type { ConditionGroup } from '../condition-tree.js';
 import type { ConditionState } from '../interfaces.js';
-import type { LeafServices } from '../services.js';
-import type { Leaf } from './leaf.js';
+import { Leaf, type LeafHost } from './leaf.js';
 
 /**
  * A schedule. `once` holds from its instant on (at once if it has passed). `every` is an instant at
  * `startAt + k × period` (k ≥ 0, only future instants) or, without startAt, at `created + k × period`
  * (k ≥ 1); each instant is a pulse, so a repeat policy fires once per period.
  */
-export class CronLeaf implements Leaf {
+export class CronLeaf extends Leaf {
   private timer: Subscription | undefined;
 
   constructor(
-    readonly node: ConditionNode,
-    readonly queryId: string,
-    private readonly services: LeafServices,
+    host: LeafHost,
+    path: string,
+    holdForMs: number | undefined,
+    parent: ConditionGroup | undefined,
     readonly schedule: { kind: 'once'; at: number } | { kind: 'every'; periodMs: number; startAt: number; firstIndex: number },
     private lastPulse: number | undefined,
-  ) {}
+  ) {
+    super(host, path, holdForMs, parent);
+  }
 
   get lastPulseAt(): number | undefined {
     return this.lastPulse;
@@ -27,8 +29,8 @@ export class CronLeaf implements Leaf {
   attach(): void {
     const now = this.services.now();
     if (this.schedule.kind === 'once') {
-      if (this.schedule.at <= now) this.node.setRaw(true);
-      else this.timer = this.services.schedule(this.schedule.at - now, () => this.node.setRaw(true));
+      if (this.schedule.at <= now) this.setRaw(true);
+      else this.timer = this.services.schedule(this.schedule.at - now, () => this.setRaw(true));
       return;
     }
     this.scheduleNext();
@@ -39,14 +41,14 @@ export class CronLeaf implements Leaf {
     this.timer = undefined;
   }
 
-  inputAt(): number | undefined {
+  override inputAt(): number | undefined {
     if (this.schedule.kind === 'once') return this.schedule.at <= this.services.now() ? this.schedule.at : undefined;
     return this.lastPulse;
   }
 
   state(): ConditionState {
-    const state: ConditionState = { path: this.node.path, source: 'cron', method: this.schedule.kind, holds: this.node.effective, status: 'ready' };
-    if (this.node.since !== undefined) state.since = this.node.since;
+    const state: ConditionState = { path: this.path, source: 'cron', method: this.schedule.kind, holds: this.effective, status: 'ready' };
+    if (this.since !== undefined) state.since = this.since;
     return state;
   }
 
@@ -63,7 +65,7 @@ export class CronLeaf implements Leaf {
       this.services.persist(this.queryId);
       this.scheduleNext();
       // Judged after the instant's other timers (a holdFor ending at this instant holds with it).
-      this.services.deferPulse(this.node);
+      this.services.deferPulse(this);
     });
   }
 }

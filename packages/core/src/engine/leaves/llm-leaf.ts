@@ -1,9 +1,8 @@
 import { from, type Subscription, take } from 'rxjs';
 import type { LlmSpeed } from '../../generated/eql-types.js';
-import type { ConditionNode } from '../condition-tree.js';
+import type { ConditionGroup } from '../condition-tree.js';
 import type { ConditionState, RuntimeState } from '../interfaces.js';
-import type { LeafServices } from '../services.js';
-import { compare, type Comparison, type Leaf } from './leaf.js';
+import { compare, type Comparison, Leaf, type LeafHost } from './leaf.js';
 
 type Verdict = RuntimeState['verdicts'][string];
 
@@ -13,15 +12,16 @@ type Verdict = RuntimeState['verdicts'][string];
  * passes the test (`>= minConfidence`, or the condition's operator and value). After a restart the
  * next judgement is due one period after the last one, so no call is paid twice.
  */
-export class LlmLeaf implements Leaf {
+export class LlmLeaf extends Leaf {
   private verdict: Verdict | undefined;
   private timer: Subscription | undefined;
   private call: Subscription | undefined;
 
   constructor(
-    readonly node: ConditionNode,
-    readonly queryId: string,
-    private readonly services: LeafServices,
+    host: LeafHost,
+    path: string,
+    holdForMs: number | undefined,
+    parent: ConditionGroup | undefined,
     readonly query: string,
     readonly periodMs: number,
     readonly speed: LlmSpeed,
@@ -29,6 +29,7 @@ export class LlmLeaf implements Leaf {
     readonly threshold: number,
     restored: Verdict | undefined,
   ) {
+    super(host, path, holdForMs, parent);
     this.verdict = restored;
   }
 
@@ -37,7 +38,7 @@ export class LlmLeaf implements Leaf {
   }
 
   attach(): void {
-    if (this.verdict) this.node.setRaw(compare(this.verdict.confidence, this.operator, this.threshold));
+    if (this.verdict) this.setRaw(compare(this.verdict.confidence, this.operator, this.threshold));
     const due = this.verdict ? this.verdict.at + this.periodMs : this.services.now();
     this.scheduleAt(due);
   }
@@ -49,14 +50,14 @@ export class LlmLeaf implements Leaf {
     this.call = undefined;
   }
 
-  inputAt(): number | undefined {
+  override inputAt(): number | undefined {
     return this.verdict?.at;
   }
 
   state(): ConditionState {
-    const state: ConditionState = { path: this.node.path, source: 'llm', method: 'athena_condition', holds: this.node.effective, threshold: this.threshold };
+    const state: ConditionState = { path: this.path, source: 'llm', method: 'athena_condition', holds: this.effective, threshold: this.threshold };
     if (this.verdict) state.value = this.verdict.confidence;
-    if (this.node.since !== undefined) state.since = this.node.since;
+    if (this.since !== undefined) state.since = this.since;
     if (this.verdict) Object.assign(state, { status: 'ready', observedAt: this.verdict.at });
     else if (!this.services.llm) Object.assign(state, { status: 'no_data', reason: 'no LLM provider is configured to judge llm conditions' });
     else Object.assign(state, { status: 'warming_up', reason: 'waiting for the first verdict' });
@@ -84,7 +85,7 @@ export class LlmLeaf implements Leaf {
           const confidence = Math.max(0, Math.min(100, judgement.confidence));
           this.verdict = { at, confidence };
           this.services.persist(this.queryId);
-          this.node.setRaw(compare(confidence, this.operator, this.threshold));
+          this.setRaw(compare(confidence, this.operator, this.threshold));
         },
         error: (error: unknown) => {
           this.services.report(this.queryId, 'LLM_CONDITION_UPSTREAM_ERROR', error instanceof Error ? error.message : String(error));

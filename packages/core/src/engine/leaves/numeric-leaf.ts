@@ -1,11 +1,10 @@
 import type { Subscription } from 'rxjs';
-import type { ConditionNode } from '../condition-tree.js';
+import type { ConditionGroup } from '../condition-tree.js';
 import type { ConditionState } from '../interfaces.js';
 import type { Topic } from '../observations.js';
 import { READY, type Readiness, type SeriesDescription, type SeriesReader, type SeriesValue } from '../series-value.js';
-import type { LeafServices } from '../services.js';
 import type { ThresholdOperator } from '../threshold-index.js';
-import { compare, type Leaf } from './leaf.js';
+import { compare, Leaf, type LeafHost } from './leaf.js';
 
 export interface NumericOperand {
   topic: Topic;
@@ -22,7 +21,7 @@ export interface NumericOperand {
  * needed); `crosses_below` mirrors it. With `holdFor` a crossing counts once the value has stayed on
  * the crossed side for that long.
  */
-export class NumericLeaf implements Leaf, SeriesReader {
+export class NumericLeaf extends Leaf implements SeriesReader {
   private left: SeriesValue | undefined;
   private right: SeriesValue | undefined;
   /** Last left - right of a live-operand comparison, for crossings. */
@@ -32,14 +31,17 @@ export class NumericLeaf implements Leaf, SeriesReader {
   private lastRead: { value: number | undefined; threshold: number | undefined; at: number | undefined; readiness: Readiness } | undefined;
 
   constructor(
-    readonly node: ConditionNode,
-    readonly queryId: string,
-    private readonly services: LeafServices,
+    host: LeafHost,
+    path: string,
+    holdForMs: number | undefined,
+    parent: ConditionGroup | undefined,
     readonly operator: ThresholdOperator,
     readonly subject: NumericOperand,
     readonly threshold: number | NumericOperand,
     readonly crossingHoldMs: number | undefined,
-  ) {}
+  ) {
+    super(host, path, holdForMs, parent);
+  }
 
   get crossing(): boolean {
     return this.operator === 'crosses_above' || this.operator === 'crosses_below';
@@ -49,7 +51,7 @@ export class NumericLeaf implements Leaf, SeriesReader {
     this.left = this.services.acquireSeries(this.subject.topic, this.subject.description);
     if (typeof this.threshold === 'number') {
       this.left.index.add(this.operator, this.threshold, this);
-      if (!this.crossing && this.left.value !== undefined) this.node.setRaw(compare(this.left.value, this.operator, this.threshold));
+      if (!this.crossing && this.left.value !== undefined) this.setRaw(compare(this.left.value, this.operator, this.threshold));
       return;
     }
     this.right = this.services.acquireSeries(this.threshold.topic, this.threshold.description);
@@ -75,19 +77,19 @@ export class NumericLeaf implements Leaf, SeriesReader {
     this.right = undefined;
   }
 
-  forget(): void {
+  override forget(): void {
     this.lastRead = undefined;
   }
 
   /** From the threshold index: a level comparison changed. */
   flip(holds: boolean): void {
-    this.node.setRaw(holds);
+    this.setRaw(holds);
   }
 
   /** From the threshold index or a live-operand evaluation: the value crossed the threshold. */
   crossed(): void {
     if (this.crossingHoldMs === undefined) {
-      this.services.deferPulse(this.node);
+      this.services.deferPulse(this);
       return;
     }
     this.cancelPendingCrossing();
@@ -98,7 +100,7 @@ export class NumericLeaf implements Leaf, SeriesReader {
       this.left?.deleteWatching(this);
       this.right?.deleteWatching(this);
       // Like an undelayed crossing: judged after the instant's other timers have settled their levels.
-      this.services.deferPulse(this.node);
+      this.services.deferPulse(this);
     });
   }
 
@@ -114,11 +116,11 @@ export class NumericLeaf implements Leaf, SeriesReader {
   evaluateDynamic(): void {
     const difference = this.currentDifference();
     if (difference === undefined) {
-      if (!this.crossing) this.node.setRaw(false);
+      if (!this.crossing) this.setRaw(false);
       return;
     }
     if (!this.crossing) {
-      this.node.setRaw(compare(difference, this.operator, 0));
+      this.setRaw(compare(difference, this.operator, 0));
     } else {
       const before = this.lastDifference;
       if (before !== undefined) {
@@ -129,7 +131,7 @@ export class NumericLeaf implements Leaf, SeriesReader {
     this.lastDifference = difference;
   }
 
-  inputAt(): number | undefined {
+  override inputAt(): number | undefined {
     if (!this.left) return this.lastRead?.at;
     const left = this.left.updatedAt;
     const right = this.right?.updatedAt;
@@ -139,17 +141,17 @@ export class NumericLeaf implements Leaf, SeriesReader {
 
   state(): ConditionState {
     const state: ConditionState = {
-      path: this.node.path,
+      path: this.path,
       source: this.subject.description.source,
       method: this.subject.description.method,
-      holds: this.node.effective,
+      holds: this.effective,
     };
     const value = this.left ? this.left.value : this.lastRead?.value;
     if (value !== undefined) state.value = value;
     const threshold = typeof this.threshold === 'number' ? this.threshold : this.right ? this.right.value : this.lastRead?.threshold;
     if (threshold !== undefined) state.threshold = threshold;
     if (typeof this.threshold !== 'number') state.operand = `${this.threshold.description.source}.${this.threshold.description.method}`;
-    if (this.node.since !== undefined) state.since = this.node.since;
+    if (this.since !== undefined) state.since = this.since;
     const readiness = this.readiness();
     if (readiness === READY) state.status = 'ready';
     else Object.assign(state, readiness);

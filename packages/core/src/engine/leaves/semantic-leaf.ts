@@ -1,9 +1,8 @@
-import type { ConditionNode } from '../condition-tree.js';
+import type { ConditionGroup } from '../condition-tree.js';
 import type { ConditionState, RuntimeState } from '../interfaces.js';
 import type { NewsObservation, Topic, TweetObservation } from '../observations.js';
 import type { ItemWatcher } from '../channels/item-channel.js';
-import type { LeafServices } from '../services.js';
-import { compare, type Comparison, type Leaf } from './leaf.js';
+import { compare, type Comparison, Leaf, type LeafHost } from './leaf.js';
 
 type Latch = RuntimeState['latched'][string];
 
@@ -13,21 +12,23 @@ type Latch = RuntimeState['latched'][string];
  * (`>= minConfidence`, or the condition's own operator and value) latches the condition: it holds
  * from then on. Under a repeat policy a trigger clears the latch, so the next trigger needs a new item.
  */
-export class SemanticLeaf implements Leaf, ItemWatcher {
+export class SemanticLeaf extends Leaf implements ItemWatcher {
   private latch: Latch | undefined;
   /** The score of the last item offered (matched or not), so states can say why it does not hold. */
   private lastScore: { confidence: number; at: number } | undefined;
 
   constructor(
-    readonly node: ConditionNode,
-    readonly queryId: string,
-    private readonly services: LeafServices,
+    host: LeafHost,
+    path: string,
+    holdForMs: number | undefined,
+    parent: ConditionGroup | undefined,
     readonly topic: Topic,
     readonly text: string,
     readonly operator: Comparison,
     readonly threshold: number,
     restored: Latch | undefined,
   ) {
+    super(host, path, holdForMs, parent);
     this.latch = restored;
   }
 
@@ -36,7 +37,7 @@ export class SemanticLeaf implements Leaf, ItemWatcher {
   }
 
   attach(): void {
-    if (this.latch) this.node.setRaw(true);
+    if (this.latch) this.setRaw(true);
     this.services.watchItems(this.topic, this);
   }
 
@@ -53,21 +54,21 @@ export class SemanticLeaf implements Leaf, ItemWatcher {
     const id = item.source === 'tweet' ? item.tweetId : (item.id ?? item.url);
     this.latch = id === undefined ? { at: item.at, confidence, text: item.text } : { at: item.at, confidence, text: item.text, id };
     this.services.persist(this.queryId);
-    this.node.setRaw(true);
+    this.setRaw(true);
   }
 
-  rearm(): void {
+  override rearm(): void {
     if (!this.latch) return;
     this.latch = undefined;
-    this.node.setRaw(false);
+    this.setRaw(false);
   }
 
-  inputAt(): number | undefined {
+  override inputAt(): number | undefined {
     return this.services.topicLastAt(this.topic);
   }
 
   state(): ConditionState {
-    const state: ConditionState = { path: this.node.path, source: this.topic.source, holds: this.node.effective };
+    const state: ConditionState = { path: this.path, source: this.topic.source, holds: this.effective };
     if (this.latch) {
       state.value = this.latch.confidence;
       state.match = { text: this.latch.text, confidence: this.latch.confidence, at: this.latch.at };
@@ -75,7 +76,7 @@ export class SemanticLeaf implements Leaf, ItemWatcher {
     }
     state.threshold = this.threshold;
     if (!this.latch && this.lastScore) state.lastScore = { ...this.lastScore };
-    if (this.node.since !== undefined) state.since = this.node.since;
+    if (this.since !== undefined) state.since = this.since;
     const unavailable = this.services.topicUnavailable(this.topic);
     if (unavailable === undefined) state.status = 'ready';
     else Object.assign(state, { status: 'no_data', reason: unavailable });
