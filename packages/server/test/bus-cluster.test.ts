@@ -1,7 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, expect, it, onTestFailed } from 'vitest';
 import { Engine, type EngineEvent, type Observation, parseRecording, PushSource } from '@eql/core';
 import { asyncScheduler, type SchedulerAction, type SchedulerLike, type Subscription } from 'rxjs';
 import { buildServer, createApiKey, type Host, PgHostStore, SecretBox } from '../src/index.js';
@@ -145,7 +145,8 @@ await describeWithBus('three hosts on PostgreSQL and NATS JetStream', () => {
       });
       const baseOf = (child: ChildHost): string => /listening on (http:\/\/\S+)/.exec(child.output())![1]!;
       const hosts: Record<string, ChildHost> = {};
-      for (const nodeId of ['eql-1', 'eql-2', 'eql-3']) hosts[nodeId] = await serveChild(env(nodeId));
+      reportStalledStep(hosts);
+      for (const nodeId of ['eql-1', 'eql-2', 'eql-3']) hosts[nodeId] = await during(`${nodeId} to listen`, serveChild(env(nodeId)));
       const bases = () => Object.values(hosts).map(baseOf);
       const balanced = async (): Promise<boolean> => {
         const states = await Promise.all(bases().map(ready));
@@ -156,11 +157,13 @@ await describeWithBus('three hosts on PostgreSQL and NATS JetStream', () => {
 
       // 1,000 queries, created round-robin through the three hosts.
       const queries: Array<{ id: string; body: Record<string, unknown>; createdAt: number; key: string }> = [];
+      waitingFor = 'the 1,000 queries to be created';
       for (let index = 0; index < 1_000; index += 1) {
         const key = keys[index % keys.length]!;
         const body = queryBody(index);
         queries.push({ id: await createQuery(bases()[index % 3]!, key, body), body, createdAt: 0, key });
       }
+      waitingFor = undefined;
       const created = new Map((await adminQuery<{ id: string; created_at: string }>(`SELECT id, created_at FROM ${schema.name}.queries`)).map((row) => [row.id, Date.parse(row.created_at)]));
       for (const query of queries) query.createdAt = created.get(query.id)!;
       await waitFor(async () => (await Promise.all(bases().map(ready))).reduce((sum, state) => sum + (state?.queries ?? 0), 0) === 1_000, 'every query to run on its owner');
@@ -182,10 +185,10 @@ await describeWithBus('three hosts on PostgreSQL and NATS JetStream', () => {
         return saved.length === PARTITIONS && saved.every((position) => position >= seq);
       };
 
-      const first = await publisher.publish(items.slice(0, 300));
+      const first = await during('the first part to be published', publisher.publish(items.slice(0, 300)));
       await waitFor(allRead(first.lastSeq), 'every partition to read the first part');
       let killed = false;
-      const second = await publisher.publish(items.slice(300, 600), {
+      const second = await during('the second part to be published', publisher.publish(items.slice(300, 600), {
         batchSize: 20,
         onProgress: (done) => {
           if (!killed && done >= 100) {
@@ -193,12 +196,12 @@ await describeWithBus('three hosts on PostgreSQL and NATS JetStream', () => {
             hosts['eql-2']!.process.kill('SIGKILL');
           }
         },
-      });
-      await hosts['eql-2']!.exit;
+      }));
+      await during('eql-2 to exit after its SIGKILL', hosts['eql-2']!.exit);
       await waitFor(allRead(second.lastSeq), 'the two survivors to take over and read the second part');
-      hosts['eql-2'] = await serveChild(env('eql-2'));
+      hosts['eql-2'] = await during('eql-2 to listen again', serveChild(env('eql-2')));
       await waitFor(async () => (await balanced()) && (await ready(baseOf(hosts['eql-2']!)))!.partitions.owned.length > 0, 'eql-2 to take its partitions back');
-      const third = await publisher.publish(items.slice(600));
+      const third = await during('the third part to be published', publisher.publish(items.slice(600)));
       await waitFor(allRead(third.lastSeq), 'every partition to read the third part');
 
       // Every trigger of the single-process run, once; nothing else.
@@ -217,7 +220,7 @@ await describeWithBus('three hosts on PostgreSQL and NATS JetStream', () => {
       const ofKey0 = new Set(queries.filter((query) => query.key === keys[0]).map((query) => query.id));
       const wanted = [...expected].filter((entry) => ofKey0.has(entry.split('#')[0]!)).length;
       const got = () => sse.named('notification:new').map((frame) => frame.id);
-      await sse.waitFor(() => got().length >= wanted, `${wanted} notifications on the stream`);
+      await during(`${wanted} notifications on the stream`, sse.waitFor(() => got().length >= wanted, `${wanted} notifications on the stream`));
       expect(got()).toHaveLength(wanted);
       expect(new Set(got()).size).toBe(wanted);
       sse.close();
@@ -371,10 +374,31 @@ await describeWithBus('a live feed on the market bus', () => {
 });
 
 /** Polls an asynchronous state until it holds (the test's timeout bounds the wait). */
+/** What the running test waits for now: a test that times out says it, with the end of each host's output. */
+let waitingFor: string | undefined;
+
+/** Waits for a state, polled every 100 ms (the test's own timeout bounds it: see `reportStalledStep`). */
 async function waitFor(check: () => Promise<boolean>, what: string): Promise<void> {
+  waitingFor = what;
   for (;;) {
-    if (await check().catch(() => false)) return;
+    if (await check().catch(() => false)) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
-    void what;
   }
+  waitingFor = undefined;
+}
+
+/** Awaits a step that is not a polled state (a child's start or exit, a publication), named like a wait. */
+async function during<T>(what: string, step: Promise<T>): Promise<T> {
+  waitingFor = what;
+  const value = await step;
+  waitingFor = undefined;
+  return value;
+}
+
+/** When the test fails (a timeout included), the step it was waiting for and what each host printed last. */
+function reportStalledStep(hosts: Record<string, ChildHost>): void {
+  onTestFailed(() => {
+    const outputs = Object.entries(hosts).map(([nodeId, host]) => `--- ${nodeId} (last 2,000 characters):\n${host.output().slice(-2_000)}`);
+    console.error(`the test was waiting for: ${waitingFor ?? 'nothing (it failed between waits)'}\n${outputs.join('\n')}`);
+  });
 }
