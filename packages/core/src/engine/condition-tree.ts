@@ -121,12 +121,15 @@ export abstract class ConditionNode {
   }
 }
 
+/** The members of a group not built yet: shared (and frozen), not a new empty array a group. */
+const NO_MEMBERS: readonly ConditionNode[] = Object.freeze([]);
+
 /** An AND or OR group of the condition tree: its members, and how many of them hold. */
 export class ConditionGroup extends ConditionNode {
   /** Members that hold. */
   holding = 0;
   /** The members, set once by whoever builds the tree (they name the group as their parent). */
-  children: readonly ConditionNode[] = [];
+  children: readonly ConditionNode[] = NO_MEMBERS;
 
   constructor(host: ConditionTreeHost, path: string, kind: 'AND' | 'OR', holdForMs: number | undefined, parent: ConditionGroup | undefined) {
     super(host, path, kind, holdForMs, parent);
