@@ -310,10 +310,8 @@ export class QueryRuntime implements LeafHost {
     switch (condition.source) {
       case 'price':
       case 'ta': {
-        const operator = condition.operator as ThresholdOperator;
-        const crossing = operator === 'crosses_above' || operator === 'crosses_below';
         const threshold = typeof condition.value === 'number' ? condition.value : operandOf(condition.value as Record<string, unknown>);
-        return new NumericLeaf(this, path, holdForMs, parent, operator, operandOf(condition), threshold, crossing ? holdForMs : undefined);
+        return new NumericLeaf(this, path, holdForMs, parent, condition.operator as ThresholdOperator, operandOf(condition), threshold);
       }
       case 'tweet':
         return new SemanticLeaf(

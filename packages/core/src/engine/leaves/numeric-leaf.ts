@@ -38,13 +38,17 @@ export class NumericLeaf extends Leaf implements SeriesReader {
     readonly operator: ThresholdOperator,
     readonly subject: NumericOperand,
     readonly threshold: number | NumericOperand,
-    readonly crossingHoldMs: number | undefined,
   ) {
     super(host, path, holdForMs, parent);
   }
 
   get crossing(): boolean {
     return this.operator === 'crosses_above' || this.operator === 'crosses_below';
+  }
+
+  /** How long a crossing must stay crossed before it counts (its holdFor); undefined for a level condition. */
+  get crossingHoldMs(): number | undefined {
+    return this.crossing ? this.holdForMs : undefined;
   }
 
   attach(): void {
@@ -88,14 +92,15 @@ export class NumericLeaf extends Leaf implements SeriesReader {
 
   /** From the threshold index or a live-operand evaluation: the value crossed the threshold. */
   crossed(): void {
-    if (this.crossingHoldMs === undefined) {
+    const holdMs = this.crossingHoldMs;
+    if (holdMs === undefined) {
       this.services.deferPulse(this);
       return;
     }
     this.cancelPendingCrossing();
     this.left?.addWatching(this);
     this.right?.addWatching(this);
-    this.pendingCrossing = this.services.schedule(this.crossingHoldMs, () => {
+    this.pendingCrossing = this.services.schedule(holdMs, () => {
       this.pendingCrossing = undefined;
       this.left?.deleteWatching(this);
       this.right?.deleteWatching(this);
