@@ -13,9 +13,10 @@ import { validate as fastAhead } from '../generated/eql-validate-fast.js';
  *   in UTF-16 units (`.length`), not in code points: never fewer, so at a maxLength it refuses at least what
  *   the schema refuses, and a document it refuses goes to the detailed build, which counts code points and
  *   decides. (Its minLength agrees while no minimum exceeds 1: codegen checks it.) Counting code points
- *   was the fast build's largest single cost. Only its verdict is read: codegen leaves out what only its
- *   errors would use (the instance path handed to each nested call) and the support of keywords the schema
- *   does not use (`$dynamicRef`, `unevaluated*`), so its errors, if anyone read them, would carry no paths.
+ *   was the fast build's largest single cost. Only its verdict is read, so codegen leaves out its errors:
+ *   the error objects, the instance path handed to each nested call, the schema nodes only errors name, and
+ *   the support of keywords the schema does not use (`$dynamicRef`, `unevaluated*`). Its code is a third of
+ *   ajv's, and what a valid document runs sits in fewer cache lines.
  * Both use discriminators, so a condition with a known `source` is checked only against its shape.
  *
  * Both are compiled ahead of time (`npm run codegen` writes ajv's standalone code): nothing is compiled
