@@ -1,11 +1,25 @@
 // Reading a V8 CPU profile (node:inspector's Profiler.stop) as shares of its samples.
 
-/** Time spent in each profile node itself (by node id), and in all. */
+/**
+ * Time spent in each profile node itself (by node id), and in all.
+ *
+ * A sample's delta is the time since the sample before, so two kinds of sample would carry time that is not
+ * theirs: the first, whose delta runs from the profiler's start (the inspector's own call, tens of
+ * milliseconds in a short window), and one taken after the sampling thread went without the CPU (two cores,
+ * both busy), whose delta is the whole gap. The first sample is left out, and no delta counts for more than
+ * four times the median delta: a gap is shared like the samples around it, not given to whichever function
+ * ran when the sampler got the CPU back. Samples in the collector keep their whole delta: its pauses are
+ * long, its threads take the other core, and a sample still in the pause after the gap was in it all along.
+ */
 function sampledTime(profile) {
+  const collector = new Set(profile.nodes.filter((node) => node.callFrame.functionName === '(garbage collector)').map((node) => node.id));
+  const deltas = profile.timeDeltas.slice(1).filter((delta) => delta > 0).sort((a, b) => a - b);
+  const cap = deltas.length > 0 ? 4 * deltas[deltas.length >> 1] : Infinity;
   const time = new Map();
   let total = 0;
   profile.samples.forEach((id, index) => {
-    const delta = profile.timeDeltas[index] ?? 0;
+    if (index === 0) return;
+    const delta = collector.has(id) ? (profile.timeDeltas[index] ?? 0) : Math.min(profile.timeDeltas[index] ?? 0, cap);
     time.set(id, (time.get(id) ?? 0) + delta);
     total += delta;
   });
