@@ -111,6 +111,58 @@ describe('MemoryStateStore', () => {
     );
   });
 
+  it('gives a repeat of a kept step the first notification until the query is forgotten, in any order of triggers (property)', () => {
+    type Op = ['add', number, number, string] | ['forget', number];
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      { weight: 12, arbitrary: fc.tuple(fc.constant('add' as const), fc.integer({ min: 0, max: 2 }), fc.integer({ min: 1, max: 40 }), fc.constantFrom('a', 'b')) },
+      { weight: 1, arbitrary: fc.tuple(fc.constant('forget' as const), fc.integer({ min: 0, max: 2 })) },
+    );
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 60 }), fc.boolean(), fc.array(op, { maxLength: 200 }), (max, inOrder, ops) => {
+        const store = new MemoryStateStore({ maxNotifications: max });
+        // The reference: the kept notifications with the number of times their query had been forgotten when each came.
+        const kept: Array<{ query: number; triggerIndex: number; stepId: string; lives: number; id: number }> = [];
+        const lives = [0, 0, 0];
+        const latest = [0, 0, 0];
+        let nextId = 1;
+        for (const [kind, query, ...rest] of ops) {
+          if (kind === 'forget') {
+            store.forgetQuery(`q${query}`);
+            lives[query] = (lives[query] as number) + 1;
+            continue;
+          }
+          const [drawn, stepId] = rest as [number, string];
+          // As the engine does (a query's triggers in order), or in any order.
+          const triggerIndex = inOrder ? (latest[query] = Math.max(latest[query] as number, drawn)) : drawn;
+          const first = kept.find((entry) => entry.query === query && entry.triggerIndex === triggerIndex && entry.stepId === stepId && entry.lives === lives[query]);
+          const stored = store.addNotification({ ...draft(`q${query}`, triggerIndex), data: { queryId: `q${query}`, stepId, triggerIndex } });
+          if (first) expect(stored.id).toBe(first.id);
+          else {
+            expect(stored.id).toBe(nextId);
+            kept.push({ query, triggerIndex, stepId, lives: lives[query] as number, id: nextId++ });
+            if (kept.length > max) kept.splice(0, kept.length - max);
+          }
+        }
+        expect(store.notifications.map((notification) => notification.id)).toEqual(kept.map((entry) => entry.id));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('notifies anew for a query that takes the id of a removed one', () => {
+    const store = new MemoryStateStore();
+    const { engine, tick } = setup(store);
+    engine.add({ queryId: 'q', request: request([notify('first')]), createdAt: T0 });
+    tick(101);
+    engine.remove('q');
+    engine.add({ queryId: 'q', request: request([notify('second')], 200), createdAt: T0 });
+    tick(201);
+    expect(store.notifications.map((notification) => [notification.data.queryId, notification.data.triggerIndex, notification.body])).toEqual([
+      ['q', 1, 'first'],
+      ['q', 1, 'second'],
+    ]);
+  });
+
   it('keeps the latest notifications through many drops (the dropped slots are cut off in batches)', () => {
     for (const max of [0, 1, 7, 1500]) {
       const store = new MemoryStateStore({ maxNotifications: max });

@@ -408,7 +408,8 @@ export interface StateStore {
   /**
    * Stores a notification and gives it its numeric id. A second draft of the same query, trigger and step
    * (`data.triggerIndex`, `data.stepId`) gets the notification stored first: a notify step run again after a
-   * restart notifies once.
+   * restart notifies once. (After `forgetQuery` a store may treat the query's id as new: a query added later
+   * under the same id notifies anew.)
    */
   addNotification(draft: NotificationDraft): MaybePromise<Notification>;
   /**

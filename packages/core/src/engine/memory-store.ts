@@ -1,5 +1,6 @@
 import type { ExecutionRecord, LlmSession, Notification, NotificationDraft, OutboxEntry, RuntimeState, StateStore } from './interfaces.js';
 import { NeverEmptyMap } from './never-empty-map.js';
+import { findKept, isStepData, type KeptNotifications, withKept, withoutOldest } from './notification-steps.js';
 
 /** Options of {@link MemoryStateStore}. */
 export interface MemoryStateStoreOptions {
@@ -12,7 +13,11 @@ interface QueryRecords {
   executions: string[];
   outbox: string[];
   sessions: string[];
+  /** The kept notifications its steps made. */
+  notified: KeptNotifications;
 }
+
+type RecordKind = 'executions' | 'outbox' | 'sessions';
 
 const DEFAULT_MAX_NOTIFICATIONS = 10_000;
 
@@ -31,18 +36,16 @@ export class MemoryStateStore implements StateStore {
   readonly sessions = new NeverEmptyMap<LlmSession>();
   /**
    * The kept notifications, oldest first, from `feedStart` on (the slots before it are dropped ones, cleared),
-   * and at the same index the key of the step that made each (undefined for one no step made): two lists,
-   * not an entry object a notification, which would outlive its young collection with it.
+   * and at the same index the records of the query whose step made each (undefined for one no step made):
+   * two lists, not an entry object a notification, which would outlive its young collection.
    */
   private readonly feed: Array<Notification | undefined> = [];
-  private readonly feedSteps: Array<string | undefined> = [];
+  private readonly feedSteps: Array<QueryRecords | undefined> = [];
   private feedStart = 0;
   /** The outbox, by idempotency key. */
   readonly outbox = new NeverEmptyMap<OutboxEntry>();
   private readonly maxNotifications: number;
   private nextNotificationId = 1;
-  /** Notifications by the step that made them (`queryId`, `triggerIndex`, `stepId`): a repeat returns the first. */
-  private readonly notificationsByStep = new Map<string, Notification>();
   private readonly byQuery = new NeverEmptyMap<QueryRecords>();
 
   constructor(options: MemoryStateStoreOptions = {}) {
@@ -64,10 +67,17 @@ export class MemoryStateStore implements StateStore {
     this.keep(this.sessions, 'sessions', session.queryId, session.sessionId, session);
   }
 
+  /**
+   * Keeps a notification; a step's second draft gets the first while it is kept and the store keeps its
+   * query's records (until `forgetQuery`: a query that takes the id of a removed one notifies anew).
+   */
   addNotification(draft: NotificationDraft): Notification {
-    const step = stepKey(draft);
-    const earlier = step === undefined ? undefined : this.notificationsByStep.get(step);
-    if (earlier) return earlier;
+    const step = isStepData(draft.data) ? draft.data : undefined;
+    const records = step === undefined ? undefined : this.recordsOf(step.queryId);
+    if (step !== undefined && records !== undefined) {
+      const earlier = findKept(records.notified, step);
+      if (earlier) return earlier;
+    }
     // Written out, not `{ ...draft, id }`: a spread object with a property added costs V8 about 500 bytes more.
     const notification: Notification = {
       type: draft.type,
@@ -81,8 +91,8 @@ export class MemoryStateStore implements StateStore {
     };
     if (draft.ownerId !== undefined) notification.ownerId = draft.ownerId;
     this.feed.push(notification);
-    this.feedSteps.push(step);
-    if (step !== undefined) this.notificationsByStep.set(step, notification);
+    this.feedSteps.push(records);
+    if (step !== undefined && records !== undefined) records.notified = withKept(records.notified, step, notification);
     while (this.feed.length - this.feedStart > this.maxNotifications) this.dropOldestNotification();
     return notification;
   }
@@ -112,6 +122,10 @@ export class MemoryStateStore implements StateStore {
     deleteAll(this.executions, records.executions);
     deleteAll(this.outbox, records.outbox);
     deleteAll(this.sessions, records.sessions);
+    // Its kept notifications may hold on to the records: they keep nothing else.
+    records.executions = NO_KEYS;
+    records.outbox = NO_KEYS;
+    records.sessions = NO_KEYS;
   }
 
   /** Executions of one query, oldest first. */
@@ -130,13 +144,13 @@ export class MemoryStateStore implements StateStore {
    * Stores a record by key, and files the key under its query when the record is new: the map's size tells,
    * one lookup instead of `has` and `set` (a fire saves two executions and two outbox entries).
    */
-  private keep<V>(map: NeverEmptyMap<V>, kind: keyof QueryRecords, queryId: string, key: string, record: V): void {
+  private keep<V>(map: NeverEmptyMap<V>, kind: RecordKind, queryId: string, key: string, record: V): void {
     const size = map.size;
     if (map.set(key, record).size !== size) this.addKey(queryId, kind, key);
   }
 
   /** Files a new record's key under its query. */
-  private addKey(queryId: string, kind: keyof QueryRecords, key: string): void {
+  private addKey(queryId: string, kind: RecordKind, key: string): void {
     const records = this.recordsOf(queryId);
     records[kind] = withKey(records[kind], key);
   }
@@ -144,7 +158,7 @@ export class MemoryStateStore implements StateStore {
   private recordsOf(queryId: string): QueryRecords {
     let records = this.byQuery.get(queryId);
     if (!records) {
-      records = { executions: NO_KEYS, outbox: NO_KEYS, sessions: NO_KEYS };
+      records = { executions: NO_KEYS, outbox: NO_KEYS, sessions: NO_KEYS, notified: undefined };
       this.byQuery.set(queryId, records);
     }
     return records;
@@ -158,7 +172,9 @@ export class MemoryStateStore implements StateStore {
   private dropOldestNotification(): void {
     const start = this.feedStart;
     if (this.feed[start] === undefined) return;
-    const step = this.feedSteps[start];
+    // The feed's oldest is the oldest its query's steps made (both keep the order they came in).
+    const records = this.feedSteps[start];
+    if (records !== undefined) records.notified = withoutOldest(records.notified);
     this.feed[start] = undefined;
     this.feedSteps[start] = undefined;
     this.feedStart = start + 1;
@@ -167,9 +183,6 @@ export class MemoryStateStore implements StateStore {
       this.feedSteps.splice(0, this.feedStart);
       this.feedStart = 0;
     }
-    // The step's entry is this notification: a step's second one is never kept (`addNotification` returns the
-    // first while it is kept), and one made after the first was dropped comes later in the feed.
-    if (step !== undefined) this.notificationsByStep.delete(step);
   }
 }
 
@@ -188,10 +201,4 @@ function withKey(keys: string[], key: string): string[] {
 
 function deleteAll(map: NeverEmptyMap<unknown>, keys: readonly string[]): void {
   for (let index = 0; index < keys.length; index += 1) map.delete(keys[index] as string);
-}
-
-/** The step a notification belongs to, as one key; undefined for a notification no step made. */
-function stepKey(draft: NotificationDraft): string | undefined {
-  const { queryId, triggerIndex, stepId } = draft.data;
-  return typeof triggerIndex === 'number' && typeof stepId === 'string' ? `${String(queryId)}\u0000${triggerIndex}\u0000${stepId}` : undefined;
 }
