@@ -22,6 +22,7 @@
 // Every measurement runs in a fresh child process (node --expose-gc bench/engine.mjs --worker SYSTEM N)
 // so that systems do not share JIT feedback or heap; this parent prints the tables and the AIMS.
 import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { availableParallelism, loadavg } from 'node:os';
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -308,9 +309,18 @@ async function measureLatency(system, population, check) {
   return { samples: samples.length, ...quantiles(samples), withGc: samples.length - clean.length, withoutGc: quantiles(clean) };
 }
 
-/** `--profile` after a worker's arguments: sample its CPU during the measured window (printed to stderr); `--heap-profile`: its allocations. */
+/**
+ * `--profile` after a worker's arguments: sample its CPU during the measured window (printed to stderr);
+ * `--heap-profile`: its allocations. With `--profile`, `--profile-interval US` samples every US µs (200 by
+ * default) and `--profile-out FILE` also writes the whole profile there (a `.cpuprofile` that Chrome's
+ * DevTools and `bench/support/profile-summary.mjs` read).
+ */
 const PROFILE = process.argv.includes('--profile');
 const HEAP_PROFILE = process.argv.includes('--heap-profile');
+const optionValue = (name) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+const PROFILE_INTERVAL_US = Number(optionValue('--profile-interval') ?? 200);
+const PROFILE_OUT = optionValue('--profile-out');
+if (!(PROFILE_INTERVAL_US >= 1)) throw new Error('--profile-interval takes a number of microseconds of at least 1');
 
 async function startProfile() {
   const session = new Session();
@@ -322,7 +332,7 @@ async function startProfile() {
     return session;
   }
   await session.post('Profiler.enable');
-  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  await session.post('Profiler.setSamplingInterval', { interval: PROFILE_INTERVAL_US });
   await session.post('Profiler.start');
   return session;
 }
@@ -335,6 +345,7 @@ function printAllocations(profile, ticks, fires) {
 }
 
 function printProfile(profile) {
+  if (PROFILE_OUT !== undefined) writeFileSync(PROFILE_OUT, JSON.stringify(profile));
   const { self, inclusive } = summarize(profile);
   const line = ([label, share]) => `  ${(share * 100).toFixed(1).padStart(5)}%  ${label}`;
   console.error(['measured window: self time', ...self.slice(0, 40).map(line), 'inclusive time', ...inclusive.slice(0, 40).map(line), 'call tree from runSync', ...callTree(profile, 'runSync', 0.005, 60)].join('\n'));
