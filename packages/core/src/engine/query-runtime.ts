@@ -230,10 +230,15 @@ export class QueryRuntime implements LeafHost {
     return { triggerIndex: this.triggerCount, final };
   }
 
-  /** The state of every leaf, in document order. */
+  /**
+   * The state of every leaf, in document order. A query of one condition gets a list of exactly one (a list
+   * that a `push` starts keeps room for 16, and a trigger keeps its list as long as its query).
+   */
   conditionStates(): ConditionState[] {
+    const root = this.root;
+    if (root.kind === 'leaf') return [(root as Leaf).state()];
     const states: ConditionState[] = [];
-    eachLeaf(this.root, (leaf) => states.push(leaf.state()));
+    eachLeaf(root, pushState, states);
     return states;
   }
 
@@ -267,18 +272,8 @@ export class QueryRuntime implements LeafHost {
         completedSteps: pending.completedSteps.slice(),
       };
     }
-    for (const leaf of this.leaves) {
-      if (leaf instanceof SemanticLeaf && leaf.latched) {
-        if (state.latched === NONE) state.latched = {};
-        state.latched[leaf.path] = leaf.latched;
-      } else if (leaf instanceof LlmLeaf && leaf.lastVerdict) {
-        if (state.verdicts === NONE) state.verdicts = {};
-        state.verdicts[leaf.path] = leaf.lastVerdict;
-      } else if (leaf instanceof CronLeaf && leaf.lastPulseAt !== undefined) {
-        if (state.cronPulses === NONE) state.cronPulses = {};
-        state.cronPulses[leaf.path] = leaf.lastPulseAt;
-      }
-    }
+    // A walk, not `this.leaves`: a trigger saves its state twice, and the list would be a new array each time.
+    eachLeaf(this.root, rememberLeaf, state);
     return state;
   }
 
@@ -356,13 +351,31 @@ export class QueryRuntime implements LeafHost {
 }
 
 /** Calls `visit` with every leaf under `node`, in document order. */
-function eachLeaf(node: ConditionNode, visit: (leaf: Leaf) => void): void {
+function eachLeaf<C>(node: ConditionNode, visit: (leaf: Leaf, context: C) => void, context?: C): void {
   if (node.kind === 'leaf') {
-    visit(node as Leaf);
+    visit(node as Leaf, context as C);
     return;
   }
   const children = (node as ConditionGroup).children;
-  for (let index = 0; index < children.length; index += 1) eachLeaf(children[index] as ConditionNode, visit);
+  for (let index = 0; index < children.length; index += 1) eachLeaf(children[index] as ConditionNode, visit, context);
+}
+
+function pushState(leaf: Leaf, states: ConditionState[]): void {
+  states.push(leaf.state());
+}
+
+/** Puts into a runtime state what a leaf must remember across a restart (a latch, a verdict, a cron pulse). */
+function rememberLeaf(leaf: Leaf, state: RuntimeState): void {
+  if (leaf instanceof SemanticLeaf && leaf.latched) {
+    if (state.latched === NONE) state.latched = {};
+    state.latched[leaf.path] = leaf.latched;
+  } else if (leaf instanceof LlmLeaf && leaf.lastVerdict) {
+    if (state.verdicts === NONE) state.verdicts = {};
+    state.verdicts[leaf.path] = leaf.lastVerdict;
+  } else if (leaf instanceof CronLeaf && leaf.lastPulseAt !== undefined) {
+    if (state.cronPulses === NONE) state.cronPulses = {};
+    state.cronPulses[leaf.path] = leaf.lastPulseAt;
+  }
 }
 
 // The walks of attach, detach, a rearm and the end of a run: made once, not a closure a call.
