@@ -76,6 +76,14 @@ describe('JSON literals: the fast path reads as the grammar does', () => {
     expect(usesFastPath(documentWith(`${'['.repeat(80)}${']'.repeat(80)}`))).toBe(false);
   });
 
+  it('reads JSON after a `(` inside a broken JSON value token by token, as the grammar does', () => {
+    // Found by the property below: a string that lost its opening quote leaves a `(` inside the payload's
+    // array, and a parameter-like word after it must not start a literal of its own.
+    const broken = '[\r\n  "\u{10000}  ",\r\n     (",\r\n  {\r\n    "\\\\\\"": "\u{10000} ",\r\n    "~1": null,\r\n    "": 1e+21\r\n  },\r\n  [\r\n    [],\r\n    [],\r\n    {\r\n      "a/b": "     "\r\n    },\r\n    ""\r\n  ],\r\n  null\r\n]';
+    expectSameParse(documentWith(broken, '\r\n'));
+    expect(observable(documentWith(broken, '\r\n'), true).errors.length).toBe(3);
+  });
+
   it('gives the same value, map and messages for generated JSON in any layout', () => {
     fc.assert(
       fc.property(objectOrArray, layout, (tree, style) => {

@@ -193,18 +193,24 @@ export const RBrace = createToken({ name: 'RBrace', pattern: /}/, label: "'}'" }
 export const Comma = createToken({ name: 'Comma', pattern: /,/, label: "','" });
 export const Colon = createToken({ name: 'Colon', pattern: /:/, label: "':'" });
 
-/** Whether the comma at `index` separates parameters `( … )`, not the items of a (broken) JSON value. */
+/**
+ * Whether the comma or `(` at `index` opens or separates parameters `( … )`, not the items of a (broken)
+ * JSON value: the nearest bracket left open before a comma is a `(`, and no `{` or `[` is left open before
+ * it (a `(` inside a broken JSON value, such as a string that lost its opening quote, opens nothing).
+ */
 function inParameters(tokens: readonly IToken[], index: number): boolean {
   let depth = 0;
+  let inParentheses = (tokens[index] as IToken).tokenType === LParen;
   for (let at = index - 1; at >= 0; at -= 1) {
     const type = (tokens[at] as IToken).tokenType;
     if (type === RParen || type === RBrace || type === RBracket) depth += 1;
     else if (type === LParen || type === LBrace || type === LBracket) {
-      if (depth === 0) return type === LParen;
-      depth -= 1;
+      if (depth > 0) depth -= 1;
+      else if (type === LParen) inParentheses = true;
+      else return false;
     }
   }
-  return false;
+  return inParentheses;
 }
 
 /**
@@ -219,7 +225,7 @@ export const JsonLiteral = createToken({
       const key = tokens[tokens.length - 1];
       const before = tokens[tokens.length - 2];
       if (key === undefined || before === undefined || !tokenMatcher(key, OptionKey)) return null;
-      if (before.tokenType !== LParen && (before.tokenType !== Comma || !inParameters(tokens, tokens.length - 2))) return null;
+      if ((before.tokenType !== LParen && before.tokenType !== Comma) || !inParameters(tokens, tokens.length - 2)) return null;
       const scanned = scanJsonLiteral(text, offset);
       if (scanned === undefined) return null;
       const match = [text.slice(offset, scanned.end)] as unknown as RegExpExecArray & { payload: unknown };
