@@ -121,13 +121,6 @@ export class QueryRuntime implements LeafHost {
     this.root = this.build(query.conditions, '', undefined, resume);
   }
 
-  /** The leaves, in document order (a new list: hot paths walk the tree with `eachLeaf`). */
-  get leaves(): Leaf[] {
-    const leaves: Leaf[] = [];
-    eachLeaf(this.root, (leaf) => leaves.push(leaf));
-    return leaves;
-  }
-
   now(): number {
     return this.services.now();
   }
@@ -244,12 +237,9 @@ export class QueryRuntime implements LeafHost {
 
   /** The time of the latest input that reached a leaf, or the query's creation when none has. */
   evaluatedAt(): number {
-    let latest = this.createdAt;
-    for (const leaf of this.leaves) {
-      const at = leaf.inputAt?.();
-      if (at !== undefined && at > latest) latest = at;
-    }
-    return latest;
+    const latest = { at: this.createdAt };
+    eachLeaf(this.root, laterInput, latest);
+    return latest.at;
   }
 
   /** Whether the conditions hold right now (and the query could fire, cooldown aside). */
@@ -272,7 +262,7 @@ export class QueryRuntime implements LeafHost {
         completedSteps: pending.completedSteps.slice(),
       };
     }
-    // A walk, not `this.leaves`: a trigger saves its state twice, and the list would be a new array each time.
+    // A walk, not a list of the leaves: a trigger saves its state twice, and a list would be a new array each time.
     eachLeaf(this.root, rememberLeaf, state);
     return state;
   }
@@ -358,6 +348,11 @@ function eachLeaf<C>(node: ConditionNode, visit: (leaf: Leaf, context: C) => voi
   }
   const children = (node as ConditionGroup).children;
   for (let index = 0; index < children.length; index += 1) eachLeaf(children[index] as ConditionNode, visit, context);
+}
+
+function laterInput(leaf: Leaf, latest: { at: number }): void {
+  const at = leaf.inputAt?.();
+  if (at !== undefined && at > latest.at) latest.at = at;
 }
 
 function pushState(leaf: Leaf, states: ConditionState[]): void {
