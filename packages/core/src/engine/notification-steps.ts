@@ -45,9 +45,8 @@ export class StepNotifications {
     const { list, head, ordered } = this;
     for (let index = list.length - 1; index >= head; index -= 1) {
       const notification = list[index] as Notification;
-      const { data } = notification;
-      if (data.triggerIndex === step.triggerIndex && data.stepId === step.stepId) return notification;
-      if (ordered && (data.triggerIndex as number) < step.triggerIndex) return undefined;
+      if (isOf(notification, step)) return notification;
+      if (ordered && (notification.data.triggerIndex as number) < step.triggerIndex) return undefined;
     }
     return undefined;
   }
@@ -81,7 +80,12 @@ export type KeptNotifications = Notification | StepNotifications | undefined;
 export function findKept(kept: KeptNotifications, step: StepData): Notification | undefined {
   if (kept === undefined) return undefined;
   if (kept instanceof StepNotifications) return kept.find(step);
-  return kept.data.triggerIndex === step.triggerIndex && kept.data.stepId === step.stepId ? kept : undefined;
+  return isOf(kept, step) ? kept : undefined;
+}
+
+/** Whether a notification is the one a step made. */
+function isOf(notification: Notification, step: StepData): boolean {
+  return notification.data.triggerIndex === step.triggerIndex && notification.data.stepId === step.stepId;
 }
 
 /** `kept` with a notification of a step that {@link findKept} did not find. */
