@@ -29,6 +29,9 @@ export interface ConditionTreeHost {
  * (the node must hold that long, without a break, before it counts). Groups keep a count of members
  * that hold, so a change costs O(depth), never a re-evaluation of the tree.
  */
+/** The fields of a node fixed at its making, which only `renewNode` sets again. */
+type RenewableNode = { -readonly [K in 'host' | 'path' | 'holdForMs' | 'parent']: ConditionNode[K] };
+
 export abstract class ConditionNode {
   raw = false;
   effective = false;
@@ -96,6 +99,22 @@ export abstract class ConditionNode {
   /** Cancels pending timers (of the node and the nodes under it); the node stays as it is. */
   dispose(): void {
     this.holdTimer?.unsubscribe();
+    this.holdTimer = undefined;
+  }
+
+  /**
+   * The node as the constructor leaves it, for another query (see `QueryRuntime.renew`): its holder has
+   * let it go (detached and disposed), so no timer, index or list of the engine holds it any more.
+   */
+  protected renewNode(host: ConditionTreeHost, path: string, holdForMs: number | undefined, parent: ConditionGroup | undefined): void {
+    const node = this as unknown as RenewableNode;
+    node.host = host;
+    node.path = path;
+    node.holdForMs = holdForMs;
+    node.parent = parent;
+    this.raw = false;
+    this.effective = false;
+    this.since = undefined;
     this.holdTimer = undefined;
   }
 

@@ -28,6 +28,8 @@ import type { Observation } from './observations.js';
 import { QueryRuntime, type QueryServices } from './query-runtime.js';
 import type { SeriesReader, SeriesValue } from './series-value.js';
 
+/** Removed queries the engine keeps for later adds: enough for adds that follow removes one by one, little held after a mass removal. */
+const MAX_SPARES = 64;
 
 /**
  * The reactive evaluation engine. Queries compile to condition trees whose leaves read shared
@@ -79,6 +81,11 @@ export class Engine {
    * end lets the store forget them. Kept apart so that a trigger's end needs no lookup of its query.
    */
   private readonly leftWhileFiring = new Set<QueryRuntime>();
+  /**
+   * Removed queries whose objects the next adds take (`QueryRuntime.renew`), at most MAX_SPARES: a query
+   * replaced as it fires (an alert) costs the collector no new runtime and leaf to copy.
+   */
+  private readonly spares: QueryRuntime[] = [];
   private disposed = false;
 
   /** Typed events: evaluations, condition changes, triggers, executions, status changes, problems. */
@@ -188,7 +195,7 @@ export class Engine {
   add(source: QueryToRun, resume?: RuntimeState): void {
     if (this.disposed) throw new Error('the engine is disposed');
     if (this.queries.has(source.queryId)) throw new Error(`query ${source.queryId} is already in the engine`);
-    const query = QueryRuntime.checked(this.services, source, resume);
+    const query = QueryRuntime.checked(this.services, source, resume, this.spares);
     this.queries.set(query.id, query);
     if (this.wants('query-added')) this.emit({ type: 'query-added', queryId: query.id, at: this.now() });
     if (query.status !== 'active') return;
@@ -241,8 +248,19 @@ export class Engine {
     else {
       this.saves.forget(queryId);
       query.dropRunState();
+      this.keepSpare(query);
     }
     return true;
+  }
+
+  /**
+   * Keeps a removed query's objects for a later add, when nothing of the engine can reach them any more:
+   * outside any batch (the lists of an instant being settled may hold its leaf until the batch ends) and
+   * with nothing of its own left running ({@link QueryRuntime.reusable}).
+   */
+  private keepSpare(query: QueryRuntime): void {
+    if (this.depth > 0 || this.pulses.length > 0 || this.settlements.length > 0 || this.spares.length >= MAX_SPARES || !query.reusable) return;
+    this.spares.push(query);
   }
 
   /**
@@ -273,6 +291,7 @@ export class Engine {
       if (query.firing) this.leftWhileFiring.add(query);
     }
     this.queries.clear();
+    this.spares.length = 0;
     this.channels.dispose();
     this.expiries.clear();
     this.timers.clear();

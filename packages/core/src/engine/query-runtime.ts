@@ -40,6 +40,9 @@ interface Rearming {
   timer: Subscription | undefined;
 }
 
+/** The fields the constructor sets from the request, which only `renew` sets again. */
+type FixedAtStart = { -readonly [K in 'id' | 'actions' | 'title' | 'ownerId' | 'createdAt' | 'expiresAt' | 'root']: QueryRuntime[K] };
+
 /** The empty map of a runtime state that remembers nothing of its kind (most do): shared, so frozen. */
 const NONE: Record<string, never> = Object.freeze({});
 
@@ -53,39 +56,40 @@ export class QueryRuntime implements LeafHost {
    * The runtime of a request that conforms to the EQL schema; `InvalidQueryError` (with the query id and
    * where) for one that does not, or that cannot be built.
    */
-  static checked(services: QueryServices, source: QueryToRun, resume?: RuntimeState): QueryRuntime {
+  static checked(services: QueryServices, source: QueryToRun, resume?: RuntimeState, spares?: QueryRuntime[]): QueryRuntime {
     const schemaErrors = checkRequestSchema(source.request);
     if (schemaErrors.length > 0) throw InvalidQueryError.fromSchemaErrors(source.queryId, schemaErrors);
     try {
-      return new QueryRuntime(services, source, resume);
+      const spare = spares?.pop();
+      return spare === undefined ? new QueryRuntime(services, source, resume) : spare.renew(source, resume);
     } catch (error) {
       throw new InvalidQueryError(source.queryId, [{ pointer: '', message: error instanceof Error ? error.message : String(error) }]);
     }
   }
 
-  readonly id: string;
+  readonly id!: string;
   /**
    * The query's actions. Of the rest of the request a run keeps only what it reads (the repeat policy's
    * numbers, the title); the conditions live on as the condition tree.
    */
-  readonly actions: Query['actions'];
+  readonly actions!: Query['actions'];
   /** The executions a trigger runs, in order (made on the first trigger). */
   get steps(): readonly ActionStep[] {
     return (this.cachedSteps ??= actionSteps(this.actions));
   }
   private cachedSteps: ActionStep[] | undefined;
   /** The repeat policy and its cooldown, when the query has one (most fire once: one field, not four). */
-  private readonly rearming: Rearming | undefined;
-  readonly title: string | undefined;
-  readonly ownerId: string | undefined;
-  readonly createdAt: number;
-  readonly expiresAt: number;
+  private rearming!: Rearming | undefined;
+  readonly title!: string | undefined;
+  readonly ownerId!: string | undefined;
+  readonly createdAt!: number;
+  readonly expiresAt!: number;
   /** The condition tree: its leaves are the conditions themselves (a query of one condition is one node). */
-  readonly root: ConditionNode;
+  readonly root!: ConditionNode;
   /** Position in the engine's expiry queue (-1 when not queued). */
   expiryIndex = -1;
-  status: QueryStatus;
-  triggerCount: number;
+  status!: QueryStatus;
+  triggerCount!: number;
   lastTriggerAt: number | undefined;
   pendingTrigger: RuntimeState['pendingTrigger'];
   /** The actions of a trigger are running; no other trigger may start. */
@@ -97,13 +101,46 @@ export class QueryRuntime implements LeafHost {
     source: QueryToRun,
     resume?: RuntimeState,
   ) {
+    this.start(source, resume, undefined);
+  }
+
+  /**
+   * Whether the engine may make this object (and its leaf) another query's runtime once it has removed it
+   * ({@link renew}): it has let everything go (detached, no trigger running, out of the expiry queue), and
+   * its condition is a single price or indicator leaf, which no asynchronous answer can reach later.
+   */
+  get reusable(): boolean {
+    return !this.attached && !this.firing && this.expiryIndex < 0 && this.root instanceof NumericLeaf;
+  }
+
+  /**
+   * This removed query's objects made the runtime of another query, as `new QueryRuntime` would make it.
+   * A query that fires once and is replaced (an alert) leaves its runtime and leaf behind at each fire: new
+   * ones would be copied by the collector's young collections as they outlive them, about half of what a
+   * fire leaves alive; these have done so already (docs/performance.md, nineteenth round). Only for a
+   * query that is {@link reusable} and that the engine has let go of. A field added to this class (or to
+   * `NumericLeaf` and `ConditionNode`) is set again here (`engine-spare-queries.test.ts` takes queries through).
+   */
+  renew(source: QueryToRun, resume: RuntimeState | undefined): this {
+    const spareLeaf = this.root instanceof NumericLeaf ? this.root : undefined;
+    this.cachedSteps = undefined;
+    this.expiryIndex = -1;
+    this.firing = false;
+    this.attached = false;
+    this.start(source, resume, spareLeaf);
+    return this;
+  }
+
+  /** What the constructor sets from the request (and `renew` again); `spareLeaf` becomes the root when the root is a price or indicator leaf. */
+  private start(source: QueryToRun, resume: RuntimeState | undefined, spareLeaf: NumericLeaf | undefined): void {
     const query = source.request.query;
-    this.id = source.queryId;
-    this.actions = query.actions;
-    this.title = source.request.title;
-    this.ownerId = source.ownerId;
-    this.createdAt = source.createdAt;
-    this.expiresAt = source.createdAt + lifetimeOf(query);
+    const fixed = this as unknown as FixedAtStart;
+    fixed.id = source.queryId;
+    fixed.actions = query.actions;
+    fixed.title = source.request.title;
+    fixed.ownerId = source.ownerId;
+    fixed.createdAt = source.createdAt;
+    fixed.expiresAt = source.createdAt + lifetimeOf(query);
     this.status = resume?.status ?? 'active';
     this.triggerCount = resume?.triggerCount ?? 0;
     this.lastTriggerAt = resume?.lastTriggerAt;
@@ -118,7 +155,7 @@ export class QueryRuntime implements LeafHost {
             armedFrom: this.lastTriggerAt !== undefined ? this.lastTriggerAt + cooldownMs : -Infinity,
             timer: undefined,
           };
-    this.root = this.build(query.conditions, '', undefined, resume);
+    fixed.root = this.build(query.conditions, '', undefined, resume, spareLeaf);
   }
 
   now(): number {
@@ -276,27 +313,31 @@ export class QueryRuntime implements LeafHost {
     });
   }
 
-  private build(json: ConditionNodeJson, path: string, parent: ConditionGroup | undefined, resume: RuntimeState | undefined): ConditionNode {
+  /** The node of `json`; a root that is a price or indicator leaf is `spareLeaf` renewed, when there is one. */
+  private build(json: ConditionNodeJson, path: string, parent: ConditionGroup | undefined, resume: RuntimeState | undefined, spareLeaf?: NumericLeaf): ConditionNode {
     const record = json as unknown as Record<string, unknown>;
     const holdForMs = parseDuration(record.holdFor);
-    if ('source' in record) return this.leafFor(record, path, parent, holdForMs, resume);
+    if ('source' in record) return this.leafFor(record, path, parent, holdForMs, resume, spareLeaf);
     const operator = Array.isArray(record.AND) ? 'AND' : 'OR';
     const members = record[operator] as ConditionNodeJson[];
     // A group of one member without holdFor is that member: one node less, the same truth.
-    if (members.length === 1 && holdForMs === undefined) return this.build(members[0] as ConditionNodeJson, memberPath(path, operator, 0), parent, resume);
+    if (members.length === 1 && holdForMs === undefined) return this.build(members[0] as ConditionNodeJson, memberPath(path, operator, 0), parent, resume, spareLeaf);
     const group = new ConditionGroup(this, path, operator, holdForMs, parent);
     group.children = members.map((member, index) => this.build(member, memberPath(path, operator, index), group, resume));
     return group;
   }
 
-  private leafFor(condition: Record<string, unknown>, path: string, parent: ConditionGroup | undefined, holdForMs: number | undefined, resume: RuntimeState | undefined): Leaf {
+  private leafFor(condition: Record<string, unknown>, path: string, parent: ConditionGroup | undefined, holdForMs: number | undefined, resume: RuntimeState | undefined, spareLeaf: NumericLeaf | undefined): Leaf {
     const args = isRecord(condition.args) ? condition.args : {};
     const test = semanticTest(condition, args);
     switch (condition.source) {
       case 'price':
       case 'ta': {
         const threshold = typeof condition.value === 'number' ? condition.value : operandOf(condition.value as Record<string, unknown>);
-        return new NumericLeaf(this, path, holdForMs, parent, condition.operator as ThresholdOperator, operandOf(condition), threshold);
+        const operator = condition.operator as ThresholdOperator;
+        return spareLeaf === undefined
+          ? new NumericLeaf(this, path, holdForMs, parent, operator, operandOf(condition), threshold)
+          : spareLeaf.renew(this, path, holdForMs, parent, operator, operandOf(condition), threshold);
       }
       case 'tweet':
         return new SemanticLeaf(

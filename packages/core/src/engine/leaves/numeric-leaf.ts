@@ -42,6 +42,24 @@ export class NumericLeaf extends Leaf implements SeriesReader {
     super(host, path, holdForMs, parent);
   }
 
+  /**
+   * The leaf of a removed query made anew as another query's condition: the same fields as a new leaf, in
+   * an object that has already outlived its young collections (see `QueryRuntime.renew`).
+   */
+  renew(host: LeafHost, path: string, holdForMs: number | undefined, parent: ConditionGroup | undefined, operator: ThresholdOperator, subject: NumericOperand, threshold: number | NumericOperand): this {
+    this.renewNode(host, path, holdForMs, parent);
+    const leaf = this as unknown as { -readonly [K in 'operator' | 'subject' | 'threshold']: NumericLeaf[K] };
+    leaf.operator = operator;
+    leaf.subject = subject;
+    leaf.threshold = threshold;
+    this.left = undefined;
+    this.right = undefined;
+    this.lastDifference = undefined;
+    this.pendingCrossing = undefined;
+    this.lastRead = undefined;
+    return this;
+  }
+
   get crossing(): boolean {
     return this.operator === 'crosses_above' || this.operator === 'crosses_below';
   }
