@@ -20,6 +20,9 @@ export interface ConditionTreeHost {
   settleLater(node: ConditionNode): void;
 }
 
+/** The fields of a node fixed at its making, which only `renewNode` sets again. */
+type RenewableNode = { -readonly [K in 'host' | 'path' | 'holdForMs' | 'parent']: ConditionNode[K] };
+
 /**
  * One node of a query's condition tree: a leaf condition (a subclass in `leaves/`, which is its own node:
  * one object a condition) or an AND / OR group ({@link ConditionGroup}).
@@ -29,9 +32,6 @@ export interface ConditionTreeHost {
  * (the node must hold that long, without a break, before it counts). Groups keep a count of members
  * that hold, so a change costs O(depth), never a re-evaluation of the tree.
  */
-/** The fields of a node fixed at its making, which only `renewNode` sets again. */
-type RenewableNode = { -readonly [K in 'host' | 'path' | 'holdForMs' | 'parent']: ConditionNode[K] };
-
 export abstract class ConditionNode {
   raw = false;
   effective = false;
