@@ -170,6 +170,31 @@ describe('engine: a query added after a removal', () => {
     expect(triggersOf('third')).toHaveLength(1);
   });
 
+  it('gives no query away from inside an event listener: an add goes on with the query it announced', () => {
+    const { engine, tick, triggersOf, store } = setup();
+    tick('BTC', 100);
+    // A listener of query-added removes the query being added and adds another: the add of the first goes
+    // on with its own query (a resumed one saves its state), never with the one added in between.
+    let replaced = false;
+    engine.eventsOf('query-added').subscribe((event) => {
+      if (event.queryId !== 'resumed' || replaced) return;
+      replaced = true;
+      engine.remove('resumed');
+      engine.add({ queryId: 'fresh', request: request(price('BTC', '>', 105)), createdAt: T0 });
+    });
+    const resume = { status: 'active' as const, triggerCount: 0, latched: {}, verdicts: {}, cronPulses: {} };
+    engine.add({ queryId: 'resumed', request: request(price('BTC', '>', 101)), createdAt: T0 }, resume);
+    // A fresh query has nothing to remember yet: nothing of it is saved.
+    expect(store.runtime.get('fresh')).toBeUndefined();
+    expect(engine.inspect('resumed')).toBeUndefined();
+    expect(engine.inspect('fresh')).toMatchObject({ status: 'active', triggerCount: 0 });
+    tick('BTC', 102);
+    expect(triggersOf('resumed')).toHaveLength(0);
+    expect(triggersOf('fresh')).toHaveLength(0);
+    tick('BTC', 106);
+    expect(triggersOf('fresh')).toHaveLength(1);
+  });
+
   it('fires every replacement exactly as a fresh engine would, over many fires and replacements', () => {
     // One engine that replaces each query as it fires (the reuse path at every fire), against a fresh
     // engine per query that sees the same ticks: the same fires at the same ticks.

@@ -86,6 +86,8 @@ export class Engine {
    * replaced as it fires (an alert) costs the collector no new runtime and leaf to copy.
    */
   private readonly spares: QueryRuntime[] = [];
+  /** Events being delivered now: a listener may remove a query that the engine goes on with after the event. */
+  private deliveringEvents = 0;
   private disposed = false;
 
   /** Typed events: evaluations, condition changes, triggers, executions, status changes, problems. */
@@ -255,11 +257,13 @@ export class Engine {
 
   /**
    * Keeps a removed query's objects for a later add, when nothing of the engine can reach them any more:
-   * outside any batch (the lists of an instant being settled may hold its leaf until the batch ends) and
-   * with nothing of its own left running ({@link QueryRuntime.reusable}).
+   * outside any batch (the lists of an instant being settled may hold its leaf until the batch ends), not
+   * from a listener of an event (the engine may go on with the query after the event: an add with the query
+   * it announced), and with nothing of its own left running ({@link QueryRuntime.reusable}).
    */
   private keepSpare(query: QueryRuntime): void {
-    if (this.depth > 0 || this.pulses.length > 0 || this.settlements.length > 0 || this.spares.length >= MAX_SPARES || !query.reusable) return;
+    if (this.depth > 0 || this.deliveringEvents > 0 || this.pulses.length > 0 || this.settlements.length > 0) return;
+    if (this.spares.length >= MAX_SPARES || !query.reusable) return;
     this.spares.push(query);
   }
 
@@ -447,7 +451,12 @@ export class Engine {
     }
     const clock = this.scheduler.now();
     if (event.at !== clock && event.receivedAt === undefined) event.receivedAt = clock;
-    this.streams.publish(event);
+    this.deliveringEvents += 1;
+    try {
+      this.streams.publish(event);
+    } finally {
+      this.deliveringEvents -= 1;
+    }
   }
 
   private problem(queryId: string, code: string, error: unknown): void {
