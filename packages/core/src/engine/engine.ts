@@ -27,9 +27,8 @@ import { RuntimeSaves } from './runtime-saves.js';
 import type { Observation } from './observations.js';
 import { QueryRuntime, type QueryServices } from './query-runtime.js';
 import type { SeriesReader, SeriesValue } from './series-value.js';
+import { SpareQueries } from './spare-queries.js';
 
-/** Removed queries the engine keeps for later adds: enough for adds that follow removes one by one, little held after a mass removal. */
-const MAX_SPARES = 64;
 
 /**
  * The reactive evaluation engine. Queries compile to condition trees whose leaves read shared
@@ -81,11 +80,8 @@ export class Engine {
    * end lets the store forget them. Kept apart so that a trigger's end needs no lookup of its query.
    */
   private readonly leftWhileFiring = new Set<QueryRuntime>();
-  /**
-   * Removed queries whose objects the next adds take (`QueryRuntime.renew`), at most MAX_SPARES: a query
-   * replaced as it fires (an alert) costs the collector no new runtime and leaf to copy.
-   */
-  private readonly spares: QueryRuntime[] = [];
+  /** Removed queries whose objects the next adds take. */
+  private readonly spares = new SpareQueries();
   /** Events being delivered now: a listener may remove a query that the engine goes on with after the event. */
   private deliveringEvents = 0;
   private disposed = false;
@@ -256,15 +252,13 @@ export class Engine {
   }
 
   /**
-   * Keeps a removed query's objects for a later add, when nothing of the engine can reach them any more:
-   * outside any batch (the lists of an instant being settled may hold its leaf until the batch ends), not
-   * from a listener of an event (the engine may go on with the query after the event: an add with the query
-   * it announced), and with nothing of its own left running ({@link QueryRuntime.reusable}).
+   * Hands a removed query to the spares when nothing of the engine can reach it any more: outside any batch
+   * (the lists of an instant being settled may hold its leaf until the batch ends) and not from a listener of
+   * an event (the engine may go on with the query after the event: an add with the query it announced). The
+   * spares keep it when nothing of its own is left running ({@link QueryRuntime.reusable}).
    */
   private keepSpare(query: QueryRuntime): void {
-    if (this.depth > 0 || this.deliveringEvents > 0 || this.pulses.length > 0 || this.settlements.length > 0) return;
-    if (this.spares.length >= MAX_SPARES || !query.reusable) return;
-    this.spares.push(query);
+    if (this.depth === 0 && this.deliveringEvents === 0 && this.pulses.length === 0 && this.settlements.length === 0) this.spares.keep(query);
   }
 
   /**
@@ -295,7 +289,7 @@ export class Engine {
       if (query.firing) this.leftWhileFiring.add(query);
     }
     this.queries.clear();
-    this.spares.length = 0;
+    this.spares.clear();
     this.channels.dispose();
     this.expiries.clear();
     this.timers.clear();

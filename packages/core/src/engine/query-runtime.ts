@@ -56,11 +56,11 @@ export class QueryRuntime implements LeafHost {
    * The runtime of a request that conforms to the EQL schema; `InvalidQueryError` (with the query id and
    * where) for one that does not, or that cannot be built.
    */
-  static checked(services: QueryServices, source: QueryToRun, resume?: RuntimeState, spares?: QueryRuntime[]): QueryRuntime {
+  static checked(services: QueryServices, source: QueryToRun, resume?: RuntimeState, spares?: { take(): QueryRuntime | undefined }): QueryRuntime {
     const schemaErrors = checkRequestSchema(source.request);
     if (schemaErrors.length > 0) throw InvalidQueryError.fromSchemaErrors(source.queryId, schemaErrors);
     try {
-      const spare = spares?.pop();
+      const spare = spares?.take();
       return spare === undefined ? new QueryRuntime(services, source, resume) : spare.renew(source, resume);
     } catch (error) {
       throw new InvalidQueryError(source.queryId, [{ pointer: '', message: error instanceof Error ? error.message : String(error) }]);
@@ -116,8 +116,8 @@ export class QueryRuntime implements LeafHost {
   /**
    * This removed query's objects made the runtime of another query, as `new QueryRuntime` would make it.
    * A query that fires once and is replaced (an alert) leaves its runtime and leaf behind at each fire: new
-   * ones would be copied by the collector's young collections as they outlive them, about half of what a
-   * fire leaves alive; these have done so already (docs/performance.md, nineteenth round). Only for a
+   * ones would be copied by the collector's young collections as they outlive them, about two fifths of what
+   * a fire leaves alive; these have done so already (docs/performance.md, nineteenth round). Only for a
    * query that is {@link reusable} and that the engine has let go of. A field added to this class (or to
    * `NumericLeaf` and `ConditionNode`) is set again here (`engine-spare-queries.test.ts` takes queries through).
    */
