@@ -54,9 +54,9 @@ export default defineConfig({
         // A worker runs its test files one after another in one module registry: the packages' sources are
         // loaded and compiled once a worker, not once a file (a fresh worker a file spent 430 s of worker
         // time importing them, about a third of the run). A file must leave no global state behind: spies
-        // restored, timers real, process.env as it found it.
+        // restored, timers real, process.env as it found it (the setup file checks what it can after each file).
         extends: true,
-        test: { name: 'shared', isolate: false, include, exclude: [...configDefaults.exclude, ...mocking] },
+        test: { name: 'shared', isolate: false, include, exclude: [...configDefaults.exclude, ...mocking], setupFiles: ['./test/support/no-state-left-behind.ts'] },
       },
       {
         extends: true,
