@@ -1,8 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 const include = ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts'];
+/** The repository's root (the test paths are relative to it, wherever vitest is started from). */
+const ROOT = fileURLToPath(new URL('.', import.meta.url));
 
 /**
  * The test files that replace a module (`vi.mock`, `vi.doMock`): each of them needs a module registry of
@@ -10,18 +13,18 @@ const include = ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts'];
  * forgotten in a list.
  */
 function filesThatMockModules(): string[] {
-  const roots = ['test', ...readdirSync('packages').map((name) => join('packages', name, 'test'))];
+  const roots = ['test', ...readdirSync(join(ROOT, 'packages')).map((name) => join('packages', name, 'test'))];
   const found: string[] = [];
   for (const root of roots) {
     let entries: string[];
     try {
-      entries = readdirSync(root, { recursive: true, encoding: 'utf8' });
+      entries = readdirSync(join(ROOT, root), { recursive: true, encoding: 'utf8' });
     } catch {
       continue;
     }
     for (const entry of entries) {
       const path = join(root, entry);
-      if (path.endsWith('.test.ts') && !path.includes('node_modules') && /\bvi\.(?:do)?[mM]ock\(/.test(readFileSync(path, 'utf8'))) found.push(path);
+      if (path.endsWith('.test.ts') && !path.includes('node_modules') && /\bvi\.(?:do)?[mM]ock\(/.test(readFileSync(join(ROOT, path), 'utf8'))) found.push(path);
     }
   }
   return found;
@@ -58,10 +61,7 @@ export default defineConfig({
         extends: true,
         test: { name: 'shared', isolate: false, include, exclude: [...configDefaults.exclude, ...mocking], setupFiles: ['./test/support/no-state-left-behind.ts'] },
       },
-      {
-        extends: true,
-        test: { name: 'isolated', isolate: true, include: mocking },
-      },
+      ...(mocking.length === 0 ? [] : [{ extends: true, test: { name: 'isolated', isolate: true, include: mocking } }]),
     ],
   },
 });
