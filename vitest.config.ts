@@ -61,7 +61,7 @@ export default defineConfig({
         extends: true,
         test: { name: 'shared', isolate: false, include, exclude: [...configDefaults.exclude, ...mocking], setupFiles: ['./test/support/no-state-left-behind.ts'] },
       },
-      ...(mocking.length === 0 ? [] : [{ extends: true, test: { name: 'isolated', isolate: true, include: mocking } }]),
+      ...(mocking.length === 0 ? [] : [{ extends: true as const, test: { name: 'isolated', isolate: true, include: mocking } }]),
     ],
   },
 });
