@@ -35,7 +35,17 @@ function setup(executors?: Record<string, ActionExecutor>) {
   const tick = (symbol: string, value: number) => source.push({ at: scheduler.now(), source: 'price', symbol, price: value });
   const advance = (ms: number) => scheduler.advanceBy(ms);
   const triggersOf = (queryId: string) => events.filter((event) => event.type === 'trigger' && event.queryId === queryId);
-  return { scheduler, store, engine, events, tick, advance, triggersOf };
+  /** At the first `type` event of query `of`, its listener removes query `removed` and adds `added` (once). */
+  const replaceFromListener = (type: 'trigger' | 'query-added', of: string, removed: string, added: { queryId: string; condition: Record<string, unknown> }) => {
+    let replaced = false;
+    engine.eventsOf(type).subscribe((event) => {
+      if (event.queryId !== of || replaced) return;
+      replaced = true;
+      engine.remove(removed);
+      engine.add({ queryId: added.queryId, request: request(added.condition), createdAt: T0 });
+    });
+  };
+  return { scheduler, store, engine, events, tick, advance, triggersOf, replaceFromListener };
 }
 
 describe('engine: a query added after a removal', () => {
@@ -148,19 +158,13 @@ describe('engine: a query added after a removal', () => {
   });
 
   it('replaces a query from inside a trigger listener, in the middle of the instant', () => {
-    const { engine, tick, triggersOf } = setup();
+    const { engine, tick, triggersOf, replaceFromListener } = setup();
     tick('BTC', 100);
     // Two crossings of one tick: the instant's pulses are turned on one after the other, and the first one's
     // listener removes the second (its pulse still to come) and adds another query.
     engine.add({ queryId: 'first', request: request(price('BTC', 'crosses_above', 101)), createdAt: T0 });
     engine.add({ queryId: 'second', request: request(price('BTC', 'crosses_above', 101)), createdAt: T0 });
-    let replaced = false;
-    engine.eventsOf('trigger').subscribe((event) => {
-      if (event.queryId !== 'first' || replaced) return;
-      replaced = true;
-      engine.remove('second');
-      engine.add({ queryId: 'third', request: request(price('BTC', '<', 90)), createdAt: T0 });
-    });
+    replaceFromListener('trigger', 'first', 'second', { queryId: 'third', condition: price('BTC', '<', 90) });
     tick('BTC', 102);
     expect(triggersOf('first')).toHaveLength(1);
     expect(triggersOf('second')).toHaveLength(0);
@@ -171,17 +175,11 @@ describe('engine: a query added after a removal', () => {
   });
 
   it('gives no query away from inside an event listener: an add goes on with the query it announced', () => {
-    const { engine, tick, triggersOf, store } = setup();
+    const { engine, tick, triggersOf, store, replaceFromListener } = setup();
     tick('BTC', 100);
     // A listener of query-added removes the query being added and adds another: the add of the first goes
     // on with its own query (a resumed one saves its state), never with the one added in between.
-    let replaced = false;
-    engine.eventsOf('query-added').subscribe((event) => {
-      if (event.queryId !== 'resumed' || replaced) return;
-      replaced = true;
-      engine.remove('resumed');
-      engine.add({ queryId: 'fresh', request: request(price('BTC', '>', 105)), createdAt: T0 });
-    });
+    replaceFromListener('query-added', 'resumed', 'resumed', { queryId: 'fresh', condition: price('BTC', '>', 105) });
     const resume = { status: 'active' as const, triggerCount: 0, latched: {}, verdicts: {}, cronPulses: {} };
     engine.add({ queryId: 'resumed', request: request(price('BTC', '>', 101)), createdAt: T0 }, resume);
     // A fresh query has nothing to remember yet: nothing of it is saved.

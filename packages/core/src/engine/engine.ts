@@ -29,7 +29,6 @@ import { QueryRuntime, type QueryServices } from './query-runtime.js';
 import type { SeriesReader, SeriesValue } from './series-value.js';
 import { SpareQueries } from './spare-queries.js';
 
-
 /**
  * The reactive evaluation engine. Queries compile to condition trees whose leaves read shared
  * channels: one upstream subscription per topic (a symbol's prices, an account's posts, the news),
