@@ -1,17 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { callTree, summarize } from '../bench/support/profile-summary.mjs';
+import { callTree, selfTimePerAnswer, summarize } from '../bench/support/profile-summary.mjs';
 
 /** A CPU profile of a root calling `work` and `other`, with the collector beside them, and the given samples. */
 function profileOf(samples: Array<[name: string, deltaUs: number]>) {
   const frame = (functionName: string) => ({ functionName, url: '', lineNumber: 0, columnNumber: 0, scriptId: '0' });
   const nodes = [
-    { id: 1, callFrame: frame('(root)'), children: [2, 3, 4, 5] },
+    { id: 1, callFrame: frame('(root)'), children: [2, 3, 4, 5, 6] },
     { id: 2, callFrame: frame('work'), children: [] },
     { id: 3, callFrame: frame('other'), children: [] },
     { id: 4, callFrame: frame('(garbage collector)'), children: [] },
     { id: 5, callFrame: frame('dispatch'), children: [] },
+    { id: 6, callFrame: frame('(idle)'), children: [] },
   ];
-  const ids: Record<string, number> = { work: 2, other: 3, '(garbage collector)': 4, dispatch: 5 };
+  const ids: Record<string, number> = { work: 2, other: 3, '(garbage collector)': 4, dispatch: 5, '(idle)': 6 };
   return { nodes, samples: samples.map(([name]) => ids[name]), timeDeltas: samples.map(([, delta]) => delta) };
 }
 
@@ -33,5 +34,15 @@ describe('profile summary (bench/support/profile-summary.mjs)', () => {
     expect(shareOf(self, 'other')).toBeCloseTo(400 / total);
     expect(shareOf(self, '(garbage collector)')).toBeCloseTo(3_000 / total);
     expect(callTree(profileOf(samples), '(root)', 0)).toContain('  71.4% (garbage collector) :1');
+  });
+
+  it("gives a server's busy time by function in microseconds an answer, idle left out", () => {
+    const samples: Array<[string, number]> = [['dispatch', 40_000], ['work', 100], ['work', 100], ['other', 100], ['(idle)', 100], ['(idle)', 100]];
+    const { busy, functions } = selfTimePerAnswer(profileOf(samples), 10);
+    expect(busy).toBeCloseTo(30);
+    expect(functions.get('work')).toBeCloseTo(20);
+    expect(functions.get('other')).toBeCloseTo(10);
+    expect(functions.has('(idle)')).toBe(false);
+    expect(functions.has('dispatch')).toBe(false);
   });
 });

@@ -26,16 +26,19 @@ function sampledTime(profile) {
   return { time, total };
 }
 
+/** A profile node's function, where it is: `name file:line` (node_modules and the repository's root left out). */
+function labelOf(node) {
+  const { functionName, url, lineNumber } = node.callFrame;
+  const where = url.replace(/^file:\/\/.*?\/node_modules\//, '').replace(/^file:\/\/.*?\/(packages\/)/, '$1');
+  return `${functionName || '(anonymous)'}${where ? ` ${where}:${lineNumber + 1}` : ''}`;
+}
+
 /** Self and inclusive time by function of a V8 CPU profile, as shares of all samples, largest first. */
 export function summarize(profile) {
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const parents = new Map();
   for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
-  const label = (node) => {
-    const { functionName, url, lineNumber } = node.callFrame;
-    const where = url.replace(/^file:\/\/.*?\/node_modules\//, '').replace(/^file:\/\/.*?\/(packages\/)/, '$1');
-    return `${functionName || '(anonymous)'}${where ? ` ${where}:${lineNumber + 1}` : ''}`;
-  };
+  const label = labelOf;
   const { time, total } = sampledTime(profile);
   const self = new Map();
   const inclusive = new Map();
@@ -52,6 +55,25 @@ export function summarize(profile) {
   }
   const sorted = (map) => [...map].map(([name, value]) => [name, value / total]).sort((a, b) => b[1] - a[1]);
   return { self: sorted(self), inclusive: sorted(inclusive) };
+}
+
+/**
+ * Busy time by function (self) of a profile of a server that answered `answers` requests, in microseconds an
+ * answer: comparable between two servers under the same load, where shares of samples are not (the idle
+ * time and the system calls differ). `(idle)` is left out of `busy` and of the functions.
+ */
+export function selfTimePerAnswer(profile, answers) {
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const { time } = sampledTime(profile);
+  const functions = new Map();
+  let busy = 0;
+  for (const [id, delta] of time) {
+    const label = labelOf(nodes.get(id));
+    if (label === '(idle)') continue;
+    functions.set(label, (functions.get(label) ?? 0) + delta / answers);
+    busy += delta / answers;
+  }
+  return { busy, functions };
 }
 
 /** The call tree under the first frame whose label includes `root`, as lines of inclusive shares (children above `min`). */
