@@ -45,4 +45,12 @@ describe('profile summary (bench/support/profile-summary.mjs)', () => {
     expect(functions.has('(idle)')).toBe(false);
     expect(functions.has('dispatch')).toBe(false);
   });
+
+  it('counts the functions compiled from text (anonymousN, numbered in the order an app compiled them) as one', () => {
+    const profile = profileOf([['dispatch', 1], ['work', 100], ['other', 100]]);
+    for (const node of profile.nodes.filter((entry) => entry.id === 2 || entry.id === 3)) node.callFrame.functionName = `anonymous${node.id}`;
+    const { functions } = selfTimePerAnswer(profile, 1);
+    expect([...functions.keys()]).toEqual(['anonymous* (compiled serializers and schema checks)']);
+    expect(functions.get('anonymous* (compiled serializers and schema checks)')).toBeCloseTo(200);
+  });
 });

@@ -68,7 +68,10 @@ export function selfTimePerAnswer(profile, answers) {
   const functions = new Map();
   let busy = 0;
   for (const [id, delta] of time) {
-    const label = labelOf(nodes.get(id));
+    const node = nodes.get(id);
+    // Code compiled from text (`new Function`: Fastify's serializers and schema checks) is named anonymousN in
+    // the order each app compiled it, so the same N is not the same function in two servers: counted as one.
+    const label = node.callFrame.url === '' && /^anonymous\d+$/.test(node.callFrame.functionName) ? 'anonymous* (compiled serializers and schema checks)' : labelOf(node);
     if (label === '(idle)') continue;
     functions.set(label, (functions.get(label) ?? 0) + delta / answers);
     busy += delta / answers;
