@@ -38,16 +38,15 @@ export function summarize(profile) {
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const parents = new Map();
   for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
-  const label = labelOf;
   const { time, total } = sampledTime(profile);
   const self = new Map();
   const inclusive = new Map();
   for (const [id, delta] of time) {
-    const own = label(nodes.get(id));
+    const own = labelOf(nodes.get(id));
     self.set(own, (self.get(own) ?? 0) + delta);
     const seen = new Set();
     for (let current = id; current !== undefined; current = parents.get(current)) {
-      const name = label(nodes.get(current));
+      const name = labelOf(nodes.get(current));
       if (seen.has(name)) continue;
       seen.add(name);
       inclusive.set(name, (inclusive.get(name) ?? 0) + delta);
