@@ -3,6 +3,7 @@ import { formatIsoTime, parseInstant, validate } from '@eql/core';
 import { callerKey } from '../auth/authenticate.js';
 import type { HostContext } from '../context.js';
 import { ApiError, notFound } from '../http/errors.js';
+import { TEXT_FORM_ROUTE } from '../http/text-form-body.js';
 import { cancelQuery, deleteQuery, sessionOfQuery, sessionsOfQuery } from '../host/query-actions.js';
 import { bodyHash, createQuery, executionView, hostValidation, pollView, requestBody } from '../host/query-service.js';
 import type { QueryStatus } from '../store/records.js';
@@ -25,7 +26,7 @@ export function queryRoutes(app: FastifyInstance, context: HostContext): void {
     await store.rememberValidation(keyId, bodyHash(body), formatIsoTime(now));
   };
 
-  app.post('/v2/auto/queries/validate', { schema: S.validate }, async (request) => {
+  app.post('/v2/auto/queries/validate', { schema: S.validate, config: TEXT_FORM_ROUTE }, async (request) => {
     const body = requestBody(request.body);
     const key = callerKey(request);
     const result = validate(body, { mode: 'api-key', now: context.now(), ...hostValidation(context) });
@@ -33,7 +34,7 @@ export function queryRoutes(app: FastifyInstance, context: HostContext): void {
     return result;
   });
 
-  app.post('/v2/auto/queries', { schema: S.create }, async (request, reply) => {
+  app.post('/v2/auto/queries', { schema: S.create, config: TEXT_FORM_ROUTE }, async (request, reply) => {
     const key = callerKey(request);
     const idempotencyKey = request.headers['idempotency-key'];
     const { created, replayed } = await createQuery(context, key, requestBody(request.body), {
