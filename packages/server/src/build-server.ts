@@ -13,7 +13,7 @@ import { SqlitePriceHistory } from './store/sqlite-price-history.js';
 import { ApiError, handleError } from './http/errors.js';
 import { registerRawJson } from './http/raw-json.js';
 import { consoleRoutes } from './routes/console.js';
-import { registerTextFormBody } from './http/text-form-body.js';
+import { registerTextFormBody, textFormBodyLimit } from './http/text-form-body.js';
 import { refuseMistypedBody } from './http/strict-body.js';
 import { notFoundOrMethodNotAllowed } from './http/method-not-allowed.js';
 import { closeQueryStrings } from './http/strict-query.js';
@@ -248,7 +248,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   registerMatchedRoute(app);
   registerCallerSlots(app);
   registerRawJson(app);
-  registerTextFormBody(app);
+  registerTextFormBody(app, { bodyLimit: textFormBodyLimit(config) });
   app.setErrorHandler(handleError);
   // 404 route_not_found, or 405 method_not_allowed with Allow when the path exists for other methods.
   app.setNotFoundHandler(notFoundOrMethodNotAllowed(app));
@@ -315,7 +315,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   exchangeRoutes(app, context);
   webhookSecretRoutes(app, context);
   streamRoutes(app, context);
-  marketRoutes(app, context);
+  marketRoutes(app, context, sharedRateLimits ? { ingestCounter: sharedRateLimits.withPrefix('ingest:') } : {});
   chatRoutes(app, context);
   if (config.x402.payTo) {
     const payments = createPaymentConfig({

@@ -94,6 +94,10 @@ export interface HostConfig {
   llm?: LlmConfig;
   /** Largest request body in bytes. */
   bodyLimit: number;
+  /** Largest text-form body (`text/x-eql`) in bytes (EQL_TEXT_FORM_BODY_LIMIT; default 64 KB, capped by `bodyLimit`). */
+  textFormBodyLimit?: number;
+  /** `POST /v2/ingest` requests a minute per API key (EQL_INGEST_REQUESTS_PER_MINUTE; default `INGEST_REQUESTS_PER_MINUTE`). */
+  ingestRequestsPerMinute?: number;
   /** Most SSE streams one API key may have open at once (EQL_SSE_MAX_STREAMS_PER_KEY); 429 beyond. */
   sseMaxStreamsPerKey: number;
   /**
@@ -222,6 +226,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
   const llm = llmConfigFromEnv(env);
   if (llm) config.llm = llm;
   if (env.EQL_BODY_LIMIT) config.bodyLimit = Number(env.EQL_BODY_LIMIT);
+  if (env.EQL_TEXT_FORM_BODY_LIMIT) config.textFormBodyLimit = wholeNumber(env, 'EQL_TEXT_FORM_BODY_LIMIT', 1);
+  if (env.EQL_INGEST_REQUESTS_PER_MINUTE) config.ingestRequestsPerMinute = wholeNumber(env, 'EQL_INGEST_REQUESTS_PER_MINUTE', 1);
   if (env.EQL_SSE_MAX_STREAMS_PER_KEY) config.sseMaxStreamsPerKey = Number(env.EQL_SSE_MAX_STREAMS_PER_KEY);
   if (env.EQL_TRUST_PROXY !== undefined) config.trustProxy = parseTrustProxy(env.EQL_TRUST_PROXY);
   if (env.EQL_LOG_LEVEL) config.logLevel = env.EQL_LOG_LEVEL;

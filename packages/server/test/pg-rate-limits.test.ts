@@ -41,6 +41,7 @@ async function schema(label: string): Promise<TestSchema> {
 
 interface HostOptions {
   x402?: { requestsPerMinute?: number; badSignaturesPerPayer?: number; badSignaturesPerAddress?: number };
+  ingestRequestsPerMinute?: number;
   /** Receives the host's log lines (warn and above). */
   logged?: string[];
 }
@@ -57,7 +58,14 @@ async function pgHost(url: string, options: HostOptions = {}): Promise<Host> {
     },
   });
   const host = await buildServer({
-    config: { dataDir, databaseUrl: url, secretKey: SECRET_KEY_HEX, marketSeed: false, ...(options.x402 ? { x402: { payTo: PAY_TO, agentSecrets: [], ...options.x402 } } : {}) },
+    config: {
+      dataDir,
+      databaseUrl: url,
+      secretKey: SECRET_KEY_HEX,
+      marketSeed: false,
+      ...(options.x402 ? { x402: { payTo: PAY_TO, agentSecrets: [], ...options.x402 } } : {}),
+      ...(options.ingestRequestsPerMinute ? { ingestRequestsPerMinute: options.ingestRequestsPerMinute } : {}),
+    },
     logger: logged ? { level: 'warn', stream } : false,
     engine: { sources: [], recording: TINY_RECORDING },
   });
@@ -102,6 +110,16 @@ await describeWithPostgres('rate limits shared by the hosts of a PostgreSQL data
     const other = await createApiKey(two.context.store, two.context.box, { name: 'other', plan: 'free' });
     expect((await auto(one, other.key)).statusCode).toBe(200);
     expect((await auto(two, other.key)).statusCode).toBe(200);
+  });
+
+  it("counts a key's ingest requests a minute over both hosts", { timeout: 60_000 }, async () => {
+    const { one, two } = await twoHosts('ingest_requests', { ingestRequestsPerMinute: 2 });
+    const { key } = await createApiKey(one.context.store, one.context.box, { name: 'ingester', plan: 'pro', scopes: ['ingest'] });
+    const ingest = (host: Host, id: string) =>
+      host.app.inject({ method: 'POST', url: '/v2/ingest', headers: { 'x-svc-api-key': key }, payload: { items: [{ kind: 'post', tweetId: id, link: `https://x.com/u/status/${id}`, username: 'u', text: 'shared count', mentionedAt: Date.now() }] } });
+    const answers = [await ingest(one, 'p-1'), await ingest(two, 'p-2'), await ingest(one, 'p-3'), await ingest(two, 'p-4')];
+    expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 429, 429]);
+    expectRateLimited(answers[3]!, 'more than 2 ingest requests a minute for this key');
   });
 
   it('counts the requests of a client address on the payment-model routes over both hosts', { timeout: 60_000 }, async () => {

@@ -3,6 +3,7 @@ import { isRecord, isTradeFlavouredQuery, preview, type QueryRequest, randomUuid
 import { callerKey } from '../auth/authenticate.js';
 import type { HostContext } from '../context.js';
 import { ApiError, notFound } from '../http/errors.js';
+import { TEXT_FORM_ROUTE } from '../http/text-form-body.js';
 import { createQuery, hostValidation, invalidQuery, requestBody } from '../host/query-service.js';
 import { maskRequestSecrets, restoreMaskedSecrets } from '../store/request-secrets.js';
 import type { DraftRecord } from '../store/records.js';
@@ -45,9 +46,9 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
   };
 
   // Without `draftId` a new draft; `?draftId=` updates one, on unsigned requests (a signature does not cover the query string).
-  app.post('/v2/auto/queries/drafts', { schema: S.upsertDraft }, (request) => upsert(request, (request.query as { draftId?: string }).draftId));
+  app.post('/v2/auto/queries/drafts', { schema: S.upsertDraft, config: TEXT_FORM_ROUTE }, (request) => upsert(request, (request.query as { draftId?: string }).draftId));
   // Updates the named draft: the id is in the path, which a signature covers.
-  app.post('/v2/auto/queries/drafts/:draftId', { schema: S.updateDraft }, (request) => upsert(request, (request.params as { draftId: string }).draftId));
+  app.post('/v2/auto/queries/drafts/:draftId', { schema: S.updateDraft, config: TEXT_FORM_ROUTE }, (request) => upsert(request, (request.params as { draftId: string }).draftId));
 
   app.get('/v2/auto/queries/drafts', { schema: S.listDrafts }, async (request) => {
     const key = callerKey(request);
@@ -108,7 +109,7 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
     return preview(draft.request, context.host.recording, { queryId: draft.id });
   });
 
-  app.post('/v2/auto/queries/preview', { schema: S.preview }, (request) => {
+  app.post('/v2/auto/queries/preview', { schema: S.preview, config: TEXT_FORM_ROUTE }, (request) => {
     const body = requestBody(request.body);
     const { from, to } = request.query as { from?: string; to?: string };
     const result = validate({ query: body.query }, { now: context.now(), allowPrivateWebhooks: context.config.allowPrivateWebhooks });

@@ -3,8 +3,10 @@ import { formatIsoTime, parseInstant, validate } from '@eql/core';
 import { callerKey } from '../auth/authenticate.js';
 import type { HostContext } from '../context.js';
 import { ApiError, notFound } from '../http/errors.js';
+import { TEXT_FORM_ROUTE } from '../http/text-form-body.js';
 import { cancelQuery, deleteQuery, sessionOfQuery, sessionsOfQuery } from '../host/query-actions.js';
 import { bodyHash, createQuery, executionView, hostValidation, pollView, requestBody } from '../host/query-service.js';
+import { ValidationMemo } from '../host/validation-memo.js';
 import type { QueryStatus } from '../store/records.js';
 import { S } from './schemas.js';
 
@@ -13,27 +15,30 @@ const STATUSES: readonly QueryStatus[] = ['active', 'triggered', 'expired', 'can
 /** Spec 4.4: validate, create, poll, cancel, delete, list. */
 export function queryRoutes(app: FastifyInstance, context: HostContext): void {
   const { store } = context;
-  // A body validated again and again (same text) is hashed and written once per 10 minutes (the window
-  // of create is 24 hours).
-  const recentValidations = new Map<string, number>();
-  const rememberValidation = async (keyId: number, rawBody: string | undefined, body: unknown): Promise<void> => {
+  // A request validated again and again is written to the store once per 10 minutes (the window of create
+  // is 24 hours). The memo names it by the digest of its canonical JSON, the store's own name for it: a
+  // copy with other whitespace, another key order or in the text form is the same entry, and an entry's
+  // size does not depend on the body's. It holds at most VALIDATION_MEMO_MAX_BYTES.
+  const recentValidations = new ValidationMemo({ windowMs: 600_000 });
+  const rememberValidation = async (keyId: number, body: unknown): Promise<void> => {
     const now = context.now();
-    const name = `${keyId}|${rawBody ?? ''}`;
-    if (rawBody !== undefined && (recentValidations.get(name) ?? -Infinity) > now - 600_000) return;
-    if (recentValidations.size > 10_000) recentValidations.clear();
-    if (rawBody !== undefined) recentValidations.set(name, now);
-    await store.rememberValidation(keyId, bodyHash(body), formatIsoTime(now));
+    const digest = bodyHash(body);
+    const name = `${keyId}:${digest}`;
+    if (recentValidations.isFresh(name, now)) return;
+    await store.rememberValidation(keyId, digest, formatIsoTime(now));
+    // Remembered once written: a write that failed is tried again by the next validate.
+    recentValidations.remember(name, now);
   };
 
-  app.post('/v2/auto/queries/validate', { schema: S.validate }, async (request) => {
+  app.post('/v2/auto/queries/validate', { schema: S.validate, config: TEXT_FORM_ROUTE }, async (request) => {
     const body = requestBody(request.body);
     const key = callerKey(request);
     const result = validate(body, { mode: 'api-key', now: context.now(), ...hostValidation(context) });
-    if (result.valid) await rememberValidation(key.id, request.rawBody, body);
+    if (result.valid) await rememberValidation(key.id, body);
     return result;
   });
 
-  app.post('/v2/auto/queries', { schema: S.create }, async (request, reply) => {
+  app.post('/v2/auto/queries', { schema: S.create, config: TEXT_FORM_ROUTE }, async (request, reply) => {
     const key = callerKey(request);
     const idempotencyKey = request.headers['idempotency-key'];
     const { created, replayed } = await createQuery(context, key, requestBody(request.body), {

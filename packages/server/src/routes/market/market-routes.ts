@@ -1,7 +1,9 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { MemoryWindowCounter, type WindowCounter } from '@eql/x402';
 import { callerKey } from '../../auth/authenticate.js';
 import type { HostContext } from '../../context.js';
 import { ApiError } from '../../http/errors.js';
+import { requestLimits } from '../../metering/request-limits.js';
 import { parseIngestValues } from '@eql/market-data';
 import { ANALYSIS_CREDITS, eventSummary, keywordMentions, smartStats, tokenNews, topMentions, trendingContracts, trendingNarratives, trendingTokens } from './market-handlers.js';
 import { M } from './market-schemas.js';
@@ -11,6 +13,15 @@ type Query = Record<string, unknown>;
 /** Largest ingest request body. */
 export const INGEST_BODY_LIMIT = 16 * 1024 * 1024;
 
+/** `POST /v2/ingest` requests a minute per API key by default (EQL_INGEST_REQUESTS_PER_MINUTE): up to 160 MB of JSON a minute. */
+export const INGEST_REQUESTS_PER_MINUTE = 10;
+
+/** Options of {@link marketRoutes}. */
+export interface MarketRoutesOptions {
+  /** Where the ingest requests of each key are counted (default: this process's memory, on the host's clock). */
+  ingestCounter?: WindowCounter;
+}
+
 /** Charges an analysis endpoint's credits to the caller's key, once the answer is ready. */
 async function charge(context: HostContext, request: FastifyRequest, reason: string): Promise<void> {
   const key = callerKey(request);
@@ -19,7 +30,7 @@ async function charge(context: HostContext, request: FastifyRequest, reason: str
 }
 
 /** Spec 4.2: account, aggregations and data endpoints (API key), and the ingest route. */
-export function marketRoutes(app: FastifyInstance, context: HostContext): void {
+export function marketRoutes(app: FastifyInstance, context: HostContext, options: MarketRoutesOptions = {}): void {
   // Authenticated by the onRequest hook; `callerKey` makes sure of it in the handler too.
   const read = (answer: (query: Query) => Promise<unknown>) => (request: FastifyRequest) => {
     callerKey(request);
@@ -46,9 +57,18 @@ export function marketRoutes(app: FastifyInstance, context: HostContext): void {
   // Our addition: market data in, for keys with the `ingest` scope. All or nothing: one bad item and
   // nothing is written (the 400 lists every bad item by index). Parsing and writing go in batches with
   // turns of the event loop between them, so a 10,000-item request does not stall other requests.
-  app.post('/v2/ingest', { schema: M.ingest, bodyLimit: INGEST_BODY_LIMIT }, async (request) => {
-    const key = callerKey(request);
-    if (!key.scopes.includes('ingest')) throw new ApiError(403, 'missing_scope', 'this key may not ingest market data (create one with `eql keys create --scope ingest`)');
+  // Up to 16 MB of JSON is costly to read, so the scope and the key's requests a minute are checked
+  // before a byte of the body is: in onRequest hooks of the route, after the host's authentication.
+  const ingestPerMinute = context.config.ingestRequestsPerMinute ?? INGEST_REQUESTS_PER_MINUTE;
+  const ingestLimit = requestLimits({
+    counter: options.ingestCounter ?? new MemoryWindowCounter({ now: context.now }),
+    windowMs: 60_000,
+    boundOf: (request) => (request.apiKey ? { key: `key:${request.apiKey.id}`, max: ingestPerMinute } : undefined),
+    refusal: (_request, bound, ttlMs) => new ApiError(429, 'rate_limited', `more than ${bound.max} ingest requests a minute for this key; retry in ${Math.ceil(ttlMs / 1000)} s`),
+  });
+  const onRequest = [requireIngestScope, ingestLimit];
+  app.post('/v2/ingest', { schema: M.ingest, bodyLimit: INGEST_BODY_LIMIT, onRequest }, async (request) => {
+    callerKey(request);
     const { items } = request.body as { items: unknown[] };
     const { items: accepted, problems } = await parseIngestValues(items, { maxProblems: 100 });
     if (problems.length > 0) throw new ApiError(400, 'invalid_items', `${problems.length === 100 ? 'at least 100' : problems.length} item(s) are invalid; nothing was ingested`, problems);
@@ -59,4 +79,14 @@ export function marketRoutes(app: FastifyInstance, context: HostContext): void {
       throw error;
     }
   });
+}
+
+/** The key may ingest (`ingest` scope), else 403 `missing_scope`: an onRequest hook, so the body is never read for it. */
+function requireIngestScope(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+  try {
+    if (!callerKey(request).scopes.includes('ingest')) throw new ApiError(403, 'missing_scope', 'this key may not ingest market data (create one with `eql keys create --scope ingest`)');
+    done();
+  } catch (error) {
+    done(error as Error);
+  }
 }
