@@ -9,6 +9,7 @@ import { nulPath } from '../src/http/refuse-nul.js';
 import { removeDir } from './support/harness.js';
 import { SECRET_KEY_HEX, testHost } from './support/host.js';
 import { describeWithPostgres, freshSchema, type TestSchema } from './support/postgres.js';
+import { OpenAiStub } from '../../llm/test/support/openai-stub.js';
 
 /**
  * A NUL (U+0000) in any text of a request is a 400 `invalid_request` naming the field (issue 45,
@@ -17,6 +18,14 @@ import { describeWithPostgres, freshSchema, type TestSchema } from './support/po
  */
 
 const X402 = { payTo: '0x3333333333333333333333333333333333333333', agentSecrets: ['agent-secret-of-the-nul-tests'] };
+
+/** A language model for both hosts: what it writes is not the request's, and may hold a NUL. */
+let stub: OpenAiStub;
+beforeAll(async () => {
+  stub = await OpenAiStub.start({ apiKey: 'sk-test-nul', models: ['fast-model', 'expert-model'] });
+});
+afterAll(() => stub.close());
+const llm = () => ({ baseURL: stub.baseURL, apiKey: 'sk-test-nul', fastModel: 'fast-model', expertModel: 'expert-model', timeoutMs: 5_000, maxRetries: 0 });
 const MUST_NOT = 'must not contain a NUL character (U+0000)';
 const QUERY = { conditions: { AND: [{ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '>', value: 1 }] }, actions: [{ type: 'notify', params: { message: 'up' } }] };
 
@@ -81,13 +90,32 @@ function refusesEveryNul(subject: () => { host: Host; key: string }): void {
     expect((await host.app.inject({ method: 'GET', url: '/v2/auto/queries/ab', headers: { 'x-svc-api-key': key } })).statusCode).toBe(404);
     expect((await host.app.inject({ method: 'POST', url: '/v2/auto/queries/drafts', headers: { 'x-svc-api-key': key }, payload: { title: 'BTC', query: QUERY } })).statusCode).toBe(200);
   });
+
+  it('a NUL the model writes is answered and stored as U+FFFD, and the conversation goes on', async () => {
+    const { host, key } = subject();
+    const ask = (url: string, payload: Record<string, unknown>) => host.app.inject({ method: 'POST', url, headers: { 'x-svc-api-key': key }, payload });
+    stub.enqueue({ content: 'BTC is\u0000 up.' });
+    const chat = await ask('/v2/chat', { message: 'how is BTC?' });
+    expect(chat.statusCode, chat.body).toBe(200);
+    const answer = chat.json<{ data: { sessionId: string; message: string } }>().data;
+    expect(answer.message).toContain('BTC is\uFFFD up.');
+    stub.enqueue({ content: 'Still up.' });
+    const next = await ask('/v2/chat', { message: 'and now?', sessionId: answer.sessionId });
+    expect(next.statusCode, next.body).toBe(200);
+    expect(stub.requests.at(-1)?.messages.map((message) => message.content)).toContain('BTC is\uFFFD up.');
+
+    stub.enqueue({ content: 'On which\u0000 exchange should the order go?' });
+    const built = await ask('/v2/auto/chat', { message: 'buy $100 of BTC when it is above 70k' });
+    expect(built.statusCode, built.body).toBe(200);
+    expect(built.json<{ data: { message: string } }>().data.message).toContain('On which\uFFFD exchange');
+  });
 }
 
 describe('a NUL in a request, on SQLite', () => {
   let host: Host;
   let key: string;
   beforeAll(async () => {
-    const made = await testHost({ config: { x402: X402 } });
+    const made = await testHost({ config: { x402: X402, llm: llm() } });
     host = made;
     key = (await made.newKey()).key;
   });
@@ -104,7 +132,7 @@ await describeWithPostgres('a NUL in a request, on PostgreSQL', () => {
     schema = await freshSchema('nul');
     dataDir = await mkdtemp(join(tmpdir(), 'eql-nul-'));
     host = await buildServer({
-      config: { dataDir, databaseUrl: schema.url, secretKey: SECRET_KEY_HEX, marketSeed: false, x402: X402 },
+      config: { dataDir, databaseUrl: schema.url, secretKey: SECRET_KEY_HEX, marketSeed: false, x402: X402, llm: llm() },
       logger: false,
       engine: { sources: [new PushSource()], recording: parseRecording('{"at":"2026-01-05T00:00:00Z","source":"price","symbol":"BTC","price":1}\n') },
     });

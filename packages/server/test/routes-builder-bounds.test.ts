@@ -66,6 +66,12 @@ describe('the builder routes bound the work of a message', () => {
     expect(attempts).toBe(0);
   });
 
+  it('the chat routes do not run the builder: the analyst answers a message of 4,000 signs', async () => {
+    const response = await ask('/v2/chat', SIGN_SOUP);
+    expect(response.statusCode).toBe(200);
+    expect(attempts).toBe(0);
+  });
+
   it('a message at the cap is answered (and charged as usual)', async () => {
     const message = `${'x '.repeat(MAX_MESSAGE_TOKENS - 3)}BTC above 70k`;
     expect(messageTokens(message)).toBe(MAX_MESSAGE_TOKENS);

@@ -4,7 +4,7 @@ import { ApiError } from '../../http/errors.js';
 import type { ChatMessage, Speed } from '@eql/llm';
 import type { ChatStore } from '../../store/chat-store.js';
 import { CHAT_CREDITS, MAX_MESSAGE_LENGTH } from './chat-request.js';
-import { ownSession } from './chat-turn.js';
+import { ownSession, withoutNul } from './chat-turn.js';
 
 const HISTORY_MESSAGES = 20;
 
@@ -73,6 +73,7 @@ export async function builderTurn(context: { chats: ChatStore; now: () => number
   const session = request.sessionId ? await ownSession(context.chats, request.sessionId, ownerKeyId, 'builder') : undefined;
   const history: ChatMessage[] = session ? (await context.chats.messages(session.id, HISTORY_MESSAGES)).map((message) => ({ role: message.role, content: message.content })) : [];
   const reply = await builder.reply({ message: request.message, speed: request.speed, history, ...(session ? { state: session.state } : {}) });
+  const markdown = withoutNul(reply.markdown);
   const credits = CHAT_CREDITS[request.speed];
   const sessionId = session?.id ?? randomUuid();
   if (!session) await context.chats.createSession({ id: sessionId, keyId: ownerKeyId, kind: 'builder', analysisType: null, state: undefined, createdAt: at, updatedAt: at });
@@ -81,10 +82,10 @@ export async function builderTurn(context: { chats: ChatStore; now: () => number
     sessionId,
     [
       { role: 'user', content: request.message, credits: 0, createdAt: at },
-      { role: 'assistant', content: reply.markdown, credits, createdAt: answeredAt },
+      { role: 'assistant', content: markdown, credits, createdAt: answeredAt },
     ],
     reply.state,
     answeredAt,
   );
-  return { creditsConsumed: credits, sessionId, message: reply.markdown, ...(reply.query ? { query: reply.query } : {}) };
+  return { creditsConsumed: credits, sessionId, message: markdown, ...(reply.query ? { query: reply.query } : {}) };
 }
