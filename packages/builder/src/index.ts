@@ -7,7 +7,8 @@
  */
 export { QueryBuilder, type BuilderReply, type BuilderTurn, type QueryBuilderOptions } from './query-builder.js';
 export { emptyState, readState, type BuilderState } from './state.js';
-export { interpret, type Interpretation, type InterpretContext } from './assemble/interpret.js';
+export { interpret, messageTokens, type Interpretation, type InterpretContext } from './assemble/interpret.js';
+export { MAX_MESSAGE_TOKENS, STEPS_PER_TOKEN, type ReadingWork } from './work.js';
 export { offlineTurn, type OfflineOutcome, type OfflineTurn } from './offline.js';
 export { extractRequest, type Extracted } from './model/extract.js';
 export { systemPrompt } from './model/prompt.js';

@@ -11,6 +11,7 @@ import { mainSymbol } from './compose/edits.js';
 import { withoutTrades } from './payment.js';
 import type { BuilderState } from './state.js';
 import type { TurnFindings } from './turn-findings.js';
+import type { ReadingWork } from './work.js';
 
 /** One turn for the grammar: the message, the conversation so far, the mode and the instant. */
 export interface OfflineTurn {
@@ -18,6 +19,8 @@ export interface OfflineTurn {
   state: BuilderState;
   mode: ValidationMode;
   now: number;
+  /** The work budget of a reading, in steps per token (default `STEPS_PER_TOKEN`). */
+  stepsPerToken?: number;
 }
 
 /** What the grammar made of a turn: a valid request, or questions, not-understood words and a partial reading. */
@@ -27,6 +30,8 @@ export interface OfflineOutcome extends TurnFindings {
   readMessage: string;
   /** The message asked to start over: the current query is dropped. */
   reset: boolean;
+  /** What reading cost (both readings, when the message was also read with the pending one). */
+  work: ReadingWork;
 }
 
 const AFFIRMATION = /^\s*(yes|yep|yeah|yup|ok|okay|sure|go ahead|do it|looks good|sounds good|that'?s right|correct|fine|confirm(ed)?|perfect|great|use it|use that)\s*[.!]*\s*$/i;
@@ -39,13 +44,19 @@ export function offlineTurn(turn: OfflineTurn): OfflineOutcome {
     if (validation.valid) return { ...blank(turn.message), request: state.pending.partial, validation, kind: 'confirmed', titleGiven: state.titleGiven === true };
   }
   const alone = attempt(turn.message, turn);
-  if (clean(alone) || state.pending === undefined) return alone;
+  if (clean(alone) || state.pending === undefined || unread(alone)) return alone;
   const combined = attempt(`${state.pending.message}\n${turn.message}`, turn);
-  return clean(combined) ? combined : alone;
+  const chosen = clean(combined) ? combined : alone;
+  return { ...chosen, work: { ...chosen.work, steps: alone.work.steps + combined.work.steps } };
+}
+
+/** Whether the message was not read (past the token cap or the work budget). */
+export function unread(outcome: OfflineOutcome): boolean {
+  return outcome.work.tooLong || outcome.work.exhausted;
 }
 
 function blank(readMessage: string): OfflineOutcome {
-  return { kind: 'none', titleGiven: false, questions: [], notes: [], unknown: [], refused: [], readMessage, reset: false };
+  return { kind: 'none', titleGiven: false, questions: [], notes: [], unknown: [], refused: [], readMessage, reset: false, work: { tokens: 0, steps: 0, tooLong: false, exhausted: false } };
 }
 
 function clean(outcome: OfflineOutcome): boolean {
@@ -55,9 +66,10 @@ function clean(outcome: OfflineOutcome): boolean {
 function attempt(message: string, turn: OfflineTurn): OfflineOutcome {
   const current = turn.state.query;
   const symbol = current ? mainSymbol(current.query.conditions, current.query.actions) : undefined;
-  const reading = interpret(message, { now: turn.now, ...(symbol ? { symbol } : {}) });
+  const reading = interpret(message, { now: turn.now, ...(symbol ? { symbol } : {}), ...(turn.stepsPerToken === undefined ? {} : { stepsPerToken: turn.stepsPerToken }) });
+  if (reading.work.tooLong || reading.work.exhausted) return { ...blank(message), questions: reading.questions, work: reading.work };
   const composed = compose({ interpretation: reading, now: turn.now, ...(current ? { current } : {}), ...(turn.state.titleGiven ? { titleGiven: true } : {}) });
-  const outcome: OfflineOutcome = { ...blank(message), kind: composed.kind, titleGiven: composed.titleGiven, questions: composed.questions, notes: composed.notes, unknown: composed.unknown, reset: composed.reset };
+  const outcome: OfflineOutcome = { ...blank(message), kind: composed.kind, titleGiven: composed.titleGiven, questions: composed.questions, notes: composed.notes, unknown: composed.unknown, reset: composed.reset, work: reading.work };
   if (!composed.request) return outcome;
   const checked = check(composed, turn, outcome);
   if (!checked) return outcome;

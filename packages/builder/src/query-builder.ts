@@ -9,8 +9,9 @@ import type { QueryRequest, ValidationMode, ValidationResult } from '@eql/core';
 import type { ChatMessage, ChatModel, Speed } from '@eql/llm';
 import { renderReply, type ReplyContent } from './markdown.js';
 import { draftWithModel } from './model/draft-loop.js';
-import { offlineTurn, type OfflineOutcome } from './offline.js';
+import { offlineTurn, unread, type OfflineOutcome } from './offline.js';
 import { readState, type BuilderState } from './state.js';
+import type { ReadingWork } from './work.js';
 
 /** How a builder is made: the mode of its route, and optionally a model and a clock. */
 export interface QueryBuilderOptions {
@@ -22,6 +23,8 @@ export interface QueryBuilderOptions {
   now?: () => number;
   /** Repairs the model may make after its first draft (default 2). */
   maxRepairs?: number;
+  /** The work budget of reading a message, in steps per token (default `STEPS_PER_TOKEN`). */
+  stepsPerToken?: number;
 }
 
 /** One message of a session, with what the host stored for it. */
@@ -46,6 +49,11 @@ export interface BuilderReply {
   state: BuilderState;
   /** Whether the model wrote the reply: the query it drafted, or its clarifying question. */
   usedModel: boolean;
+  /**
+   * What reading the message cost. A message of more tokens than `MAX_MESSAGE_TOKENS`, or whose
+   * reading went past its budget, is not read (nor sent to the model): the reply says so.
+   */
+  work: ReadingWork;
 }
 
 /** The builder. One instance serves every session of a mode; it keeps nothing between calls. */
@@ -54,12 +62,14 @@ export class QueryBuilder {
   private readonly mode: ValidationMode;
   private readonly now: () => number;
   private readonly maxRepairs: number;
+  private readonly stepsPerToken: number | undefined;
 
   constructor(options: QueryBuilderOptions) {
     this.model = options.model;
     this.mode = options.mode;
     this.now = options.now ?? Date.now;
     this.maxRepairs = options.maxRepairs ?? 2;
+    this.stepsPerToken = options.stepsPerToken;
   }
 
   /** Answers one turn. Never rejects: model failures fall back to the grammar. */
@@ -67,11 +77,12 @@ export class QueryBuilder {
     const state = readState(turn.state);
     const message = typeof turn.message === 'string' ? turn.message : '';
     const now = this.now();
-    const offline = offlineTurn({ message, state, mode: this.mode, now });
+    const offline = offlineTurn({ message, state, mode: this.mode, now, ...(this.stepsPerToken === undefined ? {} : { stepsPerToken: this.stepsPerToken }) });
     let content = this.offlineContent(offline, 'grammar');
     let usedModel = false;
     // A "yes" to a pending reading, or a bare "start over", is the grammar's to answer.
-    const forModel = message.trim() !== '' && offline.kind !== 'confirmed' && !(offline.reset && offline.request === undefined && offline.partial === undefined);
+    // A message not read for its size is not the model's either: the reply asks for a shorter one.
+    const forModel = message.trim() !== '' && offline.kind !== 'confirmed' && !unread(offline) && !(offline.reset && offline.request === undefined && offline.partial === undefined);
     if (this.model && forModel) {
       const current = offline.reset ? undefined : state.query;
       const hint = offline.request ?? offline.partial;
@@ -97,7 +108,7 @@ export class QueryBuilder {
       }
     }
     const next = nextState(state, offline, content);
-    const reply: BuilderReply = { markdown: renderReply(content), state: next, usedModel };
+    const reply: BuilderReply = { markdown: renderReply(content), state: next, usedModel, work: offline.work };
     if (content.request && content.validation) {
       reply.query = content.request;
       reply.validation = content.validation;
@@ -131,6 +142,6 @@ function nextState(state: BuilderState, offline: OfflineOutcome, content: ReplyC
     next.query = state.query;
     if (state.titleGiven === true) next.titleGiven = true;
   }
-  if (offline.readMessage.trim() !== '') next.pending = { message: offline.readMessage, ...(offline.partial ? { partial: offline.partial } : {}) };
+  if (offline.readMessage.trim() !== '' && !unread(offline)) next.pending = { message: offline.readMessage, ...(offline.partial ? { partial: offline.partial } : {}) };
   return next;
 }

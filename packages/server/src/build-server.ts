@@ -15,6 +15,7 @@ import { registerRawJson } from './http/raw-json.js';
 import { consoleRoutes } from './routes/console.js';
 import { registerTextFormBody, textFormBodyLimit } from './http/text-form-body.js';
 import { refuseMistypedBody } from './http/strict-body.js';
+import { refuseNulCharacters } from './http/refuse-nul.js';
 import { notFoundOrMethodNotAllowed } from './http/method-not-allowed.js';
 import { closeQueryStrings } from './http/strict-query.js';
 import { stabilityHeader } from './http/stability.js';
@@ -282,6 +283,8 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   app.addHook('preValidation', hmacCheck(context));
   // JSON bodies keep their types: the schema's coercion is for query strings and path parameters only.
   app.addHook('preValidation', refuseMistypedBody);
+  // No text holds a NUL (PostgreSQL refuses it): a 400 naming the field, on every route and either store.
+  app.addHook('preValidation', refuseNulCharacters);
   // Requests a minute (spec 8). On PostgreSQL the counters are in the database, shared by every host on it
   // (a failure of it counts in memory meanwhile: metering/pg-rate-counter.ts); else in this process's memory.
   const sharedRateLimits = store instanceof PgHostStore ? new PgRateCounter(store.pool, { log: app.log, prefix: 'request:' }) : undefined;

@@ -14,6 +14,7 @@ import { routeByIntent } from './intent-fallback.js';
 import { marketCondition } from './market-condition.js';
 import { joinConditions, type Joined } from './tree.js';
 import { walk, type ClauseDraft, type Walk } from './walk.js';
+import { MAX_MESSAGE_TOKENS, STEPS_PER_TOKEN, withinBudget, type ReadingWork } from '../work.js';
 
 const WHAT_TO_WATCH =
   'What should it watch? A price ("BTC above 70k"), an indicator ("RSI of ETH below 30"), a post ("a post by @account about …"), news ("news about …") or an LLM judgement ("if an LLM thinks …")?';
@@ -24,6 +25,8 @@ export interface InterpretContext {
   now: number;
   /** The symbol of the conversation so far, for clauses that name none. */
   symbol?: string;
+  /** The work budget, in steps per token (default `STEPS_PER_TOKEN`). */
+  stepsPerToken?: number;
 }
 
 /** A message read: its conditions, drafts of its actions, options, bare values, and what to ask. */
@@ -51,14 +54,59 @@ export interface Interpretation {
   notes: string[];
   /** Phrases not understood, as written. */
   unknown: string[];
+  /** What reading the message cost; a message past the cap or the budget is not read, and the questions say why. */
+  work: ReadingWork;
 }
 
-/** Reads a message. Never throws. */
+/** An interpretation as the reading makes it, before its work is added. */
+type Reading = Omit<Interpretation, 'work'>;
+
+/** The tokens of a message as the grammar reads them: what `MAX_MESSAGE_TOKENS` bounds. */
+export function messageTokens(message: string): number {
+  return tokenize(normalizeMessage(message)).length;
+}
+
+/**
+ * Reads a message. Never throws. A message of more tokens than `MAX_MESSAGE_TOKENS` is not read, and
+ * a reading past its budget of steps is stopped: the interpretation then holds only a question
+ * saying so.
+ */
 export function interpret(message: string, context: InterpretContext): Interpretation {
   const tokens = tokenize(normalizeMessage(message));
+  if (tokens.length > MAX_MESSAGE_TOKENS) {
+    return unread({ tokens: tokens.length, steps: 0, tooLong: true, exhausted: false }, `Your message is too long for me to read: it has ${tokens.length.toLocaleString('en-US')} words and signs, and I read at most ${MAX_MESSAGE_TOKENS.toLocaleString('en-US')}. ${SAY_IT_SHORTER}`);
+  }
+  const budget = (context.stepsPerToken ?? STEPS_PER_TOKEN) * Math.max(tokens.length, 1);
+  const reading = withinBudget(budget, () => read(tokens, context));
+  const work: ReadingWork = { tokens: tokens.length, steps: reading.steps, tooLong: false, exhausted: reading.exhausted };
+  if (reading.value === undefined) return unread(work, `Your message is too long or too tangled for me to read in one go. ${SAY_IT_SHORTER}`);
+  return { ...reading.value, work };
+}
+
+const SAY_IT_SHORTER = 'Say in a sentence or two what to watch and what to do, for example "alert me when BTC is above 70k", and add the rest in the next messages.';
+
+/** The interpretation of a message that was not read: nothing but the question saying why. */
+function unread(work: ReadingWork, question: string): Interpretation {
+  return {
+    actions: [],
+    options: [],
+    bare: { amounts: [], symbols: [], spans: [], exchanges: [], chats: [], measures: [] },
+    cues: new Set(),
+    removals: [],
+    symbols: [],
+    exchanges: [],
+    namesSubject: false,
+    questions: [question],
+    notes: [],
+    unknown: [],
+    work,
+  };
+}
+
+function read(tokens: Token[], context: InterpretContext): Reading {
   const { pieces, unknown } = scan(tokens);
   const walked = walk(pieces, unknown);
-  const result: Interpretation = {
+  const result: Reading = {
     actions: walked.actions,
     options: walked.options,
     bare: { amounts: walked.bareAmounts, symbols: [], spans: walked.bareSpans, exchanges: [], chats: walked.chats, measures: [] },
@@ -98,7 +146,7 @@ function resolveClause(
   walked: Walk,
   context: InterpretContext,
   tokens: readonly Token[],
-  result: Interpretation,
+  result: Reading,
   notUnderstood: number[],
 ): ConditionNode | undefined {
   let node: ConditionNode | undefined;
@@ -176,7 +224,7 @@ function distribute(clauses: ClauseDraft[]): void {
 }
 
 /** Applies the modifiers of a tweet, news or llm clause (period, confidence, speed). */
-function semantic(node: ConditionNode, clause: ClauseDraft, result: Interpretation): ConditionNode {
+function semantic(node: ConditionNode, clause: ClauseDraft, result: Reading): ConditionNode {
   if (!('source' in node)) return node;
   const copy = structuredClone(node) as unknown as { source: string; args: Record<string, unknown> };
   if (copy.source === 'llm') {

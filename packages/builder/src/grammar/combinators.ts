@@ -1,9 +1,11 @@
 /**
  * Parsing-expression combinators over tokens: the building blocks of the phrase rules. A pattern
  * reads from a token index and returns its value and the index after it, or nothing. Choices are
- * ordered (PEG): the first alternative that matches wins, so put longer phrases first.
+ * ordered (PEG): the first alternative that matches wins, so put longer phrases first. The leaves
+ * (`token`, `words`) count a step of the reading's work each time they look at a token (../work.ts).
  */
 import type { Token } from '../text/tokens.js';
+import { step } from '../work.js';
 
 /** A pattern's value and the index of the token after it. */
 export interface Match<T> {
@@ -19,6 +21,7 @@ type Values<P extends readonly Pattern<unknown>[]> = { [K in keyof P]: P[K] exte
 /** A token satisfying `test`, mapped to a value. */
 export function token<T>(test: (token: Token) => T | undefined): Pattern<T> {
   return (tokens, at) => {
+    step();
     const current = tokens[at];
     if (current === undefined) return undefined;
     const value = test(current);
@@ -28,19 +31,32 @@ export function token<T>(test: (token: Token) => T | undefined): Pattern<T> {
 
 /**
  * One of the given phrases, each one or more words separated by spaces (`'greater than'`); returns
- * the phrase matched. Longer phrases are tried first, whatever the order given.
+ * the phrase matched. Longer phrases are tried first, whatever the order given. The phrases are
+ * filed by their first word, so a token is compared only with the phrases that start with it.
  */
 export function words(...phrases: string[]): Pattern<string> {
   const split = phrases.map((phrase) => ({ phrase, parts: phrase.split(' ') })).sort((a, b) => b.parts.length - a.parts.length);
+  const byFirstWord = new Map<string, Array<{ phrase: string; parts: string[] }>>();
+  for (const entry of split) {
+    const first = entry.parts[0] as string;
+    const filed = byFirstWord.get(first);
+    if (filed) filed.push(entry);
+    else byFirstWord.set(first, [entry]);
+  }
   return (tokens, at) => {
-    for (const { phrase, parts } of split) {
-      let index = at;
-      for (const part of parts) {
-        const current = tokens[index];
-        if (current === undefined || current.lower !== part || (current.kind !== 'word' && current.kind !== 'punct')) break;
-        index += 1;
+    step();
+    const head = tokens[at];
+    if (head === undefined || (head.kind !== 'word' && head.kind !== 'punct')) return undefined;
+    const candidates = byFirstWord.get(head.lower);
+    if (candidates === undefined) return undefined;
+    for (const { phrase, parts } of candidates) {
+      let read = 1;
+      while (read < parts.length) {
+        const current = tokens[at + read];
+        if (current === undefined || current.lower !== parts[read] || (current.kind !== 'word' && current.kind !== 'punct')) break;
+        read += 1;
       }
-      if (index - at === parts.length) return { value: phrase, next: index };
+      if (read === parts.length) return { value: phrase, next: at + read };
     }
     return undefined;
   };

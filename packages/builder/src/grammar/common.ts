@@ -5,6 +5,7 @@
 import { EXCHANGE_NAMES, NOT_TICKERS, SYMBOL_NAMES } from '../text/lexicon.js';
 import { textBetween, type Token } from '../text/tokens.js';
 import { first, many, map, opt, seq, token, words, type Pattern } from './combinators.js';
+import { step } from '../work.js';
 
 /** Articles and possessives that may stand before a noun phrase. */
 export const article = opt(words('the', 'a', 'an', 'its', 'it', 'their', 'my', 'his', 'her', 'this', 'that'));
@@ -64,7 +65,10 @@ export const freeText: Pattern<string> = first(
   token((t) => (t.kind === 'string' && t.text.trim() !== '' ? t.text.trim() : undefined)),
   (tokens, at) => {
     let end = at;
-    while (end < tokens.length && !stopsAt(tokens, end, end === at)) end += 1;
+    while (end < tokens.length && !stopsAt(tokens, end, end === at)) {
+      step();
+      end += 1;
+    }
     const value = textBetween(tokens, at, end);
     return value === '' ? undefined : { value, next: end };
   },

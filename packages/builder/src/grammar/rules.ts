@@ -20,9 +20,10 @@ export const PHRASE_RULES: readonly PhraseRule[] = [...SOURCE_RULES, ...SCHEDULE
 
 const boundaryRules = PHRASE_RULES.filter((candidate) => candidate.boundary).map((candidate) => candidate.pattern);
 
+/** Any comparison phrase. */
+const comparison = first(...COMPARISON_PATTERNS.map(([, pattern]) => pattern));
 /** A comparison within a few words: `BTC is above`, `the 4h RSI of SOL drops below`. */
 const comparisonSoon: Pattern<unknown> = (tokens, at) => {
-  const comparison = first(...COMPARISON_PATTERNS.map(([, pattern]) => pattern));
   for (let index = at; index < Math.min(tokens.length, at + 8); index += 1) if (comparison(tokens, index)) return { value: true, next: at };
   return undefined;
 };

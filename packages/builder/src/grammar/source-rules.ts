@@ -97,26 +97,30 @@ function periodOf(ms: number): string {
 
 const MOODS = ['bullish', 'bearish', 'very bullish', 'very bearish', 'euphoric', 'fearful', 'greedy', 'extremely bullish', 'extremely bearish', 'extreme fear', 'extreme greed', 'risk on', 'risk-on', 'risk off', 'risk-off', 'optimistic', 'pessimistic', 'panicky', 'capitulating', 'frothy', 'positive', 'negative'];
 
+/** An llm condition asking the words a pattern read, as written. */
+function judgedAsWritten(pattern: Pattern<unknown>): Pattern<ConditionPiece> {
+  return (tokens, at) => {
+    const match = pattern(tokens, at);
+    return match ? { value: fixed(llmCondition(textBetween(tokens, at, match.next))), next: match.next } : undefined;
+  };
+}
+
 /** `the market sentiment turns bullish`, `sentiment on SOL is bearish`, `crypto twitter is euphoric`. */
-const sentiment: Pattern<ConditionPiece> = (tokens, at) => {
-  const pattern = seq(
+const sentiment: Pattern<ConditionPiece> = judgedAsWritten(
+  seq(
     opt(words('the', 'overall', 'general')),
     opt(words('market', 'crypto', 'overall', 'social', 'social media', 'twitter', 'crypto twitter', 'investor', 'trader', 'retail', 'news')),
     first(words('sentiment', 'mood', 'vibe', 'vibes', 'feeling', 'crowd'), words('crypto twitter', 'ct', 'the crowd', 'the market')),
     opt(seq(words('on', 'for', 'around', 'about', 'of', 'toward', 'towards'), symbol)),
     opt(words('turns', 'is', 'becomes', 'gets', 'flips', 'goes', 'shifts', 'turn', 'become', 'shifts to', 'turns to', 'is very', 'gets very', 'is extremely', 'is getting')),
     words(...MOODS),
-  );
-  const match = pattern(tokens, at);
-  return match ? { value: fixed(llmCondition(textBetween(tokens, at, match.next))), next: match.next } : undefined;
-};
+  ),
+);
 
 /** `BTC looks bullish`, `ETH turns bearish`: a judgement, not a level. */
-const looks: Pattern<ConditionPiece> = (tokens, at) => {
-  const pattern = seq(article, symbol, words('looks', 'turns', 'becomes', 'is looking', 'seems', 'appears', 'starts looking', 'gets'), words(...MOODS.filter((mood) => mood !== 'positive' && mood !== 'negative')));
-  const match = pattern(tokens, at);
-  return match ? { value: fixed(llmCondition(textBetween(tokens, at, match.next))), next: match.next } : undefined;
-};
+const looks: Pattern<ConditionPiece> = judgedAsWritten(
+  seq(article, symbol, words('looks', 'turns', 'becomes', 'is looking', 'seems', 'appears', 'starts looking', 'gets'), words(...MOODS.filter((mood) => mood !== 'positive' && mood !== 'negative'))),
+);
 
 /** The rules of this module. */
 export const SOURCE_RULES: PhraseRule[] = [

@@ -93,13 +93,14 @@ export function textBetween(tokens: readonly Token[], from: number, to: number):
 export function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
   SOURCES.set(tokens, text);
+  const closing = closingQuotes(text);
   let at = 0;
   while (at < text.length) {
     if (text[at] === ' ') {
       at += 1;
       continue;
     }
-    const quoted = singleQuoted(text, at);
+    const quoted = singleQuoted(text, at, closing);
     if (quoted) {
       tokens.push(quoted);
       at = quoted.end;
@@ -112,14 +113,20 @@ export function tokenize(text: string): Token[] {
   return joinHyphenated(tokens);
 }
 
-/** Drops the hyphen of `stop-loss`, `take-profit`, `reduce-only` (a hyphen glued between two words). */
+/**
+ * Drops the hyphen of `stop-loss`, `take-profit`, `reduce-only` (a hyphen glued between two words).
+ * In place, in one pass (a splice per hyphen would move the rest of the list each time).
+ */
 function joinHyphenated(tokens: Token[]): Token[] {
-  for (let index = tokens.length - 2; index > 0; index -= 1) {
-    const hyphen = tokens[index] as Token;
-    const before = tokens[index - 1] as Token;
-    const after = tokens[index + 1] as Token;
-    if (hyphen.text === '-' && before.kind === 'word' && after.kind === 'word' && before.end === hyphen.start && hyphen.end === after.start) tokens.splice(index, 1);
+  let kept = 0;
+  for (let index = 0; index < tokens.length; index += 1) {
+    const current = tokens[index] as Token;
+    const before = tokens[index - 1];
+    const after = tokens[index + 1];
+    const glued = current.text === '-' && before?.kind === 'word' && after?.kind === 'word' && before.end === current.start && current.end === after.start;
+    if (!glued) tokens[kept++] = current;
   }
+  tokens.length = kept;
   return tokens;
 }
 
@@ -174,13 +181,25 @@ function timeToken(raw: string, start: number, end: number): Token {
   return { kind: 'time', text: raw, lower: raw.toLowerCase(), start, end, hour, minute };
 }
 
+/**
+ * Where each quote that may close a single-quoted phrase (one followed by the end, a space or a
+ * stop) is: for each offset, the first such quote at or after it, or -1. One pass from the end, so
+ * the tokenizer never searches the rest of the text again for each opening quote.
+ */
+export function closingQuotes(text: string): Int32Array {
+  const next = new Int32Array(text.length + 1).fill(-1);
+  for (let at = text.length - 1; at >= 0; at -= 1) {
+    const closes = text[at] === "'" && (at + 1 === text.length || /[\s,.;:!?)]/.test(text[at + 1] as string));
+    next[at] = closes ? at : (next[at + 1] as number);
+  }
+  return next;
+}
+
 /** `'dogecoin'` as a string, but not the apostrophe of `don't` or `BTC's`. */
-function singleQuoted(text: string, at: number): Token | undefined {
+function singleQuoted(text: string, at: number, closing: Int32Array): Token | undefined {
   if (text[at] !== "'" || (at > 0 && /[\p{L}\p{N}]/u.test(text[at - 1] ?? ''))) return undefined;
-  const close = /'(?=$|[\s,.;:!?)])/g;
-  close.lastIndex = at + 1;
-  const match = close.exec(text);
-  if (!match || match.index === at + 1) return undefined;
-  const inner = text.slice(at + 1, match.index);
-  return { kind: 'string', text: inner, lower: inner.toLowerCase(), start: at, end: match.index + 1 };
+  const close = closing[at + 1] ?? -1;
+  if (close === -1 || close === at + 1) return undefined;
+  const inner = text.slice(at + 1, close);
+  return { kind: 'string', text: inner, lower: inner.toLowerCase(), start: at, end: close + 1 };
 }

@@ -1,10 +1,10 @@
 import { randomUuid, type QueryRequest } from '@eql/core';
-import type { QueryBuilder } from '@eql/builder';
+import { MAX_MESSAGE_TOKENS, messageTokens, type QueryBuilder } from '@eql/builder';
 import { ApiError } from '../../http/errors.js';
 import type { ChatMessage, Speed } from '@eql/llm';
 import type { ChatStore } from '../../store/chat-store.js';
 import { CHAT_CREDITS, MAX_MESSAGE_LENGTH } from './chat-request.js';
-import { ownSession } from './chat-turn.js';
+import { ownSession, withoutNul } from './chat-turn.js';
 
 const HISTORY_MESSAGES = 20;
 
@@ -23,10 +23,23 @@ export interface BuilderAnswer {
   query?: QueryRequest;
 }
 
-/** Checks a builder body (`{message, speed?, sessionId?}`); the route schema has checked the types. */
+/**
+ * Checks a builder body (`{message, speed?, sessionId?}`); the route schema has checked the types and
+ * the length (4,000 characters). A message of more tokens than the builder reads is a 400
+ * `message_too_long`, before any charge or payment: the builder would only answer that.
+ */
 export function parseBuilderRequest(body: Record<string, unknown>): BuilderRequest {
   const message = typeof body.message === 'string' ? body.message.trim() : '';
   if (message === '') throw new ApiError(400, 'missing_message', 'message is required: say in plain words what to watch for and what to do');
+  const tokens = messageTokens(message);
+  if (tokens > MAX_MESSAGE_TOKENS) {
+    throw new ApiError(
+      400,
+      'message_too_long',
+      `message has ${tokens} words and signs; the query builder reads at most ${MAX_MESSAGE_TOKENS}: say in a sentence or two what to watch for and what to do, and add the rest in the next messages`,
+      { field: 'message', tokens, maxTokens: MAX_MESSAGE_TOKENS },
+    );
+  }
   return { message, speed: body.speed === 'expert' ? 'expert' : 'fast', ...(typeof body.sessionId === 'string' && body.sessionId !== '' ? { sessionId: body.sessionId } : {}) };
 }
 
@@ -60,6 +73,7 @@ export async function builderTurn(context: { chats: ChatStore; now: () => number
   const session = request.sessionId ? await ownSession(context.chats, request.sessionId, ownerKeyId, 'builder') : undefined;
   const history: ChatMessage[] = session ? (await context.chats.messages(session.id, HISTORY_MESSAGES)).map((message) => ({ role: message.role, content: message.content })) : [];
   const reply = await builder.reply({ message: request.message, speed: request.speed, history, ...(session ? { state: session.state } : {}) });
+  const markdown = withoutNul(reply.markdown);
   const credits = CHAT_CREDITS[request.speed];
   const sessionId = session?.id ?? randomUuid();
   if (!session) await context.chats.createSession({ id: sessionId, keyId: ownerKeyId, kind: 'builder', analysisType: null, state: undefined, createdAt: at, updatedAt: at });
@@ -68,10 +82,10 @@ export async function builderTurn(context: { chats: ChatStore; now: () => number
     sessionId,
     [
       { role: 'user', content: request.message, credits: 0, createdAt: at },
-      { role: 'assistant', content: reply.markdown, credits, createdAt: answeredAt },
+      { role: 'assistant', content: markdown, credits, createdAt: answeredAt },
     ],
     reply.state,
     answeredAt,
   );
-  return { creditsConsumed: credits, sessionId, message: reply.markdown, ...(reply.query ? { query: reply.query } : {}) };
+  return { creditsConsumed: credits, sessionId, message: markdown, ...(reply.query ? { query: reply.query } : {}) };
 }

@@ -19,6 +19,15 @@ export interface ChatAnswer {
   message: string;
 }
 
+/**
+ * A model's text as answered and stored: a NUL (U+0000), which PostgreSQL's text columns refuse and
+ * no text of the API holds, becomes U+FFFD. The request's own text never holds one (http/refuse-nul.ts);
+ * what a model writes is not the caller's to check.
+ */
+export function withoutNul(text: string): string {
+  return text.replaceAll('\u0000', '\uFFFD');
+}
+
 /** The caller's session of a kind, or 404 (unknown, another owner's, or of the other kind). */
 export async function ownSession(chats: ChatStore, sessionId: string, keyId: number, kind: 'chat' | 'builder') {
   const session = await chats.session(sessionId);
@@ -44,6 +53,7 @@ export async function chatTurn(context: ChatTurnContext, ownerKeyId: number, req
     ...(request.message ? { message: request.message } : {}),
     ...(request.assetMetadata ? { assetMetadata: request.assetMetadata } : {}),
   });
+  const message = withoutNul(answer.message);
   const credits = CHAT_CREDITS[request.speed];
   const sessionId = session?.id ?? randomUuid();
   if (!session) await context.chats.createSession({ id: sessionId, keyId: ownerKeyId, kind: 'chat', analysisType: request.analysisType, state: undefined, createdAt: at, updatedAt: at });
@@ -52,10 +62,10 @@ export async function chatTurn(context: ChatTurnContext, ownerKeyId: number, req
     sessionId,
     [
       { role: 'user', content: question, credits: 0, createdAt: at },
-      { role: 'assistant', content: answer.message, credits, createdAt: new Date(context.now()).toISOString() },
+      { role: 'assistant', content: message, credits, createdAt: new Date(context.now()).toISOString() },
     ],
     undefined,
     new Date(context.now()).toISOString(),
   );
-  return { creditsConsumed: credits, sessionId, message: answer.message };
+  return { creditsConsumed: credits, sessionId, message };
 }
