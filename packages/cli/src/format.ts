@@ -1,6 +1,7 @@
 import { diagnosticText, readablePath, type Diagnostic, type SimulationLlmCallsEstimate, type ValidationResult, type EstimatedCost } from '@eql/core';
 import { type PlacedDiagnostic, rangeOfPointer, type SourceMap, type SourceRange, type SyntaxIssue } from '@eql/syntax';
 import { type CliIo, paint } from './io.js';
+import { terminalText } from './terminal-text.js';
 
 function at(range: SourceRange | undefined): string {
   return range === undefined ? '' : `${range.start.line}:${range.start.column}`;
@@ -9,9 +10,9 @@ function at(range: SourceRange | undefined): string {
 function diagnosticLine(io: CliIo, diagnostic: Diagnostic, map: SourceMap | undefined): string {
   const severity =
     diagnostic.severity === 'error' ? paint(io, 'red', 'error  ') : paint(io, 'yellow', diagnostic.severity.padEnd(7));
-  const where = readablePath(diagnostic.path) || '(request)';
+  const where = terminalText(readablePath(diagnostic.path) || '(request)');
   const place = map ? at(rangeOfPointer(map, diagnostic.path)) : '';
-  return `  ${severity} ${place ? `${paint(io, 'dim', place)} ` : ''}${paint(io, 'bold', where)}: ${diagnostic.message} ${paint(io, 'dim', `[${diagnostic.code}]`)}\n`;
+  return `  ${severity} ${place ? `${paint(io, 'dim', place)} ` : ''}${paint(io, 'bold', where)}: ${terminalText(diagnostic.message)} ${paint(io, 'dim', `[${terminalText(diagnostic.code)}]`)}\n`;
 }
 
 function plural(count: number, word: string): string {
@@ -32,9 +33,11 @@ export function estimateText(estimate: SimulationLlmCallsEstimate, cost: Estimat
 
 /**
  * Human summary of a validation: a verdict line, each finding on its own line (with the line and
- * column of its token when the source map of the file is given), then the estimate.
+ * column of its token when the source map of the file is given), then the estimate. What came from the
+ * file or a host (its name, the findings' paths and messages) is escaped for the terminal.
  */
-export function validationText(io: CliIo, name: string, mode: string, result: ValidationResult, map?: SourceMap): string {
+export function validationText(io: CliIo, fileName: string, mode: string, result: ValidationResult, map?: SourceMap): string {
+  const name = terminalText(fileName);
   const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
   const warnings = result.diagnostics.length - errors;
   const counts = [errors > 0 ? plural(errors, 'error') : '', warnings > 0 ? plural(warnings, 'warning') : ''].filter(Boolean).join(', ');
@@ -59,11 +62,12 @@ export function validationJson(result: ValidationResult, map?: SourceMap): strin
  * Syntax errors of the text form, for people: `line:column message`; with `others` (the validator's
  * findings in the parts read without error, `checkDocument`), those too, each on its line.
  */
-export function syntaxErrorsText(io: CliIo, name: string, errors: readonly SyntaxIssue[], others: readonly PlacedDiagnostic[] = [], map?: SourceMap): string {
+export function syntaxErrorsText(io: CliIo, fileName: string, errors: readonly SyntaxIssue[], others: readonly PlacedDiagnostic[] = [], map?: SourceMap): string {
+  const name = terminalText(fileName);
   const more = others.filter(({ diagnostic }) => diagnostic.severity === 'error').length;
   let text = `${paint(io, 'red', '✗')} ${name} is invalid: ${plural(errors.length, 'syntax error')}${more > 0 ? `, ${plural(more, 'other error')}` : ''}\n`;
   const lines = [
-    ...errors.map((error) => ({ offset: error.range.start.offset, line: `  ${paint(io, 'red', 'error  ')} ${paint(io, 'dim', at(error.range))} ${error.message} ${paint(io, 'dim', '[syntax]')}\n` })),
+    ...errors.map((error) => ({ offset: error.range.start.offset, line: `  ${paint(io, 'red', 'error  ')} ${paint(io, 'dim', at(error.range))} ${terminalText(error.message)} ${paint(io, 'dim', '[syntax]')}\n` })),
     ...others.map(({ diagnostic, range }) => ({ offset: range?.start.offset ?? Infinity, line: diagnosticLine(io, diagnostic, map) })),
   ];
   for (const { line } of lines.sort((a, b) => a.offset - b.offset)) text += line;
@@ -89,5 +93,5 @@ export function syntaxErrorsJson(errors: readonly SyntaxIssue[], others: readonl
 
 /** Syntax errors for stderr, compiler style: `file:line:column: message`. */
 export function syntaxErrorLines(name: string, errors: readonly SyntaxIssue[]): string {
-  return errors.map((error) => `${name}:${at(error.range)}: ${error.message}\n`).join('');
+  return errors.map((error) => `${terminalText(name)}:${at(error.range)}: ${terminalText(error.message)}\n`).join('');
 }

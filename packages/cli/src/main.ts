@@ -7,6 +7,7 @@ import { registerHostCommands } from './commands/host-commands.js';
 import { registerRemoteCommands } from './commands/remote.js';
 import { validateFilesCommand } from './commands/validate.js';
 import { type CliIo, processIo, UnusableInput } from './io.js';
+import { terminalText } from './terminal-text.js';
 
 const VERSION = '0.1.0';
 
@@ -119,14 +120,14 @@ export async function main(argv: readonly string[], io: CliIo = processIo(), env
     return exit.code;
   } catch (error) {
     if (error instanceof UnusableInput) {
-      io.stderr(`eql: ${error.message}\n`);
+      io.stderr(`eql: ${terminalText(error.message)}\n`);
       return 2;
     }
     if (error instanceof CommanderError) {
       // Help and version are successes; usage errors were already printed by commander.
       return error.exitCode === 0 ? 0 : 2;
     }
-    io.stderr(`eql: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    io.stderr(`eql: unexpected failure: ${terminalText(error instanceof Error ? (error.stack ?? error.message) : String(error), { lines: true })}\n`);
     return 70;
   }
 }

@@ -137,4 +137,33 @@ describe('eql remote', { timeout: 60_000 }, () => {
     expect(unreachable.code).toBe(3);
     expect(unreachable.stderr).toContain(`cannot reach ${closed}: ECONNREFUSED`);
   });
+
+  it('escapes control characters the host sends (a title that clears the screen and retitles the window) in human output; --json keeps them exact', async () => {
+    const title = '\x1b[2J\x1b]0;pwned\x07 BTC \u202eevil\x9b31m';
+    const message = 'line one\nfake line\r\x1b[1A';
+    const request = { title, query: { conditions: { AND: [{ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '>', value: 1 }] }, actions: [{ stepId: 'tell', type: 'notify', params: { message } }], expiresIn: '1h' } };
+    await writeFile(join(dir, 'hostile.json'), JSON.stringify(request));
+    const queryId = createdId(await eql(['create', join(dir, 'hostile.json')]));
+    const shownTitle = '\\u001b[2J\\u001b]0;pwned\\u0007 BTC \\u202eevil\\u009b31m';
+    // eslint-disable-next-line no-control-regex -- control characters are what the test looks for
+    const unsafe = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+
+    const listed = await eql(['list']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const line = listed.stdout.split('\n').find((text) => text.startsWith(queryId));
+    expect(line).toMatch(/ {2}(active|triggered) {2}/);
+    expect(line?.endsWith(`  ${shownTitle}`)).toBe(true);
+    expect(listed.stdout).not.toMatch(unsafe);
+    const exact = JSON.parse((await eql(['list', '--json'])).stdout) as { queries: Array<{ queryId?: string; id?: string; title?: string }> };
+    expect(exact.queries.find((query) => (query.queryId ?? query.id) === queryId)?.title).toBe(title);
+
+    // The notification's line: a newline in it cannot start a line of its own either.
+    const watched = await eql(['watch', queryId, '--count', '1']);
+    expect(watched.code, watched.stderr).toBe(0);
+    expect(watched.stdout).toContain(`${shownTitle}: line one\\nfake line\\r\\u001b[1A  (query ${queryId}`);
+    expect(watched.stdout.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(watched.stdout + watched.stderr).not.toMatch(unsafe);
+    const events = (await eql(['watch', queryId, '--count', '1', '--json'])).stdout.trim().split('\n').map((line) => JSON.parse(line) as { event: string; data: { title?: string; body?: string } });
+    expect(events.find((event) => event.event === 'notification:new')?.data).toMatchObject({ title, body: message });
+  });
 });

@@ -1,7 +1,8 @@
 /**
  * The two ways a call of the client fails: the host answered with an error (`EqlApiError`, its status and
  * the structured body every error of the host has), or the client refused before sending (`EqlClientError`:
- * a request that must be signed without a secret, a stream that ended where it may not).
+ * a request that must be signed without a secret, a stream that ended where it may not, a redirect it
+ * would not follow).
  */
 
 /** The error body of the host: `{success: false, error: {code, message, details?}}`. */
@@ -33,9 +34,9 @@ export class EqlApiError extends Error {
   }
 }
 
-/** A request the client refused to send, or a stream it could not go on with; nothing reached the host. */
+/** A request the client refused to send (nothing reached the host), a stream it could not go on with, or a redirect it would not follow. */
 export class EqlClientError extends Error {
-  /** A short code: `signature_required`, `stream_closed`, ... */
+  /** A short code: `signature_required`, `stream_closed`, `redirect_refused`, ... */
   readonly code: string;
 
   /** An error with its code and message. */

@@ -1,4 +1,5 @@
 import { fetchRetrying429, type RetryPolicy, type Sleep, sleep } from './retry-after.js';
+import { EqlClientError } from './errors.js';
 import { type SigningSecret, signatureHeaders } from './request-signing.js';
 import { wrapFetchWithPayment, type x402Client, type x402HTTPClient } from '@x402/fetch';
 
@@ -6,6 +7,7 @@ import { wrapFetchWithPayment, type x402Client, type x402HTTPClient } from '@x40
  * The one way the client reaches the host: every request (typed calls and event streams) goes through
  * the fetch made here, which adds the credentials a route takes, signs what spec 5.2 signs, pays the
  * x402 routes and waits out 429s. Each try is a new request, so a retried signature has a fresh timestamp.
+ * A redirect is never followed (see {@link refuseRedirect}).
  */
 
 /** A fetch of one request, as openapi-fetch calls it. */
@@ -39,6 +41,29 @@ export function routePath(url: URL, base: URL): string {
   return prefix !== '' && url.pathname.startsWith(`${prefix}/`) ? url.pathname.slice(prefix.length) : url.pathname;
 }
 
+/**
+ * A redirect answered to a request is an error (`EqlClientError` `redirect_refused`) naming where it
+ * pointed, without its query string: following it would send the API key, the signature or a payment
+ * to wherever the answer says (another origin), and the host itself never redirects an API route.
+ */
+async function refuseRedirect(response: Response, url: URL): Promise<Response> {
+  // A browser hides a redirect answered to `redirect: 'manual'` (an opaque response with status 0).
+  const opaque = response.type === 'opaqueredirect';
+  if (!opaque && (response.status < 300 || response.status > 399 || response.status === 304)) return response;
+  await response.body?.cancel().catch(() => undefined);
+  const location = opaque ? null : response.headers.get('location');
+  let where = 'elsewhere';
+  if (location !== null) {
+    try {
+      const target = new URL(location, url);
+      where = `${target.origin}${target.pathname}`;
+    } catch {
+      where = 'an unreadable location';
+    }
+  }
+  throw new EqlClientError('redirect_refused', `${url.origin}${url.pathname} answered ${opaque ? 'a redirect' : response.status} to ${where}; the client does not follow redirects (they would carry the API key and signature): set baseUrl to the host's own address`);
+}
+
 /** Makes the transport's fetch. */
 export function createTransport(options: TransportOptions): RequestFetch {
   const base = new URL(options.baseUrl);
@@ -61,10 +86,11 @@ export function createTransport(options: TransportOptions): RequestFetch {
         const signed = await signatureHeaders({ method: request.method, autoPath: route.slice('/v2/auto'.length), query: url.search, body, contentType: headers.get('content-type'), secret: options.hmacSecret, nowMs: now() });
         for (const [name, value] of Object.entries(signed)) headers.set(name, value);
       }
-      const init: RequestInit = { method: request.method, headers, signal: request.signal };
+      // Redirects are not followed: the credentials and signature above are for this host only.
+      const init: RequestInit = { method: request.method, headers, signal: request.signal, redirect: 'manual' };
       if (body !== undefined) init.body = body;
       const send = paymentRoute && paidFetch ? paidFetch : plainFetch;
-      return send(new Request(url, init));
+      return refuseRedirect(await send(new Request(url, init)), url);
     };
     return fetchRetrying429(attempt, retry, request.signal);
   };

@@ -42,7 +42,11 @@ export interface StreamOptions {
   signal?: AbortSignal;
   /** Reconnect when the connection drops (default true); false ends the loop with `EqlClientError` `stream_closed`. */
   reconnect?: boolean;
-  /** The first wait before reconnecting, in milliseconds (default: the host's `retry:`, 3 000); doubled while reconnects fail, up to 30 s. */
+  /**
+   * The first wait before reconnecting, in milliseconds (default: the host's `retry:`, else 3 000; never
+   * less than a second, whatever the host says); doubled while the streams fail or end without a
+   * notification, up to 30 s, and back to the first once a stream delivers one or stays open 30 s.
+   */
   reconnectDelayMs?: number;
   /** Called before each reconnect, with the id it resumes after and the wait. */
   onReconnect?: (info: { lastEventId: string | undefined; delayMs: number; cause: unknown }) => void;
@@ -58,6 +62,8 @@ export interface StreamContext {
 }
 
 const MAX_RECONNECT_DELAY_MS = 30_000;
+/** The shortest wait before a reconnect: a host (or a proxy) saying `retry: 0` must not make the client hammer it. */
+const MIN_RECONNECT_DELAY_MS = 1_000;
 
 /** Follows a stream; see the file's comment. */
 export async function* followNotifications(context: StreamContext, options: StreamOptions = {}): AsyncGenerator<StreamEvent, void, undefined> {
@@ -72,6 +78,8 @@ export async function* followNotifications(context: StreamContext, options: Stre
     const abort = () => connection.abort(outer?.reason);
     outer?.addEventListener('abort', abort, { once: true });
     let cause: unknown;
+    /** When the stream opened (its response came), on the context's clock. */
+    let openedAt: number | undefined;
     try {
       const headers: Record<string, string> = { accept: 'text/event-stream' };
       if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
@@ -82,11 +90,15 @@ export async function* followNotifications(context: StreamContext, options: Stre
         throw new EqlApiError(response.status, body, retryAfterSeconds(response, context.now()));
       }
       if (response.body === null) throw new EqlClientError('stream_closed', 'the host answered the stream without a body');
+      openedAt = context.now();
       const events = response.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream({ onRetry: (ms) => (hostRetryMs = ms) }));
       for await (const message of events) {
-        failures = 0;
         const event = toEvent(message.event ?? 'message', message.id, message.data);
-        if (event.event === 'notification:new') lastEventId = event.id;
+        // Progress: the backoff starts again. A stream that only says `ready` and ends is a failure.
+        if (event.event === 'notification:new') {
+          lastEventId = event.id;
+          failures = 0;
+        }
         yield event;
         if (event.event === 'end') return;
       }
@@ -102,7 +114,10 @@ export async function* followNotifications(context: StreamContext, options: Stre
       connection.abort();
     }
     if (options.reconnect === false) throw cause instanceof Error ? cause : new EqlClientError('stream_closed', String(cause));
-    const delayMs = Math.min(MAX_RECONNECT_DELAY_MS, (options.reconnectDelayMs ?? hostRetryMs ?? 3_000) * 2 ** Math.min(failures, 10));
+    // A stream that stayed open long was no failure either, even without a notification.
+    if (openedAt !== undefined && context.now() - openedAt >= MAX_RECONNECT_DELAY_MS) failures = 0;
+    const firstDelayMs = Math.max(MIN_RECONNECT_DELAY_MS, options.reconnectDelayMs ?? hostRetryMs ?? 3_000);
+    const delayMs = Math.min(MAX_RECONNECT_DELAY_MS, firstDelayMs * 2 ** Math.min(failures, 10));
     failures += 1;
     options.onReconnect?.({ lastEventId, delayMs, cause });
     try {

@@ -32,6 +32,7 @@ import { UsageMeter } from './metering/usage-meter.js';
 import { PgRateCounter } from './metering/pg-rate-counter.js';
 import { requestLimits } from './metering/request-limits.js';
 import { SseHub, type SseHubOptions } from './sse/hub.js';
+import { PgStreamSlots } from './sse/pg-stream-slots.js';
 import { SqliteStore } from './store/sqlite-store.js';
 import { privateDatabase, privateDatabaseCompanions, privateDir } from './store/private-files.js';
 import { SqliteChatStore } from './store/sqlite-chat-store.js';
@@ -141,8 +142,12 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   privateDatabase(pricesPath);
   const prices = new SqlitePriceHistory(pricesPath);
   privateDatabaseCompanions(pricesPath);
-  // On PostgreSQL other hosts store notifications too: streams read them from the store, in id order.
-  const hub = new SseHub(store, { maxStreamsPerKey: config.sseMaxStreamsPerKey, ...(store instanceof PgHostStore ? { pollStoreMs: 1_000 } : {}), ...options.sse });
+  let warnCluster: (message: string, error?: unknown) => void = () => undefined;
+  const warn = (message: string, error?: unknown) => warnCluster(message, error);
+  // On PostgreSQL other hosts store notifications too: streams read them from the store, in id order; and
+  // the streams each key has open are counted in the database, for all the hosts together (sse/pg-stream-slots.ts).
+  const pgStreams = store instanceof PgHostStore ? { pollStoreMs: 1_000, slots: new PgStreamSlots(store.pool, { nodeId: config.nodeId, ttlMs: config.leaseTtlMs, warn }) } : {};
+  const hub = new SseHub(store, { maxStreamsPerKey: config.sseMaxStreamsPerKey, ...pgStreams, ...options.sse });
   const now = options.now ?? (() => Date.now());
   const marketPath = join(config.dataDir, 'market.sqlite');
   if (options.market === undefined) privateDatabase(marketPath);
@@ -170,8 +175,6 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
     box,
     connectExchange: options.connectExchange ?? options.engine?.connectExchange ?? ccxtConnector,
   });
-  let warnCluster: (message: string, error?: unknown) => void = () => undefined;
-  const warn = (message: string, error?: unknown) => warnCluster(message, error);
   let host: QueryHost;
   let feed: PartitionedHostOptions['feed'];
   let signals: PartitionedHostOptions['signals'];
@@ -362,6 +365,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
     context,
     close: async () => {
       hub.close();
+      await hub.slots.close();
       await app.close();
       await host.dispose();
       await venueFeed?.close().catch(() => undefined);

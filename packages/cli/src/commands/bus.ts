@@ -4,6 +4,7 @@ import { parseRecording, RecordingError, type Observation } from '@eql/core';
 import { BusPublisher, configFromEnv, MarketBus, type Publication, readClusterStatus } from '@eql/server';
 import type { CliIo } from '../io.js';
 import { UnusableInput } from '../io.js';
+import { terminalText } from '../terminal-text.js';
 
 export interface BusPublishFlags {
   /** NATS server (default EQL_NATS_URL). */
@@ -88,10 +89,11 @@ export async function busStatusCommand(flags: { nats?: string; stream?: string; 
     io.stdout(`${JSON.stringify(status, null, 2)}\n`);
     return 0;
   }
-  io.stdout(`stream ${status.stream.name}: last message ${status.stream.lastSeq}${status.stream.lastAt ? ` (${status.stream.lastAt})` : ''}\n`);
-  io.stdout(`hosts: ${status.hosts.length === 0 ? 'none' : status.hosts.map((host) => `${host.nodeId} (${host.live ? `beat ${(host.heartbeatMsAgo / 1000).toFixed(1)} s ago` : 'gone'})`).join(', ')}\n`);
-  io.stdout(`feed leader: ${status.feed.leader ?? 'none'}; history written up to message ${status.feed.historyUpTo ?? 0}\n`);
-  const rows = [['PARTITION', 'HOST', 'READ UP TO', 'BEHIND'], ...status.partitions.map((row) => [String(row.partition), row.host === null ? '-' : `${row.host}${row.leaseExpired ? ' (expired)' : ''}`, row.readUpTo === null ? '-' : String(row.readUpTo), row.behind === null ? '-' : String(row.behind)])];
+  // Node ids and the stream's name come from the database and the NATS server: escaped for the terminal.
+  io.stdout(`${terminalText(`stream ${status.stream.name}: last message ${status.stream.lastSeq}${status.stream.lastAt ? ` (${status.stream.lastAt})` : ''}`)}\n`);
+  io.stdout(`${terminalText(`hosts: ${status.hosts.length === 0 ? 'none' : status.hosts.map((host) => `${host.nodeId} (${host.live ? `beat ${(host.heartbeatMsAgo / 1000).toFixed(1)} s ago` : 'gone'})`).join(', ')}`)}\n`);
+  io.stdout(`${terminalText(`feed leader: ${status.feed.leader ?? 'none'}; history written up to message ${status.feed.historyUpTo ?? 0}`)}\n`);
+  const rows = [['PARTITION', 'HOST', 'READ UP TO', 'BEHIND'], ...status.partitions.map((row) => [String(row.partition), row.host === null ? '-' : terminalText(`${row.host}${row.leaseExpired ? ' (expired)' : ''}`), row.readUpTo === null ? '-' : String(row.readUpTo), row.behind === null ? '-' : String(row.behind)])];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   for (const row of rows) io.stdout(`${row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()}\n`);
   return 0;

@@ -2,6 +2,7 @@ import { formatText, loadDocument, rangeOfPointer, toJson, toText } from '@eql/s
 import { syntaxErrorLines } from '../format.js';
 import { readInput, unusableJson } from '../input.js';
 import type { CliIo } from '../io.js';
+import { terminalText } from '../terminal-text.js';
 
 /** Options of `eql convert`. */
 export interface ConvertFlags {
@@ -35,7 +36,7 @@ export async function convertCommand(file: string, options: ConvertFlags, io: Cl
     for (const problem of converted.problems) {
       const range = problem.pointer === undefined ? undefined : rangeOfPointer(map, problem.pointer);
       const place = range ? `${range.start.line}:${range.start.column}: ` : '';
-      io.stderr(`${input.name}:${place}${problem.message}${problem.pointer ? ` (at ${problem.pointer})` : ''}\n`);
+      io.stderr(`${terminalText(`${input.name}:${place}${problem.message}${problem.pointer ? ` (at ${problem.pointer})` : ''}`)}\n`);
     }
     return 1;
   }

@@ -3,6 +3,7 @@ import { estimateText, validationJson, validationText } from '../format.js';
 import { loadDocument } from '../input.js';
 import type { CliIo } from '../io.js';
 import { reportSyntaxErrors } from './validate.js';
+import { terminalText } from '../terminal-text.js';
 
 export interface EstimateFlags {
   mode: ValidationMode;
@@ -18,7 +19,7 @@ function usdcText(atomic: bigint): string {
 
 /** The lines of the breakdown in columns: where, what, calls, credits. */
 function breakdownText(lines: CostLine[]): string {
-  const rows = lines.map((line) => [line.part === 'base' ? 'base' : line.pointer, line.what + (line.speed ? ` (${line.speed})` : ''), line.part === 'base' ? '' : `${line.calls} call${line.calls === 1 ? '' : 's'}`, `${line.credits} credit${line.credits === 1 ? '' : 's'}`]);
+  const rows = lines.map((line) => [line.part === 'base' ? 'base' : terminalText(line.pointer), terminalText(line.what + (line.speed ? ` (${line.speed})` : '')), line.part === 'base' ? '' : `${line.calls} call${line.calls === 1 ? '' : 's'}`, `${line.credits} credit${line.credits === 1 ? '' : 's'}`]);
   const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
   return rows.map((row) => `    ${row.slice(0, 3).map((cell, column) => cell.padEnd(widths[column]!)).join('  ')}  ${row[3]!.padStart(12)}`.trimEnd()).join('\n') + '\n';
 }
@@ -45,7 +46,7 @@ export async function estimateCommand(file: string, flags: EstimateFlags, io: Cl
   io.stdout(
     flags.json
       ? `${JSON.stringify({ simulationLlmCallsEstimate, estimatedCost, breakdown, ...(usdc ? { usdc } : {}) }, null, 2)}\n`
-      : `${document.name}\n${estimateText(simulationLlmCallsEstimate, estimatedCost)}  breakdown:\n${breakdownText(breakdown)}${usdc ? `  an agent pays ${usdc.amount} USDC (${usdc.atomicUnits} atomic units) to create it (x402)\n` : ''}`,
+      : `${terminalText(document.name)}\n${estimateText(simulationLlmCallsEstimate, estimatedCost)}  breakdown:\n${breakdownText(breakdown)}${usdc ? `  an agent pays ${usdc.amount} USDC (${usdc.atomicUnits} atomic units) to create it (x402)\n` : ''}`,
   );
   return 0;
 }

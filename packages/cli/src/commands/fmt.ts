@@ -2,6 +2,7 @@ import { formatText } from '@eql/syntax';
 import { syntaxErrorLines } from '../format.js';
 import { parseJson, readInput } from '../input.js';
 import { type CliIo, UnusableInput } from '../io.js';
+import { terminalText } from '../terminal-text.js';
 
 export interface FmtFlags {
   write: boolean;
@@ -26,7 +27,7 @@ export async function fmtCommand(file: string, flags: FmtFlags, io: CliIo): Prom
   }
   const formatted = result.text === input.text;
   if (flags.check) {
-    io.stdout(formatted ? `${input.name} is formatted\n` : `${input.name} is not formatted (run eql fmt ${file} --write)\n`);
+    io.stdout(`${terminalText(formatted ? `${input.name} is formatted` : `${input.name} is not formatted (run eql fmt ${file} --write)`)}\n`);
     return formatted ? 0 : 1;
   }
   if (flags.write) {
@@ -37,7 +38,7 @@ export async function fmtCommand(file: string, flags: FmtFlags, io: CliIo): Prom
     } catch (cause) {
       throw new UnusableInput(`cannot write ${input.name}: ${cause instanceof Error ? cause.message : String(cause)}`);
     }
-    io.stdout(`formatted ${input.name}\n`);
+    io.stdout(`formatted ${terminalText(input.name)}\n`);
     return 0;
   }
   io.stdout(result.text);

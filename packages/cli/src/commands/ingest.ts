@@ -4,6 +4,7 @@ import { ingestFile, SqliteMarketData } from '@eql/market-data';
 import { configFromEnv } from '@eql/server';
 import type { CliIo } from '../io.js';
 import { UnusableInput } from '../io.js';
+import { terminalText } from '../terminal-text.js';
 
 export interface IngestFlags {
   json: boolean;
@@ -24,7 +25,7 @@ export async function ingestCommand(file: string, flags: IngestFlags, io: CliIo)
     if (flags.json) {
       io.stdout(`${JSON.stringify({ ingested: result.problems.length === 0, ...result.report, problems: result.problems }, null, 2)}\n`);
     } else if (result.problems.length > 0) {
-      for (const problem of result.problems) io.stderr(`${file}:${problem.line}: ${problem.path === '/' ? '' : `${problem.path}: `}${problem.message}\n`);
+      for (const problem of result.problems) io.stderr(`${terminalText(`${file}:${problem.line}: ${problem.path === '/' ? '' : `${problem.path}: `}${problem.message}`)}\n`);
       io.stderr(`nothing ingested: fix the lines above${result.problems.length >= 50 ? ' (the first 50 shown)' : ''}\n`);
     } else {
       const { posts, news, telegram, accounts, duplicates } = result.report;

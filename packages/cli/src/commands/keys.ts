@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { type ApiKeyRecord, configFromEnv, createApiKey, type HostStore, PgHostStore, redactDatabaseUrl, rotateApiKey, rotateWebhookSecret, SecretBox, SqliteStore } from '@eql/server';
 import type { CliIo } from '../io.js';
 import { UnusableInput } from '../io.js';
+import { terminalText } from '../terminal-text.js';
 
 export interface KeysCreateFlags {
   name: string;
@@ -37,7 +38,7 @@ export async function keysCreateCommand(flags: KeysCreateFlags, io: CliIo): Prom
         `${JSON.stringify({ id: created.record.id, name: created.record.name, plan: created.record.plan, scopes: created.record.scopes, apiKey: created.key, hmacSecret: created.hmacSecret, webhookSecret: created.webhookSecret }, null, 2)}\n`,
       );
     } else {
-      io.stdout(`created key ${created.record.id} "${created.record.name}" (plan ${created.record.plan}) in ${where}\n`);
+      io.stdout(`${terminalText(`created key ${created.record.id} "${created.record.name}" (plan ${created.record.plan}) in ${where}`)}\n`);
       io.stdout(`api key:        ${created.key}\n`);
       io.stdout(`hmac secret:    ${created.hmacSecret}\n`);
       io.stdout(`webhook secret: ${created.webhookSecret}\n`);
@@ -109,7 +110,7 @@ export async function keysListCommand(flags: { json: boolean; dataDir?: string }
     if (flags.json) io.stdout(`${JSON.stringify(keys, null, 2)}\n`);
     else if (keys.length === 0) io.stdout(`no keys in ${where}\n`);
     else {
-      const rows = [['ID', 'NAME', 'KEY', 'PLAN', 'STATUS', 'SCOPES', 'CREATED'], ...keys.map((key) => [String(key.id), key.name, key.key, key.plan, key.status, key.scopes.join(',') || '-', key.createdAt])];
+      const rows = [['ID', 'NAME', 'KEY', 'PLAN', 'STATUS', 'SCOPES', 'CREATED'], ...keys.map((key) => [String(key.id), key.name, key.key, key.plan, key.status, key.scopes.join(',') || '-', key.createdAt].map((cell) => terminalText(cell)))];
       const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
       for (const row of rows) io.stdout(`${row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()}\n`);
     }
@@ -126,7 +127,7 @@ export async function keysRevokeCommand(flags: KeyIdFlags, io: CliIo): Promise<n
     const key = await keyOfFlags(store, flags.id);
     await store.updateKey(key.id, { status: 'disabled' });
     if (flags.json) io.stdout(`${JSON.stringify({ id: key.id, status: 'disabled' }, null, 2)}\n`);
-    else io.stdout(`key ${key.id} "${key.name}" (${key.keyPrefix}) is revoked: its requests are refused from now on\n`);
+    else io.stdout(`key ${key.id} "${terminalText(key.name)}" (${terminalText(key.keyPrefix)}) is revoked: its requests are refused from now on\n`);
     return 0;
   } finally {
     await store.close();
@@ -146,7 +147,7 @@ export async function keysRotateCommand(flags: KeyIdFlags & { hmacSecret: boolea
     else {
       io.stdout(`api key:        ${rotated.key}\n`);
       if (rotated.hmacSecret) io.stdout(`hmac secret:    ${rotated.hmacSecret}\n`);
-      io.stdout(`key ${key.id} "${key.name}": the old value no longer works; store these now: they are not shown again\n`);
+      io.stdout(`key ${key.id} "${terminalText(key.name)}": the old value no longer works; store these now: they are not shown again\n`);
     }
     return 0;
   } finally {

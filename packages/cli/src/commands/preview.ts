@@ -7,6 +7,7 @@ import { loadDocument } from '../input.js';
 import { type CliIo, paint, UnusableInput } from '../io.js';
 import { servedByRecording } from '../served.js';
 import { reportSyntaxErrors } from './validate.js';
+import { terminalText } from '../terminal-text.js';
 
 /** Recordings of at least this many observations show the replay's progress. */
 export const PROGRESS_FROM = 10_000;
@@ -100,7 +101,7 @@ function describe(state: TimelineChange | (Omit<TimelineChange, 'readyAt' | 'las
   let readiness = '';
   if (state.status === 'warming_up') readiness = ` warming up${state.readyAt === undefined ? '' : ` until ${isoOf(state.readyAt)}`}${state.reason ? ` (${state.reason})` : ''}`;
   if (state.status === 'no_data') readiness = ` no data${state.reason ? ` (${state.reason})` : ''}`;
-  return `${state.path || '/'} ${what}${value}${threshold}${score} ${state.holds ? 'holds' : 'does not hold'}${readiness}`;
+  return terminalText(`${state.path || '/'} ${what}${value}${threshold}${score} ${state.holds ? 'holds' : 'does not hold'}${readiness}`);
 }
 
 function isoOf(at: number | string): string {
@@ -111,8 +112,9 @@ function round(value: number): string {
   return Number.isInteger(value) ? String(value) : value.toFixed(Math.abs(value) >= 100 ? 2 : 4);
 }
 
+/** The replay for people; what came from the file or the data (names, step ids, messages, results) is escaped for the terminal. */
 export function previewText(io: CliIo, name: string, data: string, result: PreviewResult): string {
-  let text = `${name} replayed on ${data} from ${result.from} to ${result.to}\n`;
+  let text = `${terminalText(`${name} replayed on ${data} from ${result.from} to ${result.to}`)}\n`;
   if (result.trigger) {
     text += `${paint(io, 'green', '✓')} fires at ${result.trigger.at}${result.triggers.length > 1 ? ` (and ${result.triggers.length - 1} more time${result.triggers.length > 2 ? 's' : ''})` : ''}\n`;
     for (const state of result.trigger.conditionStates) text += `    ${describe(state)}\n`;
@@ -130,10 +132,10 @@ export function previewText(io: CliIo, name: string, data: string, result: Previ
     text += 'actions (dry run):\n';
     for (const execution of result.executions) {
       const detail = execution.error ? `${execution.error.code}: ${execution.error.message}` : JSON.stringify(execution.result ?? {});
-      text += `  ${execution.stepId} (${execution.type}) ${execution.status} ${detail}\n`;
+      text += `  ${terminalText(`${execution.stepId} (${execution.type}) ${execution.status} ${detail}`)}\n`;
     }
   }
-  for (const problem of result.problems.slice(0, 10)) text += `  ${paint(io, 'yellow', 'problem')} ${problem.at} ${problem.code}: ${problem.message}\n`;
+  for (const problem of result.problems.slice(0, 10)) text += `  ${paint(io, 'yellow', 'problem')} ${terminalText(`${problem.at} ${problem.code}: ${problem.message}`)}\n`;
   if (result.endedBy === 'expired' && result.expiredAt !== undefined) text += `expired at ${result.expiredAt} (its expiresIn from ${result.from}), before the end of the data\n`;
   text += `status at the end: ${result.status}\n`;
   return text;

@@ -4,13 +4,15 @@ import { type Command, Option } from 'commander';
 import { syntaxErrorsText, validationText } from '../format.js';
 import { loadDocument } from '../input.js';
 import { type CliIo, paint, UnusableInput } from '../io.js';
+import { terminalText } from '../terminal-text.js';
 
 /**
  * `eql remote …`: a host's queries from the command line, through @eql/client. The host is `--host`
  * (else EQL_URL, else http://localhost:8787), the key EQL_API_KEY (`--api-key` too), the HMAC secret
  * EQL_HMAC_SECRET (never a flag: flags stay in shell histories and process lists). Exit codes: 0 done,
  * 1 the host refused (its code and message are printed), 2 unusable input or a missing credential,
- * 3 the host could not be reached.
+ * 3 the host could not be reached. What the host sent (titles, messages, ids) is printed for people with
+ * its control characters escaped (terminal-text.ts); `--json` prints it exactly.
  */
 
 /** Where `eql remote` sends its requests and with which credentials. */
@@ -48,8 +50,8 @@ async function remote(io: CliIo, flags: RemoteFlags, env: NodeJS.ProcessEnv, run
     if (error instanceof EqlApiError) {
       if (flags.json) io.stdout(`${JSON.stringify({ success: false, status: error.status, error: { code: error.code, message: error.message.replace(/^[\w.-]+: /, ''), details: error.details } }, null, 2)}\n`);
       else {
-        io.stderr(`${paint(io, 'red', 'refused')} ${error.status} ${error.message}\n`);
-        if (error.details !== undefined) io.stderr(`${JSON.stringify(error.details, null, 2)}\n`);
+        io.stderr(`${paint(io, 'red', 'refused')} ${error.status} ${terminalText(error.message)}\n`);
+        if (error.details !== undefined) io.stderr(`${terminalText(JSON.stringify(error.details, null, 2), { lines: true })}\n`);
         if (error.retryAfterSeconds !== undefined) io.stderr(`retry after ${error.retryAfterSeconds} s\n`);
       }
       return 1;
@@ -57,16 +59,17 @@ async function remote(io: CliIo, flags: RemoteFlags, env: NodeJS.ProcessEnv, run
     if (error instanceof EqlClientError) throw new UnusableInput(error.message);
     if (error instanceof TypeError) {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      io.stderr(`eql: cannot reach ${baseUrl}: ${cause?.code ?? cause?.message ?? error.message}\n`);
+      io.stderr(`${terminalText(`eql: cannot reach ${baseUrl}: ${cause?.code ?? cause?.message ?? error.message}`)}\n`);
       return UNREACHABLE;
     }
     throw error;
   }
 }
 
-/** Prints a body as JSON, or as a human text when not --json. */
-function print(io: CliIo, flags: RemoteFlags, body: unknown, human: string): void {
-  io.stdout(flags.json ? `${JSON.stringify(body, null, 2)}\n` : `${human}\n`);
+/** Prints a body as JSON, or when not --json as human lines, each escaped for the terminal (a newline in a title cannot start a line). */
+function print(io: CliIo, flags: RemoteFlags, body: unknown, human: string | readonly string[]): void {
+  const lines = typeof human === 'string' ? [human] : human;
+  io.stdout(flags.json ? `${JSON.stringify(body, null, 2)}\n` : `${lines.map((line) => terminalText(line)).join('\n')}\n`);
 }
 
 /** The exchanges a request's actions name (market and limit orders, and their callbacks). */
@@ -102,7 +105,7 @@ async function createRemote(eql: EqlClient, file: string, flags: RemoteFlags & {
     const connected = new Set(exchanges.filter((exchange) => exchange.status === 'connected').map((exchange) => String(exchange.exchange)));
     const missing = [...exchangesNamed((request.value as { query?: { actions?: unknown } }).query?.actions)].filter((name) => !connected.has(name));
     if (missing.length > 0) {
-      io.stderr(`${request.name} trades on ${missing.join(', ')}, which this key has not connected (POST /v2/auto/exchanges; connected: ${[...connected].join(', ') || 'none'})\n`);
+      io.stderr(`${terminalText(`${request.name} trades on ${missing.join(', ')}, which this key has not connected (POST /v2/auto/exchanges; connected: ${[...connected].join(', ') || 'none'})`)}\n`);
       return 1;
     }
   }
@@ -117,9 +120,9 @@ async function createRemote(eql: EqlClient, file: string, flags: RemoteFlags & {
   return 0;
 }
 
-/** One line for a notification. */
+/** One line for a notification, escaped for the terminal. */
 function notificationLine(event: Extract<StreamEvent, { event: 'notification:new' }>): string {
-  return `${event.data.createdAt}  ${event.data.title}: ${event.data.body}  (query ${event.data.data.queryId}, id ${event.id})`;
+  return terminalText(`${event.data.createdAt}  ${event.data.title}: ${event.data.body}  (query ${event.data.data.queryId}, id ${event.id})`);
 }
 
 /** `eql remote watch [QUERY_ID]`: notifications as they come, until the query ends, --count of them, or Ctrl-C. */
@@ -131,12 +134,12 @@ async function watchRemote(eql: EqlClient, queryId: string | undefined, flags: R
   process.once('SIGINT', interrupt);
   let seen = 0;
   try {
-    const options = { signal: stop.signal, onReconnect: ({ lastEventId, delayMs }: { lastEventId: string | undefined; delayMs: number }) => io.stderr(`disconnected; reconnecting in ${delayMs} ms after id ${lastEventId ?? 'none'}\n`) };
+    const options = { signal: stop.signal, onReconnect: ({ lastEventId, delayMs }: { lastEventId: string | undefined; delayMs: number }) => io.stderr(`disconnected; reconnecting in ${delayMs} ms after id ${terminalText(lastEventId ?? 'none')}\n`) };
     for await (const event of eql.notifications({ ...options, ...(queryId === undefined ? {} : { queryId }), ...(flags.from === undefined ? {} : { lastEventId: flags.from }) })) {
       if (flags.json) io.stdout(`${JSON.stringify(event)}\n`);
       else if (event.event === 'notification:new') io.stdout(`${notificationLine(event)}\n`);
-      else if (event.event === 'ready') io.stderr(`watching ${queryId ?? 'every query of the key'}${event.data.lastEventId ? ` after id ${event.data.lastEventId}` : ''}\n`);
-      else if (event.event === 'end') io.stderr(`query ${event.data.queryId} is ${event.data.status}\n`);
+      else if (event.event === 'ready') io.stderr(`${terminalText(`watching ${queryId ?? 'every query of the key'}${event.data.lastEventId ? ` after id ${event.data.lastEventId}` : ''}`)}\n`);
+      else if (event.event === 'end') io.stderr(`${terminalText(`query ${event.data.queryId} is ${event.data.status}`)}\n`);
       if (event.event === 'notification:new' && count !== undefined && (seen += 1) >= count) break;
     }
   } finally {
@@ -179,7 +182,7 @@ export function registerRemoteCommands(eql: Command, io: CliIo, exit: { code: nu
       const { status, limit } = command.opts<{ status?: string; limit?: string }>();
       const page = await client.listQueries({ ...(status === undefined ? {} : { status }), ...(limit === undefined ? {} : { limit: Number(limit) }) });
       const lines = page.queries.map((query) => `${String(query.queryId ?? query.id)}  ${String(query.status)}  ${typeof query.title === 'string' ? query.title : ''}`);
-      print(io, flagsOf(command), page, lines.join('\n') || 'no queries');
+      print(io, flagsOf(command), page, lines.length > 0 ? lines : 'no queries');
       return 0;
     }));
   group.command('cancel').description('cancel a query (signed when it trades)').argument('<queryId>').addOption(json())
@@ -191,7 +194,7 @@ export function registerRemoteCommands(eql: Command, io: CliIo, exit: { code: nu
       const { query } = command.opts<{ query?: string }>();
       const page = await client.listExecutions(query === undefined ? undefined : { queryId: query });
       const lines = (page.executions ?? []).map((execution) => `${execution.createdAt}  ${execution.queryId}  ${execution.stepId ?? ''}  ${execution.type}  ${execution.status}${execution.error ? `  ${execution.error.code}: ${execution.error.message}` : ''}`);
-      print(io, flagsOf(command), page, lines.join('\n') || 'no executions');
+      print(io, flagsOf(command), page, lines.length > 0 ? lines : 'no executions');
       return 0;
     }));
   group.command('watch').description('print notifications as they come (all queries, or one), resuming after disconnects; Ctrl-C stops').argument('[queryId]')

@@ -2,6 +2,7 @@ import { constants } from 'node:os';
 import { configFromEnv, startServer } from '@eql/server';
 import type { CliIo } from '../io.js';
 import { UnusableInput } from '../io.js';
+import { terminalText } from '../terminal-text.js';
 
 export interface ServeFlags {
   port?: string;
@@ -74,7 +75,7 @@ export async function serveCommand(flags: ServeFlags, io: CliIo): Promise<number
   try {
     await host.close();
   } catch (error) {
-    io.stderr(`eql serve: closing the host failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr(`eql serve: closing the host failed: ${terminalText(error instanceof Error ? error.message : String(error))}\n`);
     return 1;
   }
   closed = true;

@@ -1,6 +1,7 @@
 import { HMAC_MAX_DRIFT_SECONDS, matchHmacRoute, signRequest } from '@eql/core';
 import type { CliIo } from '../io.js';
 import { UnusableInput } from '../io.js';
+import { terminalText } from '../terminal-text.js';
 
 export interface SignFlags {
   /** The body: a file (`@file`), `-` for standard input, or the text itself. */
@@ -69,8 +70,11 @@ export async function signCommand(method: string, path: string, flags: SignFlags
     io.stdout(`${JSON.stringify({ headers: { 'x-svc-timestamp': timestamp, 'x-svc-signature': signature }, signed: `${timestamp}${verb}${signingPath}${signedBody}`, curl }, null, 2)}\n`);
   } else {
     io.stdout(`x-svc-timestamp: ${timestamp}\nx-svc-signature: ${signature}\n`);
-    if (route.entry === undefined) io.stderr(`note: ${verb} ${url.pathname} is not a route of spec 5.2's table: the host does not ask for a signature there\n`);
-    io.stdout(`\n${curl}\n`);
+    if (route.entry === undefined) io.stderr(`note: ${verb} ${terminalText(url.pathname)} is not a route of spec 5.2's table: the host does not ask for a signature there\n`);
+    // Control characters of the body are shown escaped, so the command then differs from what was signed.
+    const shown = terminalText(curl, { lines: true });
+    io.stdout(`\n${shown}\n`);
+    if (shown !== curl) io.stderr('note: the command has control characters, shown escaped above: send the body from a file (--body @FILE) or take the command from --json\n');
     io.stderr(`send it within ${HMAC_MAX_DRIFT_SECONDS} s of its timestamp, once: the host accepts a signature a single time\n`);
   }
   return 0;

@@ -5,6 +5,7 @@ import { syntaxErrorsJson, syntaxErrorsText, validationJson, validationText } fr
 import { type LoadedDocument, loadDocument } from '../input.js';
 import { type CliIo, UnusableInput } from '../io.js';
 import { servedByFlags, servedByRecording } from '../served.js';
+import { terminalText } from '../terminal-text.js';
 
 export interface ValidateFlags {
   mode: ValidationMode;
@@ -63,7 +64,7 @@ export async function validateFilesCommand(patterns: string[], flags: ValidateFl
     if (matched.length === 0) {
       unusable += 1;
       reports.push({ file: pattern, unusable: `no file matches ${pattern}` });
-      if (!flags.json) io.stderr(`eql: no file matches ${pattern}\n`);
+      if (!flags.json) io.stderr(`eql: no file matches ${terminalText(pattern)}\n`);
     }
     files.push(...matched);
   }
@@ -77,7 +78,7 @@ export async function validateFilesCommand(patterns: string[], flags: ValidateFl
       if (!(error instanceof UnusableInput)) throw error;
       unusable += 1;
       reports.push({ file, unusable: error.message });
-      if (!flags.json) io.stderr(`eql: ${error.message}\n`);
+      if (!flags.json) io.stderr(`eql: ${terminalText(error.message)}\n`);
       continue;
     }
     if (document.syntaxErrors.length > 0) {

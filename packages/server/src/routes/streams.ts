@@ -19,8 +19,8 @@ function lastEventId(request: FastifyRequest): number {
 const STREAM_SLOT_RETRY_SECONDS = 1;
 
 /** One of the caller's stream slots (429 `too_many_streams` when it has the most it may have open). */
-function reserveStream(context: HostContext, keyId: number): StreamSlot {
-  const slot = context.hub.reserve(keyId);
+async function reserveStream(context: HostContext, keyId: number): Promise<StreamSlot> {
+  const slot = await context.hub.reserve(keyId);
   if (slot) return slot;
   const limit = context.hub.maxStreamsPerKey;
   throw new ApiError(429, 'too_many_streams', `this API key already has ${limit} event streams open, the most it may: close one first (the all-queries stream, GET /v2/auto/queries/stream, follows every query over one connection)`, { limit }, { 'retry-after': String(STREAM_SLOT_RETRY_SECONDS) });
@@ -31,13 +31,14 @@ function reserveStream(context: HostContext, keyId: number): StreamSlot {
  * unknown query, 410 Gone for a deleted one, and 204 No Content (which tells EventSource clients to
  * stop reconnecting) for a query that is done and has nothing more after Last-Event-ID; a live one
  * streams until the query is done, then sends `event: end` and closes. A key has at most
- * `maxStreamsPerKey` streams open at once (429 beyond); a stream's slot is free again when it closes.
+ * `maxStreamsPerKey` streams open at once, on all the hosts of a PostgreSQL database together (429
+ * beyond); a stream's slot is free again when it closes.
  */
 export function streamRoutes(app: FastifyInstance, context: HostContext): void {
   app.get('/v2/auto/queries/stream', { schema: S.allStream }, async (request, reply) => {
     const key = callerKey(request);
     const after = lastEventId(request);
-    const slot = reserveStream(context, key.id);
+    const slot = await reserveStream(context, key.id);
     reply.hijack();
     await context.hub.open(reply.raw, { keyId: key.id }, after, {}, slot);
   });
@@ -46,7 +47,7 @@ export function streamRoutes(app: FastifyInstance, context: HostContext): void {
     const key = callerKey(request);
     const { queryId } = request.params as { queryId: string };
     // Taken before the lookups, so that requests arriving together cannot pass the cap; given back when no stream opens.
-    const slot = reserveStream(context, key.id);
+    const slot = await reserveStream(context, key.id);
     let status: string;
     let after: number;
     try {

@@ -1,6 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import type { HostStore } from '../store/store.js';
 import type { StoredNotification } from '../store/records.js';
+import { MemoryStreamSlots, type StreamSlot, type StreamSlots } from './stream-slots.js';
+
+export type { StreamSlot } from './stream-slots.js';
 
 export interface StreamScope {
   keyId: number;
@@ -28,12 +31,6 @@ interface Connection {
   slot: StreamSlot | undefined;
 }
 
-/** One of a key's concurrent streams, held from {@link SseHub.reserve} until the stream closes (or `release`). */
-export interface StreamSlot {
-  /** Gives the slot back; calling it again does nothing. */
-  release(): void;
-}
-
 /** Options of an {@link SseHub}: keep-alive interval, how far behind a client may fall, and the reconnection delay. */
 export interface SseHubOptions {
   /** Interval of `:` keep-alive comments. */
@@ -44,6 +41,8 @@ export interface SseHubOptions {
   retryMs?: number;
   /** Most streams one key may have open (and opening) at once; {@link SseHub.reserve} refuses more. */
   maxStreamsPerKey?: number;
+  /** Where the streams of each key are counted (default this process's memory; shared by the hosts of a PostgreSQL database: PgStreamSlots). */
+  slots?: StreamSlots;
   /**
    * Several hosts on one store (a cluster): notifications are read from the store, never written from
    * memory, so that a stream gets those other hosts stored, in id order. Every this many ms the live
@@ -80,7 +79,7 @@ export class SseHub {
   /** Most concurrent streams of a key. */
   readonly maxStreamsPerKey: number;
   /** Slots held per key: streams open, and requests past `reserve` that have not opened theirs yet. */
-  private readonly slots = new Map<number, number>();
+  readonly slots: StreamSlots;
   private lagCheck: NodeJS.Immediate | undefined;
   private closed = false;
   private readonly poller: NodeJS.Timeout | undefined;
@@ -94,6 +93,7 @@ export class SseHub {
     this.maxBufferedBytes = options.maxBufferedBytes ?? 1024 * 1024;
     this.retryMs = options.retryMs ?? 3_000;
     this.maxStreamsPerKey = options.maxStreamsPerKey ?? DEFAULT_MAX_STREAMS_PER_KEY;
+    this.slots = options.slots ?? new MemoryStreamSlots();
     this.timer = setInterval(() => this.keepAlive(), this.keepAliveMs);
     this.timer.unref();
     this.fromStore = options.pollStoreMs !== undefined;
@@ -115,9 +115,9 @@ export class SseHub {
     return total;
   }
 
-  /** How many stream slots a key holds (its streams open or opening). */
+  /** How many stream slots a key holds on this host (its streams open or opening here). */
   streamsOf(keyId: number): number {
-    return this.slots.get(keyId) ?? 0;
+    return this.slots.heldHere(keyId);
   }
 
   /**
@@ -125,20 +125,8 @@ export class SseHub {
    * that requests arriving together cannot pass the cap; undefined when none is free. Hand the slot to
    * {@link open}, which gives it back when the stream closes, or release it when no stream opens.
    */
-  reserve(keyId: number): StreamSlot | undefined {
-    const held = this.streamsOf(keyId);
-    if (held >= this.maxStreamsPerKey) return undefined;
-    this.slots.set(keyId, held + 1);
-    let released = false;
-    return {
-      release: () => {
-        if (released) return;
-        released = true;
-        const left = this.streamsOf(keyId) - 1;
-        if (left > 0) this.slots.set(keyId, left);
-        else this.slots.delete(keyId);
-      },
-    };
+  reserve(keyId: number): Promise<StreamSlot | undefined> {
+    return this.slots.reserve(keyId, this.maxStreamsPerKey);
   }
 
   /** Starts a stream on a hijacked response; `slot` (from {@link reserve}) is given back when it closes. */

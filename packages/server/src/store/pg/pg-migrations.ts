@@ -275,6 +275,21 @@ export const PG_MIGRATIONS: ReadonlyArray<PgMigration> = [
       );
     `,
   },
+  {
+    version: 6,
+    name: 'sse_streams (the event streams open per key on every host, PgStreamSlots)',
+    // UNLOGGED: the rows live as long as their streams; after a crash of PostgreSQL each host writes its own again.
+    sql: `
+      CREATE UNLOGGED TABLE sse_streams (
+        id ${T} PRIMARY KEY,
+        key_id BIGINT NOT NULL,
+        node_id ${T} NOT NULL,
+        expires_at TIMESTAMPTZ NOT NULL
+      );
+      CREATE INDEX sse_streams_key ON sse_streams (key_id, expires_at);
+      CREATE INDEX sse_streams_node ON sse_streams (node_id);
+    `,
+  },
 ];
 
 /**
