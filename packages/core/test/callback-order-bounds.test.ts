@@ -110,6 +110,34 @@ describe("an llm callback's orders stay within the owner's bounds", () => {
   });
 });
 
+describe('a callback left in doubt by a restart', () => {
+  it('counts the orders the venue already has against the budget, and sends nothing twice', async () => {
+    const sent: OrderRequest[] = [];
+    let asked = 0;
+    const exchange: Exchange = {
+      id: 'paper',
+      isPerpetual: () => true,
+      lastPrice: () => 50_000,
+      availableBalanceUsd: () => 10_000,
+      placeOrder: (order) => (sent.push(order), { orderId: `o-${sent.length}`, clientOrderId: order.clientOrderId, status: 'filled', filled: order.amount }),
+      // The first signal's order went out before the restart.
+      findOrderByClientId: (clientOrderId) => (asked++ === 0 ? { orderId: 'o-before', clientOrderId, status: 'filled', filled: 6 / 50_000 } : undefined),
+    };
+    const context: ActionContext = {
+      trigger: { queryId: 'q', triggerIndex: 1, firedAt: T0, conditionStates: [] },
+      stepId: 'think.callback',
+      executionId: 'e',
+      idempotencyKey: 'q:1:think.callback',
+      now: () => T0,
+      analysis: { response: '', trades: [{ side: 'buy', symbol: 'BTC', amountUsd: 6 }, { side: 'buy', symbol: 'BTC', amountUsd: 6 }, { side: 'buy', symbol: 'BTC', amountUsd: 4 }] },
+      inDoubt: { executionId: 'e', since: new Date(T0).toISOString() },
+    };
+    const outcome = await firstValueFrom(new OrderExecutor({ get: () => exchange }).execute({ type: 'market_order', params: OWNER_BUY } as CallbackAction, context));
+    expect(outcome.result).toMatchObject({ orders: [{ orderId: 'o-before', foundByClientOrderId: true }, { orderId: 'o-1' }], refused: [{ signal: 1, code: 'SIGNAL_OUT_OF_BOUNDS' }] });
+    expect(sent.map((order) => order.amount * 50_000)).toEqual([4]);
+  });
+});
+
 describe('the bounds as a law: no model reply makes the orders of a trigger exceed them', () => {
   const LAST: Record<string, number> = { BTC: 50_000, ETH: 2_000 };
   const BALANCE = 10_000;

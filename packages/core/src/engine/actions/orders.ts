@@ -59,7 +59,7 @@ export class OrderExecutor implements ActionExecutor {
     const order = verdict.order;
     const { exchange, exchangeId, symbol, side, clientOrderId } = await this.prepare(type, order, context, suffix);
     try {
-      const found = await this.findInDoubt(exchange, type, clientOrderId, symbol, side, context);
+      const found = await this.findInDoubt(exchange, exchangeId, type, clientOrderId, symbol, side, context);
       if (found) {
         // Placed in an earlier life: it counts against the budget as it would be sized now, or takes all of it.
         try {
@@ -87,7 +87,7 @@ export class OrderExecutor implements ActionExecutor {
   private async placeAsync(type: 'market' | 'limit', params: Record<string, unknown>, context: ActionContext, suffix: string): Promise<Record<string, unknown>> {
     const { exchange, exchangeId, symbol, side, clientOrderId } = await this.prepare(type, params, context, suffix);
     try {
-      const found = await this.findInDoubt(exchange, type, clientOrderId, symbol, side, context);
+      const found = await this.findInDoubt(exchange, exchangeId, type, clientOrderId, symbol, side, context);
       if (found) return found;
       if (!(await exchange.isPerpetual(symbol))) throw new ActionError('SYMBOL_NOT_PERPETUAL', `${symbol} is not in ${exchangeId}'s perpetual markets`);
       const amount = await sizeOf(exchange, type, symbol, params);
@@ -112,11 +112,11 @@ export class OrderExecutor implements ActionExecutor {
   }
 
   /** After a restart left the step in doubt: the order the venue already has under its client order id. */
-  private async findInDoubt(exchange: Exchange, type: 'market' | 'limit', clientOrderId: string, symbol: string, side: 'buy' | 'sell', context: ActionContext): Promise<Record<string, unknown> | undefined> {
+  private async findInDoubt(exchange: Exchange, exchangeId: string, type: 'market' | 'limit', clientOrderId: string, symbol: string, side: 'buy' | 'sell', context: ActionContext): Promise<Record<string, unknown> | undefined> {
     if (!context.inDoubt || !exchange.findOrderByClientId) return undefined;
     const placed = await exchange.findOrderByClientId(clientOrderId, symbol);
-    if (placed?.status === 'rejected') throw new ActionError('ORDER_REJECTED', `${exchange.id} rejected the ${type} order (${placed.orderId})`);
-    return placed ? { exchange: exchange.id, symbol, side, type, ...placed, foundByClientOrderId: true } : undefined;
+    if (placed?.status === 'rejected') throw new ActionError('ORDER_REJECTED', `${exchangeId} rejected the ${type} order (${placed.orderId})`);
+    return placed ? { exchange: exchangeId, symbol, side, type, ...placed, foundByClientOrderId: true } : undefined;
   }
 
   /** Sends the order; a rejection is `ORDER_REJECTED`. */
