@@ -87,7 +87,7 @@ describe('engine: firing and statuses', () => {
     };
     const { engine, tick, store } = setup({ llm });
     engine.add({ queryId: 'q', request: request(priceAbove('BTC', 100), [
-      { stepId: 'think', type: 'llm', params: { prompt: 'What now?', analysisType: 'tokenAnalysis', assetMetadata: { symbol: 'BTC' }, callback: { action: { type: 'market_order', params: { exchange: 'paper' } } } } },
+      { stepId: 'think', type: 'llm', params: { prompt: 'What now?', analysisType: 'tokenAnalysis', assetMetadata: { symbol: 'BTC' }, callback: { action: { type: 'market_order', params: { exchange: 'paper', amountUsd: 1000 } } } } },
     ]), createdAt: T0 });
     tick('BTC', 50_000);
     // The order's client id is a SHA-256 (Web Crypto, asynchronous).

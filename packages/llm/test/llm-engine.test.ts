@@ -41,7 +41,7 @@ function request(conditions: unknown[], actions: unknown[]): QueryRequest {
 const tradeAction = (prompt: string) => ({
   stepId: 'think',
   type: 'llm',
-  params: { prompt, analysisType: 'tokenAnalysis', assetMetadata: { symbol: 'ETH' }, callback: { action: { type: 'market_order', params: { exchange: 'paper' } } } },
+  params: { prompt, analysisType: 'tokenAnalysis', assetMetadata: { symbol: 'ETH' }, callback: { action: { type: 'market_order', params: { exchange: 'paper', amountUsd: 1000 } } } },
 });
 
 describe('the engine with the offline analyst as its LLM provider', () => {

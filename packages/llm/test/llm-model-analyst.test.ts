@@ -28,10 +28,10 @@ afterEach(() => {
   stub.reset();
 });
 
-/** The JSON context of the last user message of a request. */
+/** The JSON context of the last user message of a request (its data block). */
 function contextOf(request: StubRequest | undefined): Record<string, unknown> {
   const user = [...(request?.messages ?? [])].reverse().find((message) => message.role === 'user')?.content ?? '';
-  const match = /^(?:CONTEXT|EVIDENCE|POSTS) \(JSON\):\n(.*)$/m.exec(user);
+  const match = /<data name="(?:context|evidence|posts)">\n(.*)\n<\/data>/.exec(user);
   return JSON.parse(match?.[1] ?? 'null') as Record<string, unknown>;
 }
 

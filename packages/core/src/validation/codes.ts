@@ -90,6 +90,7 @@ export const DIAGNOSTIC_CODES = {
   'invalid-chat-id': { layer: 'semantics', severity: E, summary: 'a bot chatId that is neither a numeric id nor an @channel' },
   'not-perpetual-symbol': { layer: 'semantics', severity: E, summary: 'an order on a spot market symbol' },
   'exit-level-side': { layer: 'semantics', severity: E, summary: 'a take-profit or stop-loss on the wrong side of the limit price' },
+  'callback-order-unbounded': { layer: 'semantics', severity: E, summary: 'an llm order callback that bounds no size the model may ask for' },
   'asset-metadata': { layer: 'semantics', severity: E, summary: 'an llm analysis without the asset metadata it needs' },
 
   'cooldown-exceeds-lifetime': { layer: 'semantics', severity: W, summary: 'a repeat cooldown not shorter than the lifetime: fires at most once' },

@@ -5,9 +5,15 @@ import type { HostContext } from '../context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { TEXT_FORM_ROUTE } from '../http/text-form-body.js';
 import { createQuery, hostValidation, invalidQuery, requestBody } from '../host/query-service.js';
-import { maskRequestSecrets, restoreMaskedSecrets } from '../store/request-secrets.js';
+import { maskRequestSecrets, restoreMaskedSecrets, SECRET_MASK, type SecretRequired } from '../store/request-secrets.js';
 import type { DraftRecord } from '../store/records.js';
 import { S } from './schemas.js';
+
+/** 400 secret_required: masks sent where no stored secret may be kept, each named by its JSON pointer. */
+function secretRequired(required: readonly SecretRequired[]): ApiError {
+  const paths = required.map((entry) => entry.path).join(', ');
+  return new ApiError(400, 'secret_required', `send the secret again, not ${SECRET_MASK}, at ${paths}: a masked secret is kept only for its stored destination`, required);
+}
 
 /**
  * Drafts (spec 4.4): work in progress, stored as given (an invalid draft is kept, with its findings),
@@ -29,8 +35,11 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
     const now = new Date(context.now()).toISOString();
     const existing = draftId === undefined ? undefined : await ownDraft(key.id, draftId);
     if (existing?.convertedQueryId) throw new ApiError(409, 'draft_converted', `draft ${existing.id} was converted into query ${existing.convertedQueryId}`);
-    // A draft read back shows its secrets masked: an update that sends the mask keeps the stored secret.
-    const body = existing ? restoreMaskedSecrets(given, existing.request) : given;
+    // A draft read back shows its secrets masked: an update that sends the mask back keeps the stored
+    // secret only while its destination is unchanged; elsewhere the secret must be sent again.
+    const restored = restoreMaskedSecrets(given, existing?.request);
+    if (!restored.ok) throw secretRequired(restored.required);
+    const body = restored.request;
     const query = isRecord(body.query) ? body.query : {};
     const draft: DraftRecord = {
       id: existing?.id ?? randomUuid(),

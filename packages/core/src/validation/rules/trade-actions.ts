@@ -1,10 +1,13 @@
+import { unboundedCallback } from '../../engine/actions/signal-bounds.js';
 import { checkPerpetualSymbol } from '../../language/symbols.js';
 import { isRecord } from '../../util/json-pointer.js';
 import type { Rule } from '../rule.js';
 
 /**
  * Orders (steps and llm callbacks): the symbol must name a perpetual market (spec 2.3), and a limit
- * order's take-profit and stop-loss prices must sit on the right side of its limit price.
+ * order's take-profit and stop-loss prices must sit on the right side of its limit price. An llm
+ * callback's params bound what the model may place (engine/actions/signal-bounds.ts): one that bounds
+ * no size would never place an order, so it is refused here rather than failing when it fires.
  */
 export const tradeActions: Rule = {
   name: 'trade-actions',
@@ -12,6 +15,8 @@ export const tradeActions: Rule = {
     types: ['market_order', 'limit_order'],
     check: (action, { sink }) => {
       const { params } = action;
+      const unbounded = action.parent ? unboundedCallback(params) : undefined;
+      if (unbounded !== undefined) sink.error('callback-order-unbounded', `${action.pointer}/params${typeof params.size === 'number' ? '/size' : ''}`, unbounded);
       if (typeof params.symbol === 'string') {
         const check = checkPerpetualSymbol(params.symbol);
         if (!check.ok) {
