@@ -1,7 +1,9 @@
-import { connect } from '@nats-io/transport-node';
+import { AuthorizationError, connect, TimeoutError } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JetStreamClient, type JetStreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import { feedKeyOfObservation, type Observation } from '@eql/core';
+import { busHasCredentials, natsConnectionOptions, openBusWarning, redactNatsUrl } from './nats-connection.js';
+import type { NatsAuth } from './nats-settings.js';
 
 /** The stream of a cluster's market observations by default (EQL_NATS_STREAM). */
 export const DEFAULT_MARKET_STREAM = 'EQL_MARKET';
@@ -23,6 +25,23 @@ export interface MarketBusOptions {
   retentionMs?: number;
   /** The connection's name in the server's monitoring (the host's node id). */
   name?: string;
+  /** How to authenticate and the TLS to require (the EQL_NATS_* settings); credentials in the URL count as well. */
+  auth?: NatsAuth;
+  /** The longest a connection attempt waits for the server's handshake (default 20 s, the client's). */
+  connectTimeoutMs?: number;
+}
+
+/** The NATS server could not be reached or refused the connection; the message names it with its credentials masked. */
+export class BusConnectionError extends Error {
+  override name = 'BusConnectionError';
+}
+
+/** What a refused connection's error means, in the settings' words. */
+function whyRefused(error: unknown, tls: boolean): string {
+  if (error instanceof AuthorizationError) return ' (the server refused the credentials: check EQL_NATS_USER/EQL_NATS_PASSWORD, EQL_NATS_TOKEN, EQL_NATS_NKEY_SEED, EQL_NATS_CREDS or the URL\'s)';
+  // Over TLS 1.3 a server that refuses the client's certificate closes the connection after the handshake, which the client sees as a timeout.
+  if (error instanceof TimeoutError && tls) return ' (the server did not finish the handshake: it refuses a client certificate it does not trust, or none, by closing the connection; check EQL_NATS_TLS_CERT and the server\'s log)';
+  return '';
 }
 
 /** A reading of the stream from a sequence on: stop it to unsubscribe. */
@@ -58,6 +77,12 @@ export class MarketBus {
   /** Whether the connection to the server is up (false while it reconnects, and once closed). */
   connected = true;
 
+  /**
+   * Why anyone who can reach the server could publish into the stream (it asks no authentication, or
+   * let this connection in without credentials), or undefined; the host logs it at start.
+   */
+  openWarning: string | undefined;
+
   private constructor(
     private readonly connection: NatsConnection,
     private readonly js: JetStreamClient,
@@ -78,11 +103,21 @@ export class MarketBus {
     })().catch(() => (this.connected = false));
   }
 
-  /** Connects to NATS at `url` and makes sure the stream exists (created on first use, kept otherwise). */
+  /**
+   * Connects to NATS at `url` (its credentials, if any, and those of `options.auth`) and makes sure the
+   * stream exists (created on first use, kept otherwise). A refusal names the server with its password
+   * masked.
+   */
   static async connect(url: string, options: MarketBusOptions = {}): Promise<MarketBus> {
     const stream = options.stream ?? DEFAULT_MARKET_STREAM;
     if (!/^[A-Za-z0-9_-]+$/.test(stream)) throw new Error(`the stream name ${JSON.stringify(stream)} may hold letters, digits, _ and - only`);
-    const connection = await connect({ servers: url, name: options.name ?? 'eql', maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+    const connectionOptions = natsConnectionOptions(url, options.auth);
+    let connection: NatsConnection;
+    try {
+      connection = await connect({ ...connectionOptions, name: options.name ?? 'eql', maxReconnectAttempts: -1, reconnectTimeWait: 500, ...(options.connectTimeoutMs ? { timeout: options.connectTimeoutMs } : {}) });
+    } catch (error) {
+      throw new BusConnectionError(`cannot connect to the market bus at ${redactNatsUrl(url)}: ${(error as Error).message}${whyRefused(error, connectionOptions.tls !== undefined)}`, { cause: error });
+    }
     try {
       const jsm = await jetstreamManager(connection);
       const prefix = stream.toLowerCase().replace(/_/g, '-');
@@ -99,7 +134,9 @@ export class MarketBus {
             });
           });
       }
-      return new MarketBus(connection, jetstream(connection), jsm, stream, prefix, options.name ?? 'eql');
+      const bus = new MarketBus(connection, jetstream(connection), jsm, stream, prefix, options.name ?? 'eql');
+      bus.openWarning = openBusWarning(connection.info, busHasCredentials(url, options.auth));
+      return bus;
     } catch (error) {
       await connection.close().catch(() => undefined);
       throw error;
