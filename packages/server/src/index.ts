@@ -23,7 +23,7 @@ export * from './store/records.js';
 export { HostEngine, ccxtConnector, type ExchangeConnector, type HostEngineOptions } from './host/host-engine.js';
 export type { ConditionStatesChange, HostProblem, QueryHost, StatusChange } from './host/query-host.js';
 export { SseHub, type SseHubOptions } from './sse/hub.js';
-export { MarketBus, BusConnectionError, type BusObservation, type BusReading, type MarketBusOptions, DEFAULT_MARKET_STREAM } from './bus/market-bus.js';
+export { MarketBus, BusConnectionError, type BusObservation, type BusReading, type HintSeal, type MarketBusOptions, DEFAULT_MARKET_STREAM } from './bus/market-bus.js';
 export { natsAuthFromEnv, NATS_AUTH_SETTINGS, type NatsAuth } from './bus/nats-settings.js';
 export { natsConnectionOptions, redactNatsUrl } from './bus/nats-connection.js';
 export { BusPublisher, type Publication, type PublishOutcome } from './bus/bus-publisher.js';

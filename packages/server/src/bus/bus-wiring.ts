@@ -47,6 +47,9 @@ export async function busHost(options: {
     name: config.nodeId,
     ...(config.natsStream ? { stream: config.natsStream } : {}),
     ...(config.natsAuth ? { auth: config.natsAuth } : {}),
+    // The hints carry query and key ids: sealed with a key every host of the cluster derives from the secret key.
+    hints: options.engineOptions.box.derive('eql market bus hints'),
+    warn,
   });
   const history = new PgPriceHistory(store.pool, { epoch: cluster.replayOrigin });
   // The base engine runs no query: it answers what the feeds serve (the recording's symbols; any with
