@@ -180,12 +180,14 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   let signals: PartitionedHostOptions['signals'];
   /** The venue the feed's leader publishes into the bus (closed with the host). */
   let venueFeed: CcxtFeed | undefined;
+  /** Why anyone could publish prices into the bus (logged once the logger exists). */
+  let openBus: string | undefined;
   if (leases && cluster && store instanceof PgHostStore) {
     let engine: PartitionEngine;
     if (config.natsUrl) {
       // The market bus: every partition reads the market from the stream, from where its previous owner stopped.
       const wired = await busHost({ config, store, cluster, engineOptions: engineOptions(), ...(options.engine?.sources ? { sources: options.engine.sources } : {}), warn });
-      ({ engine, feed, signals, venueFeed } = wired);
+      ({ engine, feed, signals, venueFeed, openWarning: openBus } = wired);
     } else engine = new HostEngine(engineOptions());
     host = new PartitionedHost({ engine, store, pool: store.pool, leases, partitions: cluster.partitions, warn, ...(feed ? { feed } : {}), ...(signals ? { signals } : {}) });
   } else host = new HostEngine(engineOptions());
@@ -235,6 +237,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   // What keeps a query from being evaluated as written (no feed serves its symbol, a history failed) is logged.
   host.onProblem(({ code, queryId, message }) => app.log.warn({ code, ...(queryId ? { queryId } : {}) }, `engine: ${message}`));
   warnCluster = (message, error) => app.log.warn({ nodeId: config.nodeId, ...(error ? { error: error instanceof Error ? error.message : JSON.stringify(error) } : {}) }, message);
+  if (openBus) app.log.warn({ nodeId: config.nodeId }, `warning: ${openBus}`);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type LlmConfig, llmConfigFromEnv } from '@eql/llm';
 import { DEFAULT_PAYMENT_NETWORK, parsePaymentNetwork, settlementProblem } from '@eql/x402';
+import { type NatsAuth, natsAuthFromEnv } from './bus/nats-settings.js';
 import { DEFAULT_MAX_STREAMS_PER_KEY } from './sse/hub.js';
 import { checkDatabaseUrl } from './store/pg/database-url.js';
 import type { Plan } from './store/records.js';
@@ -42,6 +43,13 @@ export interface HostConfig {
   natsUrl?: string;
   /** The JetStream stream of the market bus (EQL_NATS_STREAM, default EQL_MARKET). */
   natsStream?: string;
+  /**
+   * How the host authenticates to the bus's NATS server and the TLS it requires (EQL_NATS_USER and
+   * EQL_NATS_PASSWORD, EQL_NATS_TOKEN, EQL_NATS_NKEY_SEED or EQL_NATS_NKEY_SEED_FILE, EQL_NATS_CREDS;
+   * EQL_NATS_TLS_CA, EQL_NATS_TLS_CERT, EQL_NATS_TLS_KEY), files read at start (bus/nats-settings.ts).
+   * Credentials in EQL_NATS_URL are used too. Never logged.
+   */
+  natsAuth?: NatsAuth;
   /** How long a host's leases on partitions last without renewal (EQL_LEASE_TTL_MS, default 6000): a dead host's queries run elsewhere within about 4/3 of it. */
   leaseTtlMs: number;
   /** Ensure a key with this value exists at boot (EQL_API_KEY), with this HMAC secret (EQL_HMAC_SECRET). */
@@ -201,6 +209,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
   if (env.EQL_PARTITIONS) config.partitions = wholeNumber(env, 'EQL_PARTITIONS', 1);
   if (env.EQL_NATS_URL?.trim()) config.natsUrl = checkNatsUrl(env.EQL_NATS_URL.trim());
   if (env.EQL_NATS_STREAM?.trim()) config.natsStream = env.EQL_NATS_STREAM.trim();
+  const natsAuth = natsAuthFromEnv(env);
+  if (natsAuth) config.natsAuth = natsAuth;
   if (env.EQL_LEASE_TTL_MS) config.leaseTtlMs = wholeNumber(env, 'EQL_LEASE_TTL_MS', 300);
   if (env.EQL_API_KEY) config.seedApiKey = env.EQL_API_KEY;
   if (env.EQL_HMAC_SECRET) config.seedHmacSecret = env.EQL_HMAC_SECRET;

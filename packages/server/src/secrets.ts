@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -25,6 +25,14 @@ export class SecretBox {
     }
     chmodSync(path, 0o600);
     return SecretBox.fromKey(readFileSync(path, 'utf8'));
+  }
+
+  /**
+   * A box of its own for one purpose (HKDF-SHA-256 of this key, `purpose` as its info): every host with
+   * the same secret key derives the same one, and what it seals never opens in this box or another purpose's.
+   */
+  derive(purpose: string): SecretBox {
+    return new SecretBox(Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), purpose, 32)));
   }
 
   /** Encrypts a text with a fresh random IV: `v1:<iv>:<tag>:<ciphertext>`, in base64. */

@@ -6,6 +6,8 @@ import { buildServer, type Host } from './build-server.js';
 import { describeLlmConfig } from '@eql/llm';
 import { type HostConfig, x402ConfigProblem } from './config.js';
 import { redactDatabaseUrl } from './store/pg/database-url.js';
+import { DEFAULT_MARKET_STREAM } from './bus/market-bus.js';
+import { busHasCredentials, redactNatsUrl } from './bus/nats-connection.js';
 
 /** A running host, as {@link startServer} resolves it: the built host and the URL it listens on. */
 export interface Started {
@@ -59,6 +61,8 @@ export async function startServer(config: HostConfig, print: (line: string) => v
   print(`feed: ${config.feed}${config.feed === 'replay' ? ` (${config.recordingPath}, speed ${config.replaySpeed}x, looping)` : ''}; data in ${config.dataDir}`);
   // The database URL is shown without its password.
   print(`store: ${config.databaseUrl ? `PostgreSQL at ${redactDatabaseUrl(config.databaseUrl)}` : `SQLite in ${config.dataDir}`}`);
+  // The bus's URL is shown without its credentials, with how the host authenticates (never with what).
+  if (config.natsUrl) print(`bus: NATS at ${redactNatsUrl(config.natsUrl)}, stream ${config.natsStream ?? DEFAULT_MARKET_STREAM}${busHasCredentials(config.natsUrl, config.natsAuth) ? '' : ', no credentials'}${config.natsAuth?.tls || /^(tls|wss):/.test(config.natsUrl) ? ', TLS' : ''}`);
   print(`listening on ${url}`);
   return { host, url };
 }

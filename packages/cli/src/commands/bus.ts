@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { parseRecording, RecordingError, type Observation } from '@eql/core';
-import { BusPublisher, configFromEnv, MarketBus, type Publication, readClusterStatus } from '@eql/server';
+import { BusConnectionError, BusPublisher, configFromEnv, type HostConfig, MarketBus, natsConnectionOptions, type Publication, readClusterStatus } from '@eql/server';
 import type { CliIo } from '../io.js';
 import { UnusableInput } from '../io.js';
 import { terminalText } from '../terminal-text.js';
@@ -23,15 +23,17 @@ export interface BusPublishFlags {
  * (EQL_FEED=bus hosts read it), in order, each once. By default the recording plays from now at
  * `--speed` (each observation stamped with the instant it plays at; `max`: stamped as at speed 1 but
  * sent at once); `--keep-times` keeps the recorded instants, with ids of the file's digest and line, so
- * that running it again publishes nothing twice. Exit 0 published, 1 the bus refused, 2 unusable input.
+ * that running it again publishes nothing twice. Exit 0 published, 1 the bus refused, 2 unusable input
+ * (a wrong setting included).
  */
 export async function busPublishCommand(file: string, flags: BusPublishFlags, io: CliIo): Promise<number> {
   if (!existsSync(file)) throw new UnusableInput(`no such file: ${file}`);
   const speed = flags.speed === 'max' ? Number.POSITIVE_INFINITY : Number(flags.speed);
   if (!(speed > 0)) throw new UnusableInput('--speed is a positive number or max');
-  const config = configFromEnv(process.env, {});
+  const config = busConfig();
   const url = flags.nats ?? config.natsUrl;
   if (!url) throw new UnusableInput('no NATS server: give --nats nats://host:4222 or set EQL_NATS_URL');
+  checkBusUrl(url, config);
   const text = readFileSync(file, 'utf8');
   let observations: Observation[];
   try {
@@ -46,7 +48,12 @@ export async function busPublishCommand(file: string, flags: BusPublishFlags, io
   const playAt = (at: number) => (flags.keepTimes ? at : startedAt + (at - first) / (Number.isFinite(speed) ? speed : 1));
   const idOf = (line: number) => (flags.keepTimes ? `${digest}:${line}` : `${digest}@${startedAt}:${line}`);
   const stream = flags.stream ?? config.natsStream;
-  const bus = await MarketBus.connect(url, { name: 'eql bus publish', ...(stream ? { stream } : {}) });
+  let bus: MarketBus;
+  try {
+    bus = await MarketBus.connect(url, { name: 'eql bus publish', ...(stream ? { stream } : {}), ...(config.natsAuth ? { auth: config.natsAuth } : {}) });
+  } catch (error) {
+    return refused(error, io);
+  }
   try {
     const publisher = new BusPublisher(bus);
     // Paced: each observation waits for its instant (at most a second per step, so the command stays responsive).
@@ -76,15 +83,22 @@ export async function busPublishCommand(file: string, flags: BusPublishFlags, io
 /**
  * `eql bus status [--json]`: the cluster of EQL_DATABASE_URL on the bus of EQL_NATS_URL: the stream's
  * last message, the hosts and their heartbeats, the feed's leader and how far it wrote the history, and
- * each partition's holder and how many messages it is behind. Exit 0, 2 without the two URLs.
+ * each partition's holder and how many messages it is behind. Exit 0, 1 when the bus refuses the
+ * connection, 2 without the two URLs or with a wrong setting.
  */
 export async function busStatusCommand(flags: { nats?: string; stream?: string; json: boolean }, io: CliIo): Promise<number> {
-  const config = configFromEnv(process.env, {});
+  const config = busConfig();
   const natsUrl = flags.nats ?? config.natsUrl;
   if (!config.databaseUrl) throw new UnusableInput('no database: set EQL_DATABASE_URL (the cluster\'s PostgreSQL)');
   if (!natsUrl) throw new UnusableInput('no NATS server: give --nats nats://host:4222 or set EQL_NATS_URL');
+  checkBusUrl(natsUrl, config);
   const stream = flags.stream ?? config.natsStream;
-  const status = await readClusterStatus({ databaseUrl: config.databaseUrl, natsUrl, ttlMs: config.leaseTtlMs, ...(stream ? { stream } : {}) });
+  let status;
+  try {
+    status = await readClusterStatus({ databaseUrl: config.databaseUrl, natsUrl, ttlMs: config.leaseTtlMs, ...(stream ? { stream } : {}), ...(config.natsAuth ? { natsAuth: config.natsAuth } : {}) });
+  } catch (error) {
+    return refused(error, io);
+  }
   if (flags.json) {
     io.stdout(`${JSON.stringify(status, null, 2)}\n`);
     return 0;
@@ -97,4 +111,29 @@ export async function busStatusCommand(flags: { nats?: string; stream?: string; 
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   for (const row of rows) io.stdout(`${row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()}\n`);
   return 0;
+}
+
+/** The host's settings (EQL_NATS_URL, its credentials and TLS files, ...): a wrong one is unusable input that names it. */
+function busConfig(): HostConfig {
+  try {
+    return configFromEnv(process.env, {});
+  } catch (error) {
+    throw new UnusableInput((error as Error).message);
+  }
+}
+
+/** A bus URL (`--nats` or EQL_NATS_URL) that is not one, or holds credentials besides those of the settings, is unusable input. */
+function checkBusUrl(url: string, config: HostConfig): void {
+  try {
+    natsConnectionOptions(url, config.natsAuth);
+  } catch (error) {
+    throw new UnusableInput((error as Error).message);
+  }
+}
+
+/** Exit 1 with the bus's refusal (its URL masked) when the server refused or could not be reached; anything else goes on up. */
+function refused(error: unknown, io: CliIo): number {
+  if (!(error instanceof BusConnectionError)) throw error;
+  io.stderr(`eql: ${error.message}\n`);
+  return 1;
 }

@@ -22,6 +22,8 @@ export interface BusHost {
   signals: NonNullable<PartitionedHostOptions['signals']>;
   /** The ccxt venue the host opened for the feed (closed with the host), if any. */
   venueFeed?: CcxtFeed;
+  /** Why anyone who reaches the bus's server could publish prices (logged at start), if it is so. */
+  openWarning?: string;
 }
 
 /**
@@ -41,7 +43,14 @@ export async function busHost(options: {
   warn: (message: string, error?: unknown) => void;
 }): Promise<BusHost> {
   const { config, store, cluster, warn } = options;
-  const bus = await MarketBus.connect(config.natsUrl as string, { name: config.nodeId, ...(config.natsStream ? { stream: config.natsStream } : {}) });
+  const bus = await MarketBus.connect(config.natsUrl as string, {
+    name: config.nodeId,
+    ...(config.natsStream ? { stream: config.natsStream } : {}),
+    ...(config.natsAuth ? { auth: config.natsAuth } : {}),
+    // The hints carry query and key ids: sealed with a key every host of the cluster derives from the secret key.
+    hints: options.engineOptions.box.derive('eql market bus hints'),
+    warn,
+  });
   const history = new PgPriceHistory(store.pool, { epoch: cluster.replayOrigin });
   // The base engine runs no query: it answers what the feeds serve (the recording's symbols; any with
   // EQL_FEED=bus, where publishers decide), exchanges and secrets.
@@ -86,5 +95,6 @@ export async function busHost(options: {
     },
     signals: { send: (kind, data) => bus.signal(kind, data), on: (kind, handler) => bus.onSignal(kind, handler) },
     ...(venueFeed ? { venueFeed } : {}),
+    ...(bus.openWarning ? { openWarning: bus.openWarning } : {}),
   };
 }

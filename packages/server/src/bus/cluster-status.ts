@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { FEED_PARTITION } from '../cluster/partitions.js';
 import { MarketBus } from './market-bus.js';
+import type { NatsAuth } from './nats-settings.js';
 
 /** What `eql bus status` shows of a cluster: the stream, the hosts, the feed's leader and each partition's holder and lag. */
 export interface ClusterStatus {
@@ -39,11 +40,11 @@ export async function clusterStatus(pool: pg.Pool, bus: MarketBus, ttlMs: number
 }
 
 /** {@link clusterStatus} over connections of its own (`eql bus status`), closed before it returns. */
-export async function readClusterStatus(options: { databaseUrl: string; natsUrl: string; stream?: string; ttlMs: number }): Promise<ClusterStatus> {
+export async function readClusterStatus(options: { databaseUrl: string; natsUrl: string; natsAuth?: NatsAuth; stream?: string; ttlMs: number }): Promise<ClusterStatus> {
   const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 1 });
   pool.on('error', () => undefined);
   try {
-    const bus = await MarketBus.connect(options.natsUrl, { name: 'eql bus status', ...(options.stream ? { stream: options.stream } : {}) });
+    const bus = await MarketBus.connect(options.natsUrl, { name: 'eql bus status', ...(options.stream ? { stream: options.stream } : {}), ...(options.natsAuth ? { auth: options.natsAuth } : {}) });
     try {
       return await clusterStatus(pool, bus, options.ttlMs);
     } finally {

@@ -1,7 +1,9 @@
-import { connect } from '@nats-io/transport-node';
+import { AuthorizationError, connect, TimeoutError } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JetStreamClient, type JetStreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import { feedKeyOfObservation, type Observation } from '@eql/core';
+import { busHasCredentials, natsConnectionOptions, openBusWarning, redactNatsUrl } from './nats-connection.js';
+import type { NatsAuth } from './nats-settings.js';
 
 /** The stream of a cluster's market observations by default (EQL_NATS_STREAM). */
 export const DEFAULT_MARKET_STREAM = 'EQL_MARKET';
@@ -23,7 +25,42 @@ export interface MarketBusOptions {
   retentionMs?: number;
   /** The connection's name in the server's monitoring (the host's node id). */
   name?: string;
+  /** How to authenticate and the TLS to require (the EQL_NATS_* settings); credentials in the URL count as well. */
+  auth?: NatsAuth;
+  /** Seals the hints between hosts: {@link MarketBus.signal} and {@link MarketBus.onSignal} need it. */
+  hints?: HintSeal;
+  /** Told once when a hint arrives that does not open (hosts without the same secret key, or a forgery). */
+  warn?: (message: string) => void;
+  /** The longest a connection attempt waits for the server's handshake (default 20 s, the client's). */
+  connectTimeoutMs?: number;
 }
+
+/**
+ * Authenticated encryption with a key only the hosts of a cluster hold (the secret box's
+ * `derive('eql market bus hints')`): what it seals tells nothing to a reader of the subject, and what
+ * anyone else publishes there does not open.
+ */
+export interface HintSeal {
+  seal(plain: string): string;
+  /** Throws when the text was not sealed with this key, or was altered. */
+  open(sealed: string): string;
+}
+
+/** The NATS server could not be reached or refused the connection; the message names it with its credentials masked. */
+export class BusConnectionError extends Error {
+  override name = 'BusConnectionError';
+}
+
+/** What a refused connection's error means, in the settings' words. */
+function whyRefused(error: unknown, tls: boolean): string {
+  if (error instanceof AuthorizationError) return ' (the server refused the credentials: check EQL_NATS_USER/EQL_NATS_PASSWORD, EQL_NATS_TOKEN, EQL_NATS_NKEY_SEED, EQL_NATS_CREDS or the URL\'s)';
+  // Over TLS 1.3 a server that refuses the client's certificate closes the connection after the handshake, which the client sees as a timeout.
+  if (error instanceof TimeoutError && tls) return ' (the server did not finish the handshake: it refuses a client certificate it does not trust, or none, by closing the connection; check EQL_NATS_TLS_CERT and the server\'s log)';
+  return '';
+}
+
+/** The largest hint opened: a sealed hint is well under it, anything larger is not one of ours. */
+const MAX_HINT_BYTES = 4_096;
 
 /** A reading of the stream from a sequence on: stop it to unsubscribe. */
 export interface BusReading {
@@ -58,6 +95,15 @@ export class MarketBus {
   /** Whether the connection to the server is up (false while it reconnects, and once closed). */
   connected = true;
 
+  /**
+   * Why anyone who can reach the server could publish into the stream (it asks no authentication, or
+   * let this connection in without credentials), or undefined; the host logs it at start.
+   */
+  openWarning: string | undefined;
+
+  private hintSeal: HintSeal | undefined;
+  private warnUnreadableHint: ((message: string) => void) | undefined;
+
   private constructor(
     private readonly connection: NatsConnection,
     private readonly js: JetStreamClient,
@@ -78,11 +124,21 @@ export class MarketBus {
     })().catch(() => (this.connected = false));
   }
 
-  /** Connects to NATS at `url` and makes sure the stream exists (created on first use, kept otherwise). */
+  /**
+   * Connects to NATS at `url` (its credentials, if any, and those of `options.auth`) and makes sure the
+   * stream exists (created on first use, kept otherwise). A refusal names the server with its password
+   * masked.
+   */
   static async connect(url: string, options: MarketBusOptions = {}): Promise<MarketBus> {
     const stream = options.stream ?? DEFAULT_MARKET_STREAM;
     if (!/^[A-Za-z0-9_-]+$/.test(stream)) throw new Error(`the stream name ${JSON.stringify(stream)} may hold letters, digits, _ and - only`);
-    const connection = await connect({ servers: url, name: options.name ?? 'eql', maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+    const connectionOptions = natsConnectionOptions(url, options.auth);
+    let connection: NatsConnection;
+    try {
+      connection = await connect({ ...connectionOptions, name: options.name ?? 'eql', maxReconnectAttempts: -1, reconnectTimeWait: 500, ...(options.connectTimeoutMs ? { timeout: options.connectTimeoutMs } : {}) });
+    } catch (error) {
+      throw new BusConnectionError(`cannot connect to the market bus at ${redactNatsUrl(url)}: ${(error as Error).message}${whyRefused(error, connectionOptions.tls !== undefined)}`, { cause: error });
+    }
     try {
       const jsm = await jetstreamManager(connection);
       const prefix = stream.toLowerCase().replace(/_/g, '-');
@@ -99,7 +155,11 @@ export class MarketBus {
             });
           });
       }
-      return new MarketBus(connection, jetstream(connection), jsm, stream, prefix, options.name ?? 'eql');
+      const bus = new MarketBus(connection, jetstream(connection), jsm, stream, prefix, options.name ?? 'eql');
+      bus.openWarning = openBusWarning(connection.info, busHasCredentials(url, options.auth));
+      bus.hintSeal = options.hints;
+      bus.warnUnreadableHint = options.warn;
+      return bus;
     } catch (error) {
       await connection.close().catch(() => undefined);
       throw error;
@@ -179,28 +239,38 @@ export class MarketBus {
   /**
    * Tells the other hosts something at once (a query created or ended through this host, a notification
    * stored), over plain NATS (`<prefix>-signal.<kind>`, not kept): a hint that saves them waiting for
-   * their next look at the store, never the only way they learn it.
+   * their next look at the store, never the only way they learn it. Sealed with the hosts' key (the
+   * subject is readable by whoever may subscribe to it: the ids in a hint are not).
    */
   signal(kind: string, data: Record<string, unknown>): void {
+    if (!this.hintSeal) throw new Error('MarketBus.signal: the bus was connected without `hints` (the key that seals them)');
     try {
-      this.connection.publish(`${this.prefix}-signal.${kind}`, JSON.stringify({ ...data, from: this.name }));
+      this.connection.publish(`${this.prefix}-signal.${kind}`, this.hintSeal.seal(JSON.stringify({ kind, from: this.name, data })));
     } catch {
       // A closed or reconnecting connection: the others learn it from the store.
     }
   }
 
-  /** Calls `handler` with the signals of `kind` the other hosts send; returns the unsubscribe. */
+  /**
+   * Calls `handler` with the signals of `kind` the other hosts send; returns the unsubscribe. A message
+   * that is too large, does not open with the hosts' key, or is not a hint of `kind` is dropped unread.
+   */
   onSignal(kind: string, handler: (data: Record<string, unknown>) => void): () => void {
+    const seal = this.hintSeal;
+    if (!seal) throw new Error('MarketBus.onSignal: the bus was connected without `hints` (the key that seals them)');
     const subscription = this.connection.subscribe(`${this.prefix}-signal.${kind}`, {
       callback: (error, message) => {
-        if (error) return;
-        let data: Record<string, unknown>;
+        if (error || message.data.length > MAX_HINT_BYTES) return;
+        let hint: { kind?: unknown; from?: unknown; data?: unknown };
         try {
-          data = message.json<Record<string, unknown>>();
+          hint = JSON.parse(seal.open(message.string())) as typeof hint;
         } catch {
+          this.warnUnreadableHint?.('market bus: a hint did not open with this host\'s key (do the hosts share EQL_SECRET_KEY? or someone else publishes on the hint subjects); such hints are dropped');
+          this.warnUnreadableHint = undefined;
           return;
         }
-        if (data.from !== this.name) handler(data);
+        if (hint.kind !== kind || hint.from === this.name || typeof hint.data !== 'object' || hint.data === null || Array.isArray(hint.data)) return;
+        handler(hint.data as Record<string, unknown>);
       },
     });
     return () => subscription.unsubscribe();
