@@ -1,5 +1,5 @@
 import { constants } from 'node:os';
-import { configFromEnv, startServer } from '@eql/server';
+import { configFromEnv, SecretKeyMismatchError, startServer } from '@eql/server';
 import type { CliIo } from '../io.js';
 import { UnusableInput } from '../io.js';
 
@@ -60,6 +60,8 @@ export async function serveCommand(flags: ServeFlags, io: CliIo): Promise<number
     started = await startServer(config, (line) => io.stdout(`${line}\n`));
   } catch (error) {
     for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
+    // A refusal its operator fixes in the configuration: one line, no stack trace.
+    if (error instanceof SecretKeyMismatchError) throw new UnusableInput(error.message);
     throw error;
   }
   const { host } = started;
