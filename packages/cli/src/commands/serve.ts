@@ -7,6 +7,8 @@ export interface ServeFlags {
   port?: string;
   host?: string;
   dataDir?: string;
+  /** `--x402-demo`: the payment routes to a demo payee (as EQL_X402_DEMO=1; `npm start` sets it). */
+  x402Demo?: boolean;
 }
 
 /**
@@ -39,6 +41,7 @@ export async function serveCommand(flags: ServeFlags, io: CliIo): Promise<number
   } catch (error) {
     throw new UnusableInput((error as Error).message);
   }
+  if (flags.x402Demo) config = { ...config, x402: { ...config.x402, demo: true } };
   let closed = false;
   let stopSignal: ((signal: NodeJS.Signals) => void) | undefined;
   const stopped = new Promise<NodeJS.Signals>((resolve) => (stopSignal = resolve));

@@ -25,11 +25,12 @@ const children: ChildProcess[] = [];
 
 /**
  * Starts `eql serve` with `env` (on top of this process's environment without its EQL_ variables) and
- * resolves once it prints `listening on http://…`. `preload` is a module loaded first (`node --import`).
+ * resolves once it prints `listening on http://…`. `preload` is a module loaded first (`node --import`);
+ * `args` follow `serve` (flags).
  */
-export async function serveChild(env: Record<string, string>, options: { preload?: string } = {}): Promise<ChildHost> {
+export async function serveChild(env: Record<string, string>, options: { preload?: string; args?: string[] } = {}): Promise<ChildHost> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('EQL_') && name !== 'NODE_OPTIONS'));
-  const args = [...(options.preload ? ['--import', options.preload] : []), bin, 'serve'];
+  const args = [...(options.preload ? ['--import', options.preload] : []), bin, 'serve', ...(options.args ?? [])];
   const child = spawn(process.execPath, args, { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let output = '';
