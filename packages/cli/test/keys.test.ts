@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,4 +55,22 @@ describe('eql keys', () => {
       await host.close();
     }
   });
+
+  it('refuses another secret key than the one that sealed the keys of the data directory, in one line', async () => {
+    const before = await eql(['keys', 'create', '--name', 'sealed', '--json']);
+    expect(before.code).toBe(0);
+    const previous = process.env.EQL_SECRET_KEY;
+    process.env.EQL_SECRET_KEY = randomBytes(32).toString('hex');
+    try {
+      const refused = await eql(['keys', 'create', '--name', 'other']);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^eql: EQL_SECRET_KEY does not open the secrets stored in this database/) as string]);
+    } finally {
+      if (previous === undefined) delete process.env.EQL_SECRET_KEY;
+      else process.env.EQL_SECRET_KEY = previous;
+    }
+    const listed = JSON.parse((await eql(['keys', 'list', '--json'])).stdout) as Array<{ name: string }>;
+    expect(listed.map((key) => key.name)).not.toContain('other');
+  });
 });
+

@@ -27,7 +27,7 @@ beforeAll(async () => {
   const lines = Array.from({ length: 60 }, (_, minute) => JSON.stringify({ at: new Date(Date.UTC(2026, 0, 5, 0, minute)).toISOString(), source: 'price', symbol: 'BTC', price: 100 }));
   await writeFile(recording, `${lines.join('\n')}\n`);
   const port = await freePort();
-  env = { EQL_PORT: String(port), EQL_HOST: '127.0.0.1', EQL_DATA_DIR: join(dir, 'data'), EQL_API_KEY: API_KEY, EQL_HMAC_SECRET: HMAC_SECRET, EQL_RECORDING: recording, EQL_LOG_LEVEL: 'warn', EQL_SSE_MAX_STREAMS_PER_KEY: '2' };
+  env = { EQL_PORT: String(port), EQL_HOST: '127.0.0.1', EQL_DATA_DIR: join(dir, 'data'), EQL_API_KEY: API_KEY, EQL_HMAC_SECRET: HMAC_SECRET, EQL_RECORDING: recording, EQL_LOG_LEVEL: 'warn', EQL_SSE_MAX_STREAMS_PER_KEY: '2', EQL_X402_DEMO: '1' };
   host = await serveChild(env);
   base = `http://127.0.0.1:${port}`;
 }, 60_000);

@@ -343,7 +343,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
       ...(sharedRateLimits ? { counter: sharedRateLimits.withPrefix('x402:') } : {}),
     };
     const ledger = store instanceof SqliteStore ? new SqlitePaymentLedger(store.db) : store instanceof PgHostStore ? new PgPaymentLedger(store.pool) : new MemoryPaymentLedger();
-    await x402Routes(app, context, { payments, ledger, owners: new OwnerKeys(store, box), rateLimits, ...(options.facilitator ? { facilitator: options.facilitator } : {}) });
+    await x402Routes(app, context, { payments, ledger, owners: new OwnerKeys(store, box), rateLimits, ...(options.facilitator ? { facilitator: options.facilitator } : {}), ...(config.x402.demo && model ? { refuseModelSpending: true } : {}) });
   }
   // The generated document with the EQL schema in place (the same as schemas/openapi.json).
   let openapi: Record<string, unknown> | undefined;

@@ -73,6 +73,12 @@ export interface HostConfig {
     agentSecrets: string[];
     /** Without a facilitator on purpose (EQL_X402_OFFLINE): payments verified, never settled. */
     offline?: boolean;
+    /**
+     * The demo payee on purpose (EQL_X402_DEMO, `eql serve --x402-demo`): without `payTo`, `eql serve`
+     * makes a receiving address nobody settles to, so the routes can be tried; it never serves a route
+     * that spends a real language model. Given to `buildServer` with `payTo`: that `payTo` is a demo.
+     */
+    demo?: boolean;
     /** Requests a minute per client address on the payment-model routes (default `X402_REQUESTS_PER_MINUTE`). */
     requestsPerMinute?: number;
     /** Refused signature checks a minute per claimed payer and per client address (`@eql/x402`'s `PaymentRateLimits`). */
@@ -221,6 +227,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
     ...(env.EQL_X402_FACILITATOR_URL?.trim() ? { facilitatorUrl: env.EQL_X402_FACILITATOR_URL.trim() } : {}),
     agentSecrets: (env.EQL_AGENT_SECRET ?? '').split(',').map((secret) => secret.trim()).filter(Boolean),
     ...(env.EQL_X402_OFFLINE ? { offline: flag(env.EQL_X402_OFFLINE) } : {}),
+    ...(flag(env.EQL_X402_DEMO) ? { demo: true } : {}),
     ...(env.EQL_X402_REQUESTS_PER_MINUTE ? { requestsPerMinute: wholeNumber(env, 'EQL_X402_REQUESTS_PER_MINUTE', 1) } : {}),
     ...(env.EQL_X402_BAD_SIGNATURES_PER_PAYER ? { badSignaturesPerPayer: wholeNumber(env, 'EQL_X402_BAD_SIGNATURES_PER_PAYER', 0) } : {}),
     ...(env.EQL_X402_BAD_SIGNATURES_PER_ADDRESS ? { badSignaturesPerAddress: wholeNumber(env, 'EQL_X402_BAD_SIGNATURES_PER_ADDRESS', 0) } : {}),

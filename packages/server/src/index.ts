@@ -11,6 +11,7 @@ export { configFromEnv, defaultConfig, PLANS, type HostConfig, type Plan } from 
 export { createApiKey, ensureKey, rotateApiKey, rotateWebhookSecret, type CreatedKey, type KeyOptions, type RotatedApiKey, type RotatedWebhookSecret } from './auth/api-keys.js';
 export { SecretBox, hashKey } from './secrets.js';
 export { SqliteStore, type SqliteStoreOptions } from './store/sqlite-store.js';
+export { SecretKeyMismatchError } from './store/secret-key-check.js';
 export { PgHostStore, type PgHostStoreOptions } from './store/pg/pg-store.js';
 export { PgChatStore } from './store/pg/pg-chat-store.js';
 export { PgPaymentLedger } from './store/pg/pg-payment-ledger.js';

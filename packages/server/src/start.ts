@@ -24,8 +24,11 @@ export async function startServer(config: HostConfig, print: (line: string) => v
   // Checked before a demo payee is made: a facilitator would settle real transfers to it.
   const x402Problem = x402ConfigProblem(config.x402);
   if (x402Problem) throw new Error(x402Problem);
-  const demoPayments = config.x402.payTo ? undefined : demoPaymentSettings(config.dataDir);
-  if (demoPayments) config = { ...config, x402: { ...config.x402, payTo: demoPayments.payTo, agentSecrets: config.x402.agentSecrets.length > 0 ? config.x402.agentSecrets : [demoPayments.agentSecret] } };
+  // The keyless payment routes exist with a real payee, or with the demo payee when asked for (EQL_X402_DEMO,
+  // `eql serve --x402-demo`): never by default, since a demo payee takes payments that are never settled.
+  const demoPayments = config.x402.payTo || !config.x402.demo ? undefined : demoPaymentSettings(config.dataDir);
+  const { demo: _demo, ...x402 } = config.x402;
+  config = { ...config, x402: demoPayments ? { ...x402, demo: true, payTo: demoPayments.payTo, agentSecrets: x402.agentSecrets.length > 0 ? x402.agentSecrets : [demoPayments.agentSecret] } : x402 };
   const host = await buildServer({ config });
   const { store, box } = host.context;
   if (config.seedApiKey) {
@@ -47,10 +50,11 @@ export async function startServer(config: HostConfig, print: (line: string) => v
     print(`(kept in ${demoFile}; set EQL_API_KEY to use your own)`);
   }
   if (demoPayments) {
-    print(`x402 (demo): payments to ${demoPayments.payTo} on ${config.x402.network ?? 'eip155:84532'}, verified locally, never settled (set EQL_X402_PAY_TO and EQL_X402_FACILITATOR_URL for real payments)`);
+    print(`x402 (demo): payments to ${demoPayments.payTo} on ${config.x402.network ?? 'eip155:84532'}, verified locally, never settled (EQL_X402_DEMO=1 or --x402-demo; set EQL_X402_PAY_TO and EQL_X402_FACILITATOR_URL for real payments)`);
     if (config.x402.agentSecrets[0] === demoPayments.agentSecret) print(`demo agent secret: ${demoPayments.agentSecret}`);
+    if (config.llm) print('x402 (demo): the routes that spend the language model (chat, the builder, queries with llm conditions or actions) are refused until EQL_X402_PAY_TO is set');
   }
-  if (!config.x402.facilitatorUrl) {
+  if (config.x402.payTo && !config.x402.facilitatorUrl) {
     print(
       `warning: x402 is offline${config.x402.offline ? ' (EQL_X402_OFFLINE)' : ''}: payments on ${config.x402.network ?? 'eip155:84532'} are verified locally and never settled on chain; set EQL_X402_FACILITATOR_URL to settle them`,
     );

@@ -66,6 +66,64 @@ describe('a host on its replay feed', () => {
   });
 });
 
+describe('a series the replay cannot warm before the query expires', () => {
+  const AGENT = 'agent-secret-of-the-tests-0001';
+  let paid: TestHost;
+  beforeAll(async () => {
+    paid = await testHost({ feed: 'replay', config: { x402: { payTo: '0x1111111111111111111111111111111111111111', agentSecrets: [AGENT] } } });
+  });
+  afterAll(async () => paid.close());
+
+  // The replay's history is three laps of a one-day recording: RSI(14) on daily candles needs 15 of them.
+  const rsiDaily = query({ source: 'ta', method: 'rsi', args: { symbol: 'BTC', timeframe: '1d' }, operator: '<', value: 30 }, '72h');
+
+  it('is refused by validate, create, draft convert and the payment model, and nothing is charged', async () => {
+    const owner = await paid.newKey();
+    const before = json(await call(paid.app, { url: '/v2/key-status', key: owner }));
+    const validated = json(await call(paid.app, { method: 'POST', url: '/v2/auto/queries/validate', key: owner, body: rsiDaily }));
+    expect(validated).toMatchObject({ valid: false, diagnostics: [{ code: 'lookback-exceeds-lifetime', path: '/query/conditions/AND/0' }] });
+    expect((validated.errors as string[])[0]).toMatch(/rsi on 1d candles needs 15d of prices before its value is defined; this host's history starts at .*, after the query expires \(72h, at /);
+
+    const created = await call(paid.app, { method: 'POST', url: '/v2/auto/queries', key: owner, body: rsiDaily });
+    expect(created.statusCode).toBe(422);
+    expect(errorCode(created)).toBe('lookback_exceeds_lifetime');
+    expect(at(json(created), 'error', 'details', 'diagnostics', 0)).toMatchObject({ code: 'lookback-exceeds-lifetime' });
+    expect(created.headers['x-svc-credits-used']).toBe('0');
+
+    const draft = json(await call(paid.app, { method: 'POST', url: '/v2/auto/queries/drafts', key: owner, body: rsiDaily }));
+    expect(draft).toMatchObject({ validation: { valid: false, diagnostics: [{ code: 'lookback-exceeds-lifetime' }] } });
+    const converted = await call(paid.app, { method: 'POST', url: `/v2/auto/queries/drafts/${String(draft.draftId)}/convert`, key: owner });
+    expect(converted.statusCode).toBe(409);
+    expect(errorCode(converted)).toBe('draft_invalid');
+    expect(at(json(converted), 'error', 'details', 'diagnostics', 0)).toMatchObject({ code: 'lookback-exceeds-lifetime' });
+    expect(converted.headers['x-svc-credits-used']).toBe('0');
+
+    const agentCall = (url: string) => paid.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', 'x-svc-agent-secret': AGENT }, payload: JSON.stringify(rsiDaily) });
+    expect((await agentCall('/x402/v2/auto/queries/validate')).json()).toMatchObject({ valid: false, diagnostics: [{ code: 'lookback-exceeds-lifetime' }] });
+    const paidCreate = await agentCall('/x402/v2/auto/queries');
+    expect(paidCreate.statusCode).toBe(422);
+    expect(paidCreate.json()).toMatchObject({ error: { code: 'lookback_exceeds_lifetime' } });
+    expect(paidCreate.headers['payment-required']).toBeUndefined();
+
+    const after = json(await call(paid.app, { url: '/v2/key-status', key: owner }));
+    expect(at(after, 'data', 'creditsUsed')).toEqual(at(before, 'data', 'creditsUsed'));
+    expect(paid.store.countActiveQueries(owner.record.id)).toBe(0);
+  });
+
+  it('accepts it when the query lives long enough for the replay to play the missing days', async () => {
+    const owner = await paid.newKey();
+    const longer = { ...rsiDaily, query: { ...rsiDaily.query, expiresIn: '20d' } };
+    expect(json(await call(paid.app, { method: 'POST', url: '/v2/auto/queries/validate', key: owner, body: longer }))).toMatchObject({ valid: true });
+    const created = await call(paid.app, { method: 'POST', url: '/v2/auto/queries', key: owner, body: longer });
+    expect(created.statusCode).toBe(201);
+    const polled = json(await call(paid.app, { url: `/v2/auto/queries/${String(json(created).queryId)}`, key: owner }));
+    const state = at(polled, 'latestEvaluation', 'conditionStates', 0) as Record<string, unknown>;
+    // What validate judged is what the engine says: ready before the query expires.
+    expect(state).toMatchObject({ status: 'warming_up', readyAt: expect.stringMatching(ISO) as string });
+    expect(Date.parse(state.readyAt as string)).toBeLessThanOrEqual(Date.parse(polled.expiresAt as string));
+  });
+});
+
 describe('readiness over SSE', () => {
   let live: TestHost2;
   afterAll(async () => {

@@ -12,7 +12,8 @@ export function registerHostCommands(eql: Command, io: CliIo, exit: { code: numb
     .option('--port <port>', 'port to listen on')
     .option('--host <host>', 'address to listen on')
     .option('--data-dir <dir>', 'directory of the database and secret key')
-    .action(async (flags: { port?: string; host?: string; dataDir?: string }) => {
+    .option('--x402-demo', 'serve the keyless payment routes (/x402) to a demo payee: verified locally, never settled (as EQL_X402_DEMO=1)')
+    .action(async (flags: { port?: string; host?: string; dataDir?: string; x402Demo?: boolean }) => {
       const { serveCommand } = await import('./serve.js');
       exit.code = await serveCommand(flags, io);
     });

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { type ApiKeyRecord, configFromEnv, createApiKey, type HostStore, PgHostStore, redactDatabaseUrl, rotateApiKey, rotateWebhookSecret, SecretBox, SqliteStore } from '@eql/server';
+import { type ApiKeyRecord, configFromEnv, createApiKey, type HostStore, PgHostStore, redactDatabaseUrl, rotateApiKey, rotateWebhookSecret, SecretBox, SecretKeyMismatchError, SqliteStore } from '@eql/server';
 import type { CliIo } from '../io.js';
 import { UnusableInput } from '../io.js';
 import { terminalText } from '../terminal-text.js';
@@ -20,8 +20,14 @@ export interface KeysCreateFlags {
 async function openHostStore(dataDir: string | undefined): Promise<{ config: ReturnType<typeof configFromEnv>; store: HostStore; box: SecretBox; where: string }> {
   const config = configFromEnv(process.env, dataDir !== undefined ? { dataDir } : {});
   const box = config.secretKey ? SecretBox.fromKey(config.secretKey) : SecretBox.fromFile(join(config.dataDir, 'secret.key'));
-  if (config.databaseUrl) return { config, store: await PgHostStore.open(config.databaseUrl, { box }), box, where: `PostgreSQL at ${redactDatabaseUrl(config.databaseUrl)}` };
-  return { config, store: new SqliteStore(join(config.dataDir, 'eql.sqlite'), { box }), box, where: config.dataDir };
+  try {
+    if (config.databaseUrl) return { config, store: await PgHostStore.open(config.databaseUrl, { box }), box, where: `PostgreSQL at ${redactDatabaseUrl(config.databaseUrl)}` };
+    return { config, store: new SqliteStore(join(config.dataDir, 'eql.sqlite'), { box }), box, where: config.dataDir };
+  } catch (error) {
+    // Another key than the hosts': refused before anything is sealed that they could not open.
+    if (error instanceof SecretKeyMismatchError) throw new UnusableInput(error.message);
+    throw error;
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { constants } from 'node:os';
-import { configFromEnv, startServer } from '@eql/server';
+import { configFromEnv, SecretKeyMismatchError, startServer } from '@eql/server';
 import type { CliIo } from '../io.js';
 import { UnusableInput } from '../io.js';
 import { terminalText } from '../terminal-text.js';
@@ -8,6 +8,8 @@ export interface ServeFlags {
   port?: string;
   host?: string;
   dataDir?: string;
+  /** `--x402-demo`: the payment routes to a demo payee (as EQL_X402_DEMO=1; `npm start` sets it). */
+  x402Demo?: boolean;
 }
 
 /**
@@ -40,6 +42,7 @@ export async function serveCommand(flags: ServeFlags, io: CliIo): Promise<number
   } catch (error) {
     throw new UnusableInput((error as Error).message);
   }
+  if (flags.x402Demo) config = { ...config, x402: { ...config.x402, demo: true } };
   let closed = false;
   let stopSignal: ((signal: NodeJS.Signals) => void) | undefined;
   const stopped = new Promise<NodeJS.Signals>((resolve) => (stopSignal = resolve));
@@ -61,6 +64,8 @@ export async function serveCommand(flags: ServeFlags, io: CliIo): Promise<number
     started = await startServer(config, (line) => io.stdout(`${line}\n`));
   } catch (error) {
     for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
+    // A refusal its operator fixes in the configuration: one line, no stack trace.
+    if (error instanceof SecretKeyMismatchError) throw new UnusableInput(error.message);
     throw error;
   }
   const { host } = started;

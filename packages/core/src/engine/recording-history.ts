@@ -61,8 +61,13 @@ export class RecordingHistory implements PriceHistory {
     return this.byKey.has(feedKeyOfTopic(topic));
   }
 
+  /** The first replayed instant of the history: the origin of every topic it has prices of. */
+  get since(): number {
+    return this.timeOf(this.first, this.firstLap);
+  }
+
   origin(topic: PriceTopic): number | undefined {
-    return this.supports(topic) ? this.timeOf(this.first, this.firstLap) : undefined;
+    return this.supports(topic) ? this.since : undefined;
   }
 
   ticks(topic: PriceTopic, from: number, to: number): PriceTick[] {

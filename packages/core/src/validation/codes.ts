@@ -79,7 +79,7 @@ export const DIAGNOSTIC_CODES = {
   'macd-periods': { layer: 'semantics', severity: E, summary: 'a MACD whose fastPeriod is not shorter than its slowPeriod' },
   'unserved-symbol': { layer: 'semantics', severity: E, summary: 'a symbol the host serves no prices of' },
   'unserved-timeframe': { layer: 'semantics', severity: E, summary: 'a timeframe the host computes no candles of' },
-  'lookback-exceeds-lifetime': { layer: 'semantics', severity: E, summary: 'a series that needs more past than the query lives, on a host with no history' },
+  'lookback-exceeds-lifetime': { layer: 'semantics', severity: E, summary: 'a series that cannot be defined before the query expires: more past than the host has and the query lives' },
   'cron-after-expiry': { layer: 'semantics', severity: E, summary: 'a scheduled instant after the query expires' },
   'trade-in-payment-mode': { layer: 'semantics', severity: E, summary: 'an order on the keyless payment model' },
   'duplicate-step-id': { layer: 'semantics', severity: E, summary: 'two actions with the same stepId' },

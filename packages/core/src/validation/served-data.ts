@@ -9,4 +9,10 @@ export interface ServedData {
   timeframes?: readonly string[];
   /** Whether past prices exist to warm windows and indicators when a query starts (default true). */
   history?: boolean;
+  /**
+   * With `history`: the instant (epoch ms) the history starts, when it does not reach further back (a
+   * replay's earlier laps). A series that could be defined only after the query expires is then an
+   * error. Absent: the history reaches as far back as any series needs (a venue's candles).
+   */
+  historySince?: number;
 }

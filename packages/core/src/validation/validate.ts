@@ -19,7 +19,8 @@ export interface ValidateOptions {
   now?: number | Date;
   /**
    * What the host (or the recording) serves: with it, conditions on symbols or timeframes no feed
-   * serves are errors, and so are look-backs longer than the query lives when there is no history.
+   * serves are errors, and so are series that cannot be defined before the query expires (a look-back
+   * longer than the query lives without history, or than its life and the history give together).
    */
   served?: ServedData;
   /**

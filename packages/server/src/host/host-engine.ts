@@ -307,10 +307,14 @@ export class HostEngine implements QueryHost {
   }
 
   private describeServed(history: PriceHistory[]): ServedData {
+    // Only a replay's history has a fixed start (its earliest lap): a series needing more past warms only as
+    // the replay plays. A venue's candles reach back as far as series need; the prices the host records grow.
+    const since = history.length > 0 && history.every((past) => past instanceof RecordingHistory) ? Math.min(...history.map((past) => past.since)) : undefined;
+    const past: ServedData = { history: history.length > 0, ...(since !== undefined ? { historySince: since } : {}) };
     // Only a replay can list what it serves; a live venue or an embedder's feed may serve any symbol.
-    if (this.feeds.some((source) => !(source instanceof ReplaySource))) return { history: history.length > 0 };
+    if (this.feeds.some((source) => !(source instanceof ReplaySource))) return past;
     const symbols = pricedAssets(this.recording.observations).filter((symbol) => this.hasPrice(symbol));
-    return { symbols, history: history.length > 0 };
+    return { symbols, ...past };
   }
 
   private defaultSources(scheduler: SchedulerLike): DataSource[] {

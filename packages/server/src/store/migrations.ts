@@ -249,6 +249,19 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
       );
     `,
   },
+  {
+    version: 8,
+    name: 'secret_key_check',
+    // A value sealed once with the host's secret key (store/secret-key-check.ts): a host given another
+    // key refuses to start, before it seals anything the others cannot open.
+    sql: `
+      CREATE TABLE secret_key_check (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        sealed TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 /**

@@ -2,6 +2,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { ExecutionRecord, LlmSession, NotificationDraft, OutboxEntry, PaperOrderRecord, QueryRequest, RuntimeState } from '@eql/core';
 import { migrate } from './migrations.js';
+import { judgeSecretKey } from './secret-key-check.js';
 import { privateDatabase, privateDatabaseCompanions, privateDir } from './private-files.js';
 import { openRequestSecrets, sealRequestSecrets } from './request-secrets.js';
 import type { SecretBox } from '../secrets.js';
@@ -86,6 +87,27 @@ export class SqliteStore implements HostStore {
     privateDatabaseCompanions(path);
     // Migration 6 replaced secrets by their sealed form: the old pages leave the WAL at once.
     if (migrate(this.db, this.box ? { box: this.box } : {}).includes(6)) this.db.pragma('wal_checkpoint(TRUNCATE)');
+    if (this.box) {
+      try {
+        this.checkSecretKey(this.box);
+      } catch (error) {
+        this.db.close();
+        throw error;
+      }
+    }
+  }
+
+  /** Refuses a box that does not open the secrets of this database; stores the check value on the first open (secret-key-check.ts). */
+  private checkSecretKey(box: SecretBox): void {
+    // Immediate: of two processes opening one file at once, one reads and writes, then the other reads.
+    this.db
+      .transaction(() => {
+        const check = this.db.prepare('SELECT sealed FROM secret_key_check WHERE id = 1').get() as { sealed: string } | undefined;
+        const sample = check ? undefined : (this.db.prepare('SELECT hmac_secret_sealed AS sealed FROM api_keys ORDER BY id LIMIT 1').get() as { sealed: string } | undefined);
+        const write = judgeSecretKey(box, { check: check?.sealed, sample: sample?.sealed });
+        if (write !== undefined) this.db.prepare('INSERT INTO secret_key_check (id, sealed, created_at) VALUES (1, ?, ?)').run(write, new Date().toISOString());
+      })
+      .immediate();
   }
 
   /** A stored request: its secrets sealed (with a box). */

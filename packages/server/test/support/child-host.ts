@@ -25,11 +25,12 @@ const children: ChildProcess[] = [];
 
 /**
  * Starts `eql serve` with `env` (on top of this process's environment without its EQL_ variables) and
- * resolves once it prints `listening on http://…`. `preload` is a module loaded first (`node --import`).
+ * resolves once it prints `listening on http://…`. `preload` is a module loaded first (`node --import`);
+ * `args` follow `serve` (flags).
  */
-export async function serveChild(env: Record<string, string>, options: { preload?: string } = {}): Promise<ChildHost> {
+export async function serveChild(env: Record<string, string>, options: { preload?: string; args?: string[] } = {}): Promise<ChildHost> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('EQL_') && name !== 'NODE_OPTIONS'));
-  const args = [...(options.preload ? ['--import', options.preload] : []), bin, 'serve'];
+  const args = [...(options.preload ? ['--import', options.preload] : []), bin, 'serve', ...(options.args ?? [])];
   const child = spawn(process.execPath, args, { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let output = '';
@@ -79,4 +80,34 @@ export async function serveChild(env: Record<string, string>, options: { preload
 /** Kills every child still running (afterAll). */
 export function killChildren(): void {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+/** What a child that was expected to refuse to start said: its exit code, and its stdout and stderr apart. */
+export interface RefusedChild {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Starts `eql serve` with `env` (as {@link serveChild}) and waits for it to exit, for a host that must
+ * refuse to start. Should it start instead (`listening on`), it is killed and the promise rejects.
+ */
+export function serveChildRefused(env: Record<string, string>): Promise<RefusedChild> {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('EQL_') && name !== 'NODE_OPTIONS'));
+  const child = spawn(process.execPath, [bin, 'serve'], { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  return new Promise<RefusedChild>((resolve, reject) => {
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      if (/listening on http:\/\//.test(stdout)) {
+        child.kill('SIGKILL');
+        reject(new Error(`eql serve started where it should have refused:\n${stdout}${stderr}`));
+      }
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
 }

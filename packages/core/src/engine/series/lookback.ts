@@ -21,6 +21,32 @@ export function lookbackMs(source: unknown, method: unknown, args: Record<string
   return undefined;
 }
 
+/**
+ * The earliest instant a `price` or `ta` series of a query started at `now`, warmed from a history that
+ * starts at `since`, can be defined, as the engine computes it: an indicator needs its warm-up candles
+ * to close, counted from the first whole candle of the history (buckets aligned to the epoch; a bucket
+ * that began before `since` is not whole), or from the candle forming at `now` when that one is earlier
+ * (the live feed completes it); a window needs its period after `since`. Undefined for the last price
+ * (defined at once) and for anything it cannot read.
+ */
+export function earliestDefinedAt(source: unknown, method: unknown, args: Record<string, unknown>, since: number, now: number): number | undefined {
+  try {
+    if (source === 'price') {
+      if (method === 'current') return undefined;
+      const periodMs = parseDuration(args.period);
+      return periodMs === undefined ? undefined : since + periodMs;
+    }
+    if (source === 'ta' && typeof method === 'string') {
+      const candleMs = timeframeMs(resolveTimeframe(args));
+      const first = Math.min(Math.ceil(since / candleMs), Math.floor(now / candleMs));
+      return (first + warmupCandles(method, args)) * candleMs;
+    }
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}
+
 /** The relative agreement `convergenceCandles` is about (for MACD, relative to the price level: it is a difference of two price EMAs). */
 export const CONVERGENCE_TOLERANCE = 1e-9;
 

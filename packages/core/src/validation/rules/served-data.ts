@@ -1,12 +1,14 @@
-import { lookbackMs } from '../../engine/series/lookback.js';
+import { earliestDefinedAt, lookbackMs } from '../../engine/series/lookback.js';
 import { formatDuration } from '../../language/duration.js';
 import { argsOf } from '../../language/query-walk.js';
+import { formatIsoTime } from '../../util/instant.js';
 import { isRecord } from '../../util/json-pointer.js';
 import type { Rule, RuleContext } from '../rule.js';
 
 /**
  * Served data (see ServedData): `unserved-symbol`, `unserved-timeframe`, and `lookback-exceeds-lifetime`
- * when the host has no history and a series needs more of the past than the query lives.
+ * when a series cannot be defined before the query expires: the host has no history and the series needs
+ * more of the past than the query lives, or its history starts too late for the series to warm in time.
  */
 export const servedData: Rule = {
   name: 'served-data',
@@ -39,15 +41,29 @@ function checkSeries(node: Record<string, unknown>, pointer: string, context: Ru
     context.sink.error('unserved-timeframe', node.source === 'ta' && args.timeframe !== undefined ? `${pointer}/args/timeframe` : `${pointer}/args`, `this host computes no ${timeframe} candles; served timeframes: ${served.timeframes.join(', ')}`);
     return;
   }
-  if (served.history !== false) return;
+  if (served.history !== false && served.historySince === undefined) return;
   const lookback = lookbackMs(node.source, node.method, args);
-  if (lookback === undefined || lookback <= context.lifetimeMs) return;
+  if (lookback === undefined) return;
   const lives = typeof context.query?.expiresIn === 'string' ? context.query.expiresIn : formatDuration(context.lifetimeMs);
   const what = node.source === 'ta' ? `${String(node.method)} on ${timeframe} candles` : `the ${String(node.method)} window`;
+  if (served.history === false) {
+    if (lookback <= context.lifetimeMs) return;
+    context.sink.error(
+      'lookback-exceeds-lifetime',
+      pointer,
+      `${what} needs ${formatDuration(lookback)} of prices before its value is defined, longer than the query lives (${lives}), and this host has no history to start from`,
+    );
+    return;
+  }
+  // A history that starts at a known instant: the series is defined when the engine, warmed from it, has enough.
+  const since = served.historySince as number;
+  const definedAt = earliestDefinedAt(node.source, node.method, args, since, context.now);
+  const expiresAt = context.now + context.lifetimeMs;
+  if (definedAt === undefined || definedAt <= expiresAt) return;
   context.sink.error(
     'lookback-exceeds-lifetime',
     pointer,
-    `${what} needs ${formatDuration(lookback)} of prices before its value is defined, longer than the query lives (${lives}), and this host has no history to start from`,
+    `${what} needs ${formatDuration(lookback)} of prices before its value is defined; this host's history starts at ${formatIsoTime(since)}, so its value is defined from ${formatIsoTime(definedAt)}, after the query expires (${lives}, at ${formatIsoTime(expiresAt)})`,
   );
 }
 

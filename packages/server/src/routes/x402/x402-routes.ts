@@ -23,6 +23,11 @@ export interface X402Options {
   facilitator?: PaymentFacilitator;
   /** Bounds on refused payment signatures per payer and per client address (default `DEFAULT_PAYMENT_RATE_LIMITS`). */
   rateLimits?: PaymentRateLimits;
+  /**
+   * The payee is a demo (never settled) and the host's language model is real: what would spend the
+   * model (chat, the builder, a query with llm calls) is refused with 403 `x402_demo_payee`.
+   */
+  refuseModelSpending?: boolean;
 }
 
 /** Credits of the data routes of the payment model (spec 8: smart stats 1; the others say "payment": 1 too). */
@@ -63,6 +68,15 @@ export async function x402Routes(app: FastifyInstance, context: HostContext, opt
     if (!request.agent) throw new ApiError(400, 'missing_agent_secret', 'this route is for agents: send x-svc-agent-secret');
     return owners.of(`agent:${request.agent.id}`);
   };
+  // Checked while pricing, so the refusal comes before any payment is asked or verified.
+  const refuseModelSpending = (): void => {
+    if (!options.refuseModelSpending) return;
+    throw new ApiError(
+      403,
+      'x402_demo_payee',
+      "this host takes demo payments (EQL_X402_DEMO: verified locally, never settled) and its language model is real: what spends the model is served only to a real payee (EQL_X402_PAY_TO)",
+    );
+  };
   const record = async (request: FastifyRequest, reason: string, ref: string): Promise<void> => {
     const payment = request.payment;
     if (!payment) return;
@@ -90,7 +104,10 @@ export async function x402Routes(app: FastifyInstance, context: HostContext, opt
   data('/x402/v2/aggregations/trending-cas/telegram', M.trendingCasTelegram, 'Trending contract addresses on Telegram', (query) => trendingContracts(context, 'telegram', query), range);
 
   // Chat (fast 5, expert 18): the request is checked while pricing it, so a bad one costs nothing.
-  const chat = paid((request) => CHAT_CREDITS[parseChatRequest(request.body as Record<string, unknown>).speed], 'An answer of the analyst');
+  const chat = paid((request) => {
+    refuseModelSpending();
+    return CHAT_CREDITS[parseChatRequest(request.body as Record<string, unknown>).speed];
+  }, 'An answer of the analyst');
   app.post('/x402/v2/chat', { schema: tagged({ summary: 'One complete answer of the analyst, paid per request', body: chatBodySchema, response: { 200: chatResponseSchema } }), config: chat }, async (request) => {
     const owner = await payerOf(request);
     const answer = await chatTurn(context, owner.id, parseChatRequest(request.body as Record<string, unknown>));
@@ -99,7 +116,10 @@ export async function x402Routes(app: FastifyInstance, context: HostContext, opt
   });
 
   // The query builder (fast 5, expert 18), in payment mode: it offers no trade actions.
-  const builder = paid((request) => CHAT_CREDITS[parseBuilderRequest(request.body as Record<string, unknown>).speed], 'A reply of the query builder');
+  const builder = paid((request) => {
+    refuseModelSpending();
+    return CHAT_CREDITS[parseBuilderRequest(request.body as Record<string, unknown>).speed];
+  }, 'A reply of the query builder');
   app.post('/x402/v2/auto/chat', { schema: tagged({ summary: 'The AI query builder, paid per request', body: builderBodySchema, response: { 200: builderResponseSchema } }), config: builder }, async (request) => {
     const owner = await payerOf(request);
     const answer = await builderTurn(context, context.builders.payment, owner.id, parseBuilderRequest(request.body as Record<string, unknown>));
@@ -112,7 +132,10 @@ export async function x402Routes(app: FastifyInstance, context: HostContext, opt
   const create = paid(
     async (request) => {
       const body = requestBody(request.body);
-      const { credits } = checkForCreate(body, 'payment', context.now(), hostValidation(context)).estimatedCost;
+      const checked = checkForCreate(body, 'payment', context.now(), hostValidation(context));
+      const { conditionCallsUpperBound, actionCallsUpperBound } = checked.simulationLlmCallsEstimate;
+      if (conditionCallsUpperBound + actionCallsUpperBound > 0) refuseModelSpending();
+      const { credits } = checked.estimatedCost;
       const owner = await agentOf(request);
       if (!(await context.store.validatedSince(owner.id, bodyHash(body), new Date(context.now() - CALL_ORDER_WINDOW_MS).toISOString()))) {
         throw new ApiError(409, 'validate_first', 'validate this exact query with POST /x402/v2/auto/queries/validate before creating it');

@@ -290,6 +290,17 @@ export const PG_MIGRATIONS: ReadonlyArray<PgMigration> = [
       CREATE INDEX sse_streams_node ON sse_streams (node_id);
     `,
   },
+  {
+    version: 7,
+    name: 'secret_key_check (a value sealed with the hosts\' secret key: a host given another key refuses to start)',
+    sql: `
+      CREATE TABLE secret_key_check (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        sealed TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 /**

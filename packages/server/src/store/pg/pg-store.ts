@@ -24,6 +24,7 @@ import {
 import { API_KEY_COLUMNS, apiKeyValues } from '../key-row.js';
 import type { HostStore, KeyPatch } from '../store.js';
 import { migratePg } from './pg-migrations.js';
+import { judgeSecretKey } from '../secret-key-check.js';
 
 /**
  * The advisory lock class taken (per schema, for the length of a transaction) to add a notification: ids
@@ -79,6 +80,7 @@ export class PgHostStore implements HostStore {
     pool.on('error', () => undefined);
     try {
       await migratePg(pool);
+      if (options.box) await checkSecretKey(pool, options.box);
     } catch (error) {
       await pool.end().catch(() => undefined);
       throw error;
@@ -593,4 +595,19 @@ export class PgHostStore implements HostStore {
   deleteExchange(keyId: number, exchange: string): Promise<boolean> {
     return this.inLane(`exchange:${keyId}:${exchange}`, async () => (await this.changes('DELETE FROM exchanges WHERE key_id = $1 AND exchange = $2', [keyId, exchange])) > 0);
   }
+}
+
+/**
+ * Refuses a box that does not open the secrets of the database; stores the check value on the first open
+ * (secret-key-check.ts). Of hosts starting at once with different keys, the first insert wins and the
+ * others judge their key against it.
+ */
+async function checkSecretKey(pool: pg.Pool, box: SecretBox): Promise<void> {
+  const check = async () => (await pool.query<{ sealed: string }>('SELECT sealed FROM secret_key_check WHERE id = 1')).rows[0]?.sealed;
+  const stored = await check();
+  const sample = stored === undefined ? (await pool.query<{ sealed: string }>('SELECT hmac_secret_sealed AS sealed FROM api_keys ORDER BY id LIMIT 1')).rows[0]?.sealed : undefined;
+  const write = judgeSecretKey(box, { check: stored, sample });
+  if (write === undefined) return;
+  await pool.query('INSERT INTO secret_key_check (id, sealed, created_at) VALUES (1, $1, $2) ON CONFLICT (id) DO NOTHING', [write, new Date().toISOString()]);
+  judgeSecretKey(box, { check: await check(), sample: undefined });
 }
