@@ -25,6 +25,8 @@ export type { ConditionStatesChange, HostProblem, QueryHost, StatusChange } from
 export { SseHub, type SseHubOptions } from './sse/hub.js';
 export { MarketBus, type BusObservation, type BusReading, type MarketBusOptions, DEFAULT_MARKET_STREAM } from './bus/market-bus.js';
 export { BusPublisher, type Publication, type PublishOutcome } from './bus/bus-publisher.js';
+export { checkBusObservation, readBusMessage, type BusMessageCheck, type BusMessageProblem } from './bus/bus-message.js';
+export { readRetryDelayMs, type BusEnd, type BusReadOptions } from './bus/market-bus.js';
 export { clusterStatus, readClusterStatus, type ClusterStatus } from './bus/cluster-status.js';
 export { ApiError } from './http/errors.js';
 export type { HostContext } from './context.js';
