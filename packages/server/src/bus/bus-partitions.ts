@@ -39,8 +39,6 @@ export interface BusPartitionsOptions {
   malformedLog?: MalformedMessageLog;
   /** The host's history recorder (its state is shown in the readiness while it runs). */
   recorder?: HistoryRecorder;
-  /** How long a reading that failed waits before the `attempt`-th try in a row (default MarketBus's). */
-  retryDelayMs?: (attempt: number) => number;
   warn?: (message: string, error?: unknown) => void;
 }
 
@@ -163,7 +161,6 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
           return this.skip(entry, message.seq);
         },
         onError: (error, { seq, delayMs }) => this.options.warn?.(`bus: partition ${entry.partition} failed to read message ${seq} (reading again from there in ${delayMs} ms)`, error),
-        ...(this.options.retryDelayMs ? { retryDelayMs: this.options.retryDelayMs } : {}),
       });
       if (entry.closed) {
         await entry.reading.stop();
