@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildServer, MarketBus } from '@eql/server';
@@ -70,6 +70,38 @@ await describeWithBus('eql bus publish', () => {
     expect(seen[0]!.at).toBeGreaterThanOrEqual(before);
     // A recorded minute apart: 50 ms apart when played.
     expect(new Set(seen.slice(1).map((entry, index) => entry.at - seen[index]!.at))).toEqual(new Set([50]));
+  });
+
+  it('stamps whole ms at a speed whose steps are fractions of one (what the hosts read: a fraction they skip)', { timeout: 60_000 }, async () => {
+    const stream = freshStream('cli_fraction');
+    drops.push(() => stream.drop());
+    // A recorded minute is 60,000 / 7,000 = 8.57 ms when played.
+    const run = await eql(['bus', 'publish', RECORDING, '--stream', stream.name, '--speed', '7000']);
+    expect(run.code, run.stderr).toBe(0);
+    const seen = await readAll(stream.name, 21);
+    expect(seen.filter((entry) => !Number.isInteger(entry.at))).toEqual([]);
+  });
+
+  it('refuses, before sending anything, a recording or a speed that gives what the hosts would skip (exit 2)', { timeout: 60_000 }, async () => {
+    const stream = freshStream('cli_refused');
+    drops.push(() => stream.drop());
+    // Twenty recorded minutes at 1e-10 times real time: far beyond the times a Date holds.
+    const slow = await eql(['bus', 'publish', RECORDING, '--stream', stream.name, '--speed', '1e-10']);
+    expect(slow.code).toBe(2);
+    expect(slow.stderr).toContain(`${RECORDING}: observation `);
+    expect(slow.stderr).toMatch(/observation \d+ played at --speed 1e-10 is not one the bus carries: at must be an integer epoch ms time, not \d+\n$/);
+    const dir = mkdtempSync(join(tmpdir(), 'eql-cli-refused-'));
+    const file = join(dir, 'bad.jsonl');
+    writeFileSync(file, '{"at":"2026-01-05T00:00:00Z","source":"price","symbol":"BTC","price":1}\n{"at":"2026-01-05T00:00:01Z","source":"price","symbol":7,"price":1}\n');
+    const numeric = await eql(['bus', 'publish', file, '--stream', stream.name, '--keep-times']);
+    expect(numeric.code).toBe(2);
+    expect(numeric.stderr).toContain(`${file}: line 2: symbol must be a string, not 7`);
+    const bus = await MarketBus.connect(TEST_NATS_URL, { stream: stream.name });
+    try {
+      expect(await bus.last()).toBeUndefined();
+    } finally {
+      await bus.close();
+    }
   });
 
   it('says what is wrong: no file, a malformed speed (exit 2)', async () => {

@@ -28,6 +28,8 @@ export { MarketBus, BusConnectionError, type BusObservation, type BusReading, ty
 export { natsAuthFromEnv, NATS_AUTH_SETTINGS, type NatsAuth } from './bus/nats-settings.js';
 export { natsConnectionOptions, redactNatsUrl } from './bus/nats-connection.js';
 export { BusPublisher, type Publication, type PublishOutcome } from './bus/bus-publisher.js';
+export { checkBusObservation, readBusMessage, type BusMessageCheck, type BusMessageProblem } from './bus/bus-message.js';
+export { readRetryDelayMs, type BusEnd, type BusReadOptions } from './bus/market-bus.js';
 export { clusterStatus, readClusterStatus, type ClusterStatus } from './bus/cluster-status.js';
 export { ApiError } from './http/errors.js';
 export type { HostContext } from './context.js';

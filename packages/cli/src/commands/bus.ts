@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { parseRecording, RecordingError, type Observation } from '@eql/core';
-import { BusConnectionError, BusPublisher, configFromEnv, type HostConfig, MarketBus, natsConnectionOptions, type Publication, readClusterStatus } from '@eql/server';
+import { BusConnectionError, BusPublisher, checkBusObservation, configFromEnv, type HostConfig, MarketBus, natsConnectionOptions, type Publication, readClusterStatus } from '@eql/server';
 import type { CliIo } from '../io.js';
 import { UnusableInput } from '../io.js';
 import { terminalText } from '../terminal-text.js';
@@ -23,7 +23,9 @@ export interface BusPublishFlags {
  * (EQL_FEED=bus hosts read it), in order, each once. By default the recording plays from now at
  * `--speed` (each observation stamped with the instant it plays at; `max`: stamped as at speed 1 but
  * sent at once); `--keep-times` keeps the recorded instants, with ids of the file's digest and line, so
- * that running it again publishes nothing twice. Exit 0 published, 1 the bus refused, 2 unusable input
+ * that running it again publishes nothing twice. Every observation, stamped as it plays (whole ms), is
+ * checked by the rule the hosts read the bus with before anything is sent: a recording (or a speed)
+ * that would give one they skip is refused. Exit 0 published, 1 the bus refused, 2 unusable input
  * (a wrong setting included).
  */
 export async function busPublishCommand(file: string, flags: BusPublishFlags, io: CliIo): Promise<number> {
@@ -45,8 +47,14 @@ export async function busPublishCommand(file: string, flags: BusPublishFlags, io
   const digest = createHash('sha256').update(text).digest('hex').slice(0, 16);
   const startedAt = Date.now();
   const first = observations[0]?.at ?? startedAt;
-  const playAt = (at: number) => (flags.keepTimes ? at : startedAt + (at - first) / (Number.isFinite(speed) ? speed : 1));
+  // Whole ms: the bus carries integer epoch ms times.
+  const playAt = (at: number) => (flags.keepTimes ? at : Math.round(startedAt + (at - first) / (Number.isFinite(speed) ? speed : 1)));
   const idOf = (line: number) => (flags.keepTimes ? `${digest}:${line}` : `${digest}@${startedAt}:${line}`);
+  const played = observations.map((observation, index) => {
+    const checked = checkBusObservation({ ...observation, at: playAt(observation.at) });
+    if (checked.problem) throw new UnusableInput(`${file}: observation ${index + 1}${flags.keepTimes ? '' : ` played at --speed ${flags.speed}`} is not one the bus carries: ${checked.problem.reason}`);
+    return checked.observation;
+  });
   const stream = flags.stream ?? config.natsStream;
   let bus: MarketBus;
   try {
@@ -59,10 +67,10 @@ export async function busPublishCommand(file: string, flags: BusPublishFlags, io
     // Paced: each observation waits for its instant (at most a second per step, so the command stays responsive).
     const paced = !flags.keepTimes && Number.isFinite(speed);
     async function* items(): AsyncGenerator<Publication> {
-      for (const [line, observation] of observations.entries()) {
-        const at = playAt(observation.at);
+      for (const [line, observation] of played.entries()) {
+        const { at } = observation;
         while (paced && Date.now() < at) await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, at - Date.now())));
-        yield { observation: { ...observation, at }, id: idOf(line) };
+        yield { observation, id: idOf(line) };
       }
     }
     const total = observations.length;

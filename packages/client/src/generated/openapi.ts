@@ -1699,7 +1699,7 @@ export interface operations {
                         };
                         /** @description Whether this host reads the cluster's feed into the market bus */
                         feedLeader?: boolean;
-                        /** @description On the market bus (EQL_NATS_URL): its stream, whether this host is connected to it, and per partition held the last message handed to the engine, the last position saved, and whether it is catching up on a backlog */
+                        /** @description On the market bus (EQL_NATS_URL): its stream, whether this host is connected to it, and per partition held the last message handed to the engine, the last position saved, whether it is catching up on a backlog, and how many observations it judged and messages it skipped as no observation since this host took it; on the feed leader also the history recorder */
                         bus?: {
                             stream?: string;
                             /** @description Whether this host is connected to the NATS server (false while it reconnects) */
@@ -1709,7 +1709,18 @@ export interface operations {
                                     handled?: number;
                                     saved?: number;
                                     catchingUp?: boolean;
+                                    /** @description Observations handed to the engine since this host took the partition */
+                                    judged?: number;
+                                    /** @description Messages skipped as no observation the bus carries since this host took the partition */
+                                    malformed?: number;
                                 };
+                            };
+                            /** @description While this host writes the cluster's price history (it leads the feed): the last message read, the position saved, the messages skipped as no observation and the ticks the database refused, since it started */
+                            history?: {
+                                handled?: number;
+                                saved?: number;
+                                malformed?: number;
+                                dropped?: number;
                             };
                         };
                     };
@@ -1740,7 +1751,7 @@ export interface operations {
                         };
                         /** @description Whether this host reads the cluster's feed into the market bus */
                         feedLeader?: boolean;
-                        /** @description On the market bus (EQL_NATS_URL): its stream, whether this host is connected to it, and per partition held the last message handed to the engine, the last position saved, and whether it is catching up on a backlog */
+                        /** @description On the market bus (EQL_NATS_URL): its stream, whether this host is connected to it, and per partition held the last message handed to the engine, the last position saved, whether it is catching up on a backlog, and how many observations it judged and messages it skipped as no observation since this host took it; on the feed leader also the history recorder */
                         bus?: {
                             stream?: string;
                             /** @description Whether this host is connected to the NATS server (false while it reconnects) */
@@ -1750,7 +1761,18 @@ export interface operations {
                                     handled?: number;
                                     saved?: number;
                                     catchingUp?: boolean;
+                                    /** @description Observations handed to the engine since this host took the partition */
+                                    judged?: number;
+                                    /** @description Messages skipped as no observation the bus carries since this host took the partition */
+                                    malformed?: number;
                                 };
+                            };
+                            /** @description While this host writes the cluster's price history (it leads the feed): the last message read, the position saved, the messages skipped as no observation and the ticks the database refused, since it started */
+                            history?: {
+                                handled?: number;
+                                saved?: number;
+                                malformed?: number;
+                                dropped?: number;
                             };
                         };
                     };

@@ -7,7 +7,7 @@ export * from './interfaces.js';
 export { HistoryError, type PriceHistory, type PriceTick, type PriceTopic } from './history.js';
 export { InvalidQueryError, type InvalidQueryProblem } from './invalid-query.js';
 export { type Observation, type PriceObservation, type TweetObservation, type NewsObservation, type LlmVerdictObservation, type Topic, topicKey, baseAsset, feedKeyOfObservation, feedKeyOfTopic } from './observations.js';
-export { parseRecording, pricedAssets, serializeRecording, RecordingError, type Recording } from './recording.js';
+export { checkObservation, parseRecording, pricedAssets, serializeRecording, RecordingError, type ObservationCheck, type ObservationProblem, type Recording } from './recording.js';
 export { ReplaySource, matchesTopic, type ReplayOptions } from './replay-source.js';
 export { RecordingHistory, type RecordingHistoryOptions } from './recording-history.js';
 export { PushSource } from './push-source.js';

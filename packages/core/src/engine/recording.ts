@@ -106,8 +106,35 @@ export function parseRecording(text: string): Recording {
 
 /** A field check failed; turned into a RecordingError with the line by `toObservation`. */
 class FieldError extends Error {
-  constructor(readonly reason: string) {
+  constructor(
+    /** The field at fault (`''`: the value itself is no object). */
+    readonly field: string,
+    readonly reason: string,
+  ) {
     super(reason);
+  }
+}
+
+/** Why a value is not an observation: the field at fault (`''` when the value is no object) and the reason, quoting at most 40 characters of it. */
+export interface ObservationProblem {
+  field: string;
+  reason: string;
+}
+
+/** What {@link checkObservation} finds: the observation (with its known fields only), or why the value is none. */
+export type ObservationCheck = { observation: Observation; problem?: undefined } | { observation?: undefined; problem: ObservationProblem };
+
+/**
+ * Checks a value as an observation as sources emit it and the market bus carries it: the rules of a
+ * recording line (see the top of this file), except that `at` is an integer epoch ms time within a
+ * Date's range (what `serializeRecording` accepts), not ISO text. Never throws.
+ */
+export function checkObservation(value: unknown): ObservationCheck {
+  try {
+    return { observation: readObservation(value, readEpochTime) };
+  } catch (error) {
+    if (error instanceof FieldError) return { problem: { field: error.field, reason: error.reason } };
+    throw error;
   }
 }
 
@@ -115,19 +142,20 @@ type Fields = Record<string, unknown>;
 
 function toObservation(value: unknown, line: number): Observation {
   try {
-    return readObservation(value);
+    return readObservation(value, readTime);
   } catch (error) {
     if (error instanceof FieldError) throw new RecordingError(line, error.reason);
     throw error;
   }
 }
 
-function readObservation(value: unknown): Observation {
+/** An observation of a JSON value, `at` read by `readAt` (ISO text in a recording, epoch ms in memory); throws FieldError. */
+function readObservation(value: unknown, readAt: (value: unknown) => number): Observation {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new FieldError(`an observation must be a JSON object, not ${describeType(value)}`);
+    throw new FieldError('', `an observation must be a JSON object, not ${describeType(value)}`);
   }
   const fields = value as Fields;
-  const at = readTime(own(fields, 'at'));
+  const at = readAt(own(fields, 'at'));
   const source = own(fields, 'source');
   switch (source) {
     case 'price': {
@@ -145,7 +173,7 @@ function readObservation(value: unknown): Observation {
     }
     case 'tweet': {
       const username = requiredText(fields, 'username');
-      if (username.includes('@')) throw new FieldError(`username must be given without @ (${quote(username)})`);
+      if (username.includes('@')) throw new FieldError('username', `username must be given without @ (${quote(username)})`);
       const observation: TweetObservation = {
         at,
         source,
@@ -177,9 +205,9 @@ function readObservation(value: unknown): Observation {
       return observation;
     }
     case undefined:
-      throw new FieldError(`source is missing (one of ${SOURCES.join(', ')})`);
+      throw new FieldError('source', `source is missing (one of ${SOURCES.join(', ')})`);
     default:
-      throw new FieldError(`source must be one of ${SOURCES.join(', ')}, not ${describeValue(source)}`);
+      throw new FieldError('source', `source must be one of ${SOURCES.join(', ')}, not ${describeValue(source)}`);
   }
 }
 
@@ -190,34 +218,34 @@ function own(fields: Fields, key: string): unknown {
 
 function requiredString(fields: Fields, key: string): string {
   const value = own(fields, key);
-  if (value === undefined) throw new FieldError(`${key} is missing`);
-  if (typeof value !== 'string') throw new FieldError(`${key} must be a string, not ${describeValue(value)}`);
+  if (value === undefined) throw new FieldError(key, `${key} is missing`);
+  if (typeof value !== 'string') throw new FieldError(key, `${key} must be a string, not ${describeValue(value)}`);
   return value;
 }
 
 /** A string with at least one non-blank character. */
 function requiredText(fields: Fields, key: string): string {
   const value = requiredString(fields, key);
-  if (value.trim() === '') throw new FieldError(`${key} must not be empty`);
+  if (value.trim() === '') throw new FieldError(key, `${key} must not be empty`);
   return value;
 }
 
 function optionalString(fields: Fields, key: string): string | undefined {
   const value = own(fields, key);
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw new FieldError(`${key} must be a string, not ${describeValue(value)}`);
+  if (typeof value !== 'string') throw new FieldError(key, `${key} must be a string, not ${describeValue(value)}`);
   return value;
 }
 
 function optionalText(fields: Fields, key: string): string | undefined {
   const value = optionalString(fields, key);
-  if (value !== undefined && value.trim() === '') throw new FieldError(`${key} must not be empty`);
+  if (value !== undefined && value.trim() === '') throw new FieldError(key, `${key} must not be empty`);
   return value;
 }
 
 function requiredNumber(fields: Fields, key: string, ok: (n: number) => boolean, what: string): number {
   const value = own(fields, key);
-  if (value === undefined) throw new FieldError(`${key} is missing (${what})`);
+  if (value === undefined) throw new FieldError(key, `${key} is missing (${what})`);
   return checkNumber(key, value, ok, what);
 }
 
@@ -229,23 +257,33 @@ function optionalNumber(fields: Fields, key: string, ok: (n: number) => boolean,
 
 function checkNumber(key: string, value: unknown, ok: (n: number) => boolean, what: string): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || !ok(value)) {
-    throw new FieldError(`${key} must be ${what}, not ${describeValue(value)}`);
+    throw new FieldError(key, `${key} must be ${what}, not ${describeValue(value)}`);
   }
   return value;
 }
 
 // ---------------------------------------------------------------- times
 
+/** `at` of a recording line: ISO 8601 text with a zone. */
 function readTime(value: unknown): number {
-  if (value === undefined) throw new FieldError('at is missing (an ISO 8601 time with a zone, such as 2026-01-05T00:00:00Z)');
+  if (value === undefined) throw new FieldError('at', 'at is missing (an ISO 8601 time with a zone, such as 2026-01-05T00:00:00Z)');
   if (typeof value !== 'string') {
-    throw new FieldError(`at must be an ISO 8601 time string with a zone, not ${describeValue(value)}`);
+    throw new FieldError('at', `at must be an ISO 8601 time string with a zone, not ${describeValue(value)}`);
   }
   const time = parseIsoTime(value);
   if (time === undefined) {
-    throw new FieldError(`at must be an ISO 8601 time with a zone, such as 2026-01-05T00:00:00Z, not ${quote(value)}`);
+    throw new FieldError('at', `at must be an ISO 8601 time with a zone, such as 2026-01-05T00:00:00Z, not ${quote(value)}`);
   }
   return time;
+}
+
+/** `at` of an observation in memory: an integer epoch ms time within a Date's range (whole ms, as a recording's times are). */
+function readEpochTime(value: unknown): number {
+  if (value === undefined) throw new FieldError('at', 'at is missing (an integer epoch ms time)');
+  if (typeof value !== 'number' || !Number.isInteger(value) || Math.abs(value) > MAX_TIME) {
+    throw new FieldError('at', `at must be an integer epoch ms time, not ${describeValue(value)}`);
+  }
+  return value;
 }
 
 /** The canonical text of an epoch ms time: UTC, milliseconds only when not zero. */
@@ -269,10 +307,7 @@ export function serializeRecording(observations: readonly Observation[]): string
   let previousAt = -Infinity;
   observations.forEach((observation, index) => {
     const line = index + 1;
-    const at: unknown = observation.at;
-    if (typeof at !== 'number' || !Number.isInteger(at) || Math.abs(at) > MAX_TIME) {
-      throw new RecordingError(line, `at must be an integer epoch ms time, not ${describeValue(at)}`);
-    }
+    const at = toEpochTime(observation.at, line);
     if (at < previousAt) {
       throw new RecordingError(line, `observations must be ordered by at: ${isoTime(at)} is before ${isoTime(previousAt)}`);
     }
@@ -283,6 +318,15 @@ export function serializeRecording(observations: readonly Observation[]): string
     text += `${JSON.stringify(record)}\n`;
   });
   return text;
+}
+
+function toEpochTime(value: unknown, line: number): number {
+  try {
+    return readEpochTime(value);
+  } catch (error) {
+    if (error instanceof FieldError) throw new RecordingError(line, error.reason);
+    throw error;
+  }
 }
 
 /** The JSON object of a line, keys in the canonical order, absent optional fields left out. */

@@ -6,6 +6,8 @@ import type { HostStore } from '../store/store.js';
 import { FEED_PARTITION, partitionOf } from '../cluster/partitions.js';
 import type { PartitionLifecycle } from '../cluster/partitioned-host.js';
 import { FeedClock } from './feed-clock.js';
+import type { HistoryRecorder } from './history-recorder.js';
+import type { MalformedMessageLog } from './malformed-messages.js';
 import type { BusObservation, BusReading, MarketBus } from './market-bus.js';
 import type { PartitionPosition, PgPartitionPositions } from './partition-positions.js';
 
@@ -33,6 +35,10 @@ export interface BusPartitionsOptions {
   historyWaitMs?: number;
   /** How often a partition's position is saved while it reads (ms, default 200). */
   saveEveryMs?: number;
+  /** The host's log of messages that are no observation (each kind once per host). */
+  malformedLog?: MalformedMessageLog;
+  /** The host's history recorder (its state is shown in the readiness while it runs). */
+  recorder?: HistoryRecorder;
   warn?: (message: string, error?: unknown) => void;
 }
 
@@ -53,6 +59,9 @@ interface Partition {
   saved: PartitionPosition;
   /** The stream's last sequence when reading started: until it is handled, the partition catches up. */
   backlogUntil: number;
+  /** Observations handed to the engine, and messages skipped as no observation, since this host opened the partition. */
+  judged: number;
+  malformed: number;
   unsubscribe: Array<() => void>;
   saving?: Promise<void>;
   timer?: NodeJS.Timeout;
@@ -127,7 +136,7 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
     const writes = new Set<Promise<unknown>>();
     const store = tracking(this.options.store, writes);
     const engine = this.options.engineFor({ scheduler: clock, sources: [push], history: [tracking(this.options.history, writes)], store });
-    const entry: Partition = { partition, epoch, engine, push, clock, writes, handled: saved, safe: saved, saved, backlogUntil: 0, unsubscribe: [], closed: false };
+    const entry: Partition = { partition, epoch, engine, push, clock, writes, handled: saved, safe: saved, saved, backlogUntil: 0, judged: 0, malformed: 0, unsubscribe: [], closed: false };
     entry.unsubscribe.push(
       engine.onNotification((notification) => this.listeners.notification.forEach((listener) => listener(notification))),
       engine.onConditionStates((change) => this.listeners.states.forEach((listener) => listener(change))),
@@ -146,7 +155,13 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
       const last = await this.options.bus.last();
       entry.backlogUntil = last?.seq ?? 0;
       if (entry.backlogUntil <= entry.handled.seq) entry.clock.live();
-      entry.reading = await this.options.bus.read(entry.handled.seq + 1, (message) => this.handle(entry, message));
+      entry.reading = await this.options.bus.read(entry.handled.seq + 1, (message) => this.handle(entry, message), {
+        onMalformed: (message) => {
+          this.options.malformedLog?.report(message);
+          return this.skip(entry, message.seq);
+        },
+        onError: (error, { seq, delayMs }) => this.options.warn?.(`bus: partition ${entry.partition} failed to read message ${seq} (reading again from there in ${delayMs} ms)`, error),
+      });
       if (entry.closed) {
         await entry.reading.stop();
         continue;
@@ -164,10 +179,22 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
    */
   private handle(entry: Partition, message: BusObservation): Promise<void> | undefined {
     if (entry.closed || message.seq <= entry.handled.seq) return undefined;
-    const position = { seq: message.seq, at: message.observation.at };
     entry.clock.at(message.observation.at, () => entry.push.push(message.observation));
+    entry.judged += 1;
+    return this.passed(entry, { seq: message.seq, at: message.observation.at });
+  }
+
+  /** A message that is no observation: the engine never sees it, and the position moves past it (at the instant of the last observation). */
+  private skip(entry: Partition, seq: number): Promise<void> | undefined {
+    if (entry.closed || seq <= entry.handled.seq) return undefined;
+    entry.malformed += 1;
+    return this.passed(entry, { seq, at: entry.handled.at });
+  }
+
+  /** The partition has handled the message at `position`: it is safe once the writes it set going are done. */
+  private passed(entry: Partition, position: PartitionPosition): Promise<void> | undefined {
     entry.handled = position;
-    if (entry.clock.isCatchingUp && message.seq >= entry.backlogUntil) entry.clock.live();
+    if (entry.clock.isCatchingUp && position.seq >= entry.backlogUntil) entry.clock.live();
     if (entry.writes.size === 0) {
       entry.safe = position;
       return undefined;
@@ -238,7 +265,7 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
   /** The stream's end as a position (a partition never read starts there). */
   private async endOfStream(): Promise<PartitionPosition> {
     const last = await this.options.bus.last();
-    return last ? { seq: last.seq, at: last.observation.at } : { seq: 0, at: Date.now() };
+    return last ? { seq: last.seq, at: last.observation?.at ?? Date.now() } : { seq: 0, at: Date.now() };
   }
 
   /** Adds a stored query to the engine of its partition (opened by now: the cluster adds only its partitions' queries). */
@@ -270,8 +297,10 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
     const bus: NonNullable<HostReadiness['bus']> = { stream: this.options.bus.stream, connected: this.options.bus.connected, positions: {} };
     for (const entry of this.open.values()) {
       queries += entry.engine.readiness().queries;
-      bus.positions[entry.partition] = { handled: entry.handled.seq, saved: entry.saved.seq, catchingUp: entry.clock.isCatchingUp };
+      bus.positions[entry.partition] = { handled: entry.handled.seq, saved: entry.saved.seq, catchingUp: entry.clock.isCatchingUp, judged: entry.judged, malformed: entry.malformed };
     }
+    const history = this.options.recorder?.status();
+    if (history) bus.history = history;
     return { queries, bus };
   }
 

@@ -9,6 +9,7 @@ import type { PgHostStore } from '../store/pg/pg-store.js';
 import { BusPartitions } from './bus-partitions.js';
 import { BusPublisher } from './bus-publisher.js';
 import { HistoryRecorder } from './history-recorder.js';
+import { MalformedMessageLog } from './malformed-messages.js';
 import { MarketBus } from './market-bus.js';
 import { PgPartitionPositions } from './partition-positions.js';
 import { topicsOfRequest } from './query-topics.js';
@@ -58,7 +59,9 @@ export async function busHost(options: {
   const positions = new PgPartitionPositions(store.pool, config.nodeId);
   // One host of the cluster, the feed's leader (its lease), writes the stream's ticks into the price
   // history and reads the feed into the bus.
-  const recorder = new HistoryRecorder({ bus, history, positions, warn });
+  // Every reading of this host meets the same malformed messages: one log for them all.
+  const malformedLog = new MalformedMessageLog(warn);
+  const recorder = new HistoryRecorder({ bus, history, positions, malformedLog, warn });
   const venueFeed = !options.sources && config.feed.startsWith('ccxt:') ? new CcxtFeed(config.feed.slice(5), { scheduler: asyncScheduler }) : undefined;
   const liveSources = options.sources ?? (venueFeed ? [venueFeed] : undefined);
   const publisher = new BusPublisher(bus);
@@ -67,7 +70,7 @@ export async function busHost(options: {
       ? undefined
       : liveSources
         ? new VenuePublisher({ sources: liveSources, topics: async () => (await store.activeQueries()).flatMap((query) => topicsOfRequest(query.request)), publisher, warn })
-        : new ReplayPublisher({ recording: base.recording, timeline: { origin: cluster.replayOrigin, speed: config.replaySpeed }, publisher, lastPublishedAt: async () => (await bus.last())?.observation.at, warn });
+        : new ReplayPublisher({ recording: base.recording, timeline: { origin: cluster.replayOrigin, speed: config.replaySpeed }, publisher, lastPublishedAt: async () => (await bus.last())?.observation?.at, warn });
   const { prices: _prices, sources: _sources, history: _history, scheduler: _scheduler, ...shared } = options.engineOptions;
   const engine = new BusPartitions({
     bus,
@@ -79,6 +82,8 @@ export async function busHost(options: {
     partitions: cluster.partitions,
     base,
     engineFor: (wiring) => new HostEngine({ ...shared, ...wiring, recording: base.recording }),
+    malformedLog,
+    recorder,
     warn,
   });
   return {

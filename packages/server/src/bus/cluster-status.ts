@@ -5,6 +5,7 @@ import type { NatsAuth } from './nats-settings.js';
 
 /** What `eql bus status` shows of a cluster: the stream, the hosts, the feed's leader and each partition's holder and lag. */
 export interface ClusterStatus {
+  /** `lastAt`: the instant of the last message's observation (null when the stream is empty or that message is no observation). */
   stream: { name: string; lastSeq: number; lastAt: string | null };
   hosts: Array<{ nodeId: string; heartbeatMsAgo: number; live: boolean }>;
   feed: { leader: string | null; historyUpTo: number | null };
@@ -28,7 +29,7 @@ export async function clusterStatus(pool: pg.Pool, bus: MarketBus, ttlMs: number
   const feedLease = leaseOf.get(FEED_PARTITION);
   const historyUpTo = positions.get(FEED_PARTITION);
   return {
-    stream: { name: bus.stream, lastSeq, lastAt: last ? new Date(last.observation.at).toISOString() : null },
+    stream: { name: bus.stream, lastSeq, lastAt: last?.observation ? new Date(last.observation.at).toISOString() : null },
     hosts: hosts.rows.map((row) => ({ nodeId: row.node_id, heartbeatMsAgo: Number(row.ago), live: Number(row.ago) < ttlMs })),
     feed: { leader: feedLease && !feedLease.expired ? feedLease.node_id : null, historyUpTo: historyUpTo ?? null },
     partitions: Array.from({ length: partitionCount }, (_, partition) => {

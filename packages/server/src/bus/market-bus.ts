@@ -1,9 +1,11 @@
 import { AuthorizationError, connect, TimeoutError } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JetStreamClient, type JetStreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
-import { feedKeyOfObservation, type Observation } from '@eql/core';
+import { checkObservation, feedKeyOfObservation, type Observation } from '@eql/core';
 import { busHasCredentials, natsConnectionOptions, openBusWarning, redactNatsUrl } from './nats-connection.js';
 import type { NatsAuth } from './nats-settings.js';
+import { readBusMessage } from './bus-message.js';
+import type { MalformedBusMessage } from './malformed-messages.js';
 
 /** The stream of a cluster's market observations by default (EQL_NATS_STREAM). */
 export const DEFAULT_MARKET_STREAM = 'EQL_MARKET';
@@ -15,6 +17,30 @@ export const DEFAULT_MARKET_RETENTION_MS = 24 * 3_600_000;
 export interface BusObservation {
   seq: number;
   observation: Observation;
+}
+
+/** The stream's last message: its sequence, and its observation unless the message is none (malformed). */
+export interface BusEnd {
+  seq: number;
+  observation: Observation | undefined;
+}
+
+/** What a reading of the stream does besides handing observations over (see {@link MarketBus.read}). */
+export interface BusReadOptions {
+  /**
+   * A message that is no observation the bus carries (see `checkBusObservation`): never handed to
+   * `deliver`; the reading goes on after it (after the promise returned, like `deliver`'s).
+   */
+  onMalformed?: (message: MalformedBusMessage) => Promise<void> | undefined | void;
+  /** The reading failed (`deliver` threw, the consumer broke): it starts again at message `seq` after `delayMs`. */
+  onError?: (error: unknown, retry: { seq: number; attempt: number; delayMs: number }) => void;
+  /** How long to wait before the `attempt`-th attempt in a row to read again (default {@link readRetryDelayMs}). */
+  retryDelayMs?: (attempt: number) => number;
+}
+
+/** Waits before reading again after the `attempt`-th failure in a row: 100 ms, doubling up to 30 s (a failure that persists does not spin). */
+export function readRetryDelayMs(attempt: number): number {
+  return Math.min(30_000, 100 * 2 ** Math.min(Math.max(attempt, 1) - 1, 20));
 }
 
 /** What {@link MarketBus.connect} needs. */
@@ -174,29 +200,34 @@ export class MarketBus {
 
   /**
    * Publishes an observation once (`messageId` names it: the same id within the duplicate window is
-   * stored once); resolves with its sequence in the stream when the server has stored it.
+   * stored once); resolves with its sequence in the stream when the server has stored it. Throws a
+   * TypeError, sending nothing, for what is no observation (`checkObservation`): the readers would skip it.
    */
   async publish(observation: Observation, messageId: string): Promise<{ seq: number; duplicate: boolean } | undefined> {
-    const subject = this.subjectOf(observation);
+    // What the readers would skip is refused here, where the publisher can tell.
+    const checked = checkObservation(observation);
+    if (checked.problem) throw new TypeError(`not an observation the market bus carries: ${checked.problem.reason}`);
+    const subject = this.subjectOf(checked.observation);
     if (subject === undefined) return undefined;
-    const ack = await this.js.publish(subject, JSON.stringify(observation), { msgID: messageId });
+    const ack = await this.js.publish(subject, JSON.stringify(checked.observation), { msgID: messageId });
     return { seq: ack.seq, duplicate: ack.duplicate };
   }
 
-  /** The stream's last sequence and the observation stored there (undefined when the stream is empty). */
-  async last(): Promise<BusObservation | undefined> {
+  /** The stream's last sequence and the observation stored there (undefined when the stream is empty; `observation` undefined when that message is none). */
+  async last(): Promise<BusEnd | undefined> {
     const info = await this.jsm.streams.info(this.stream);
     const seq = info.state.last_seq;
     if (seq === 0 || info.state.messages === 0) return undefined;
-    return this.at(seq);
+    return { seq, observation: (await this.at(seq))?.observation };
   }
 
-  /** The observation of one sequence, or undefined when the stream no longer (or never) held it. */
+  /** The observation of one sequence, or undefined when the stream no longer (or never) held it, or the message is no observation. */
   async at(seq: number): Promise<BusObservation | undefined> {
     try {
       const message = await this.jsm.streams.getMessage(this.stream, { seq });
       if (!message) return undefined;
-      return { seq, observation: message.json<Observation>() };
+      const { observation } = readBusMessage(message.data);
+      return observation && { seq, observation };
     } catch {
       return undefined;
     }
@@ -207,31 +238,73 @@ export class MarketBus {
    * published), handing each observation to `deliver`. An ordered consumer: no message is skipped or
    * repeated, and after a reconnect it goes on where it stopped. When `deliver` returns a promise, the
    * next message waits for it.
+   *
+   * Every message is checked first (`readBusMessage`): one that is no observation goes to
+   * `onMalformed` instead, and the reading goes on after it. When reading fails (`deliver` throws or
+   * rejects, the consumer breaks), the reading starts again at the message it failed on, after
+   * `retryDelayMs`: `done` never rejects, and nothing escapes as an unhandled rejection.
    */
-  async read(fromSeq: number, deliver: (message: BusObservation) => Promise<void> | undefined): Promise<BusReading> {
-    const consumer = await this.js.consumers.get(
-      this.stream,
-      fromSeq > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: fromSeq } : { deliver_policy: DeliverPolicy.New },
-    );
-    const messages: ConsumerMessages = await consumer.consume({ max_messages: 1_000 });
+  async read(fromSeq: number, deliver: (message: BusObservation) => Promise<void> | undefined, options: BusReadOptions = {}): Promise<BusReading> {
+    /** The next sequence to read: where a reading that failed starts again. */
+    let next = fromSeq;
+    const open = async (): Promise<ConsumerMessages> => {
+      const consumer = await this.js.consumers.get(
+        this.stream,
+        next > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: next } : { deliver_policy: DeliverPolicy.New },
+      );
+      return consumer.consume({ max_messages: 1_000 });
+    };
+    let messages: ConsumerMessages | undefined = await open();
+    let stopped = false;
+    let wake: (() => void) | undefined;
+    const pause = (ms: number) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
     const done = (async () => {
-      for await (const message of messages) {
-        let observation: Observation;
+      for (let failures = 0; !stopped; ) {
         try {
-          observation = message.json<Observation>();
-        } catch {
-          continue;
+          messages ??= await open();
+          if (stopped) break;
+          for await (const message of messages) {
+            const checked = readBusMessage(message.data);
+            // The next message waits for what this one set going (a trigger's store writes).
+            const settled = checked.observation
+              ? deliver({ seq: message.seq, observation: checked.observation })
+              : options.onMalformed?.({ seq: message.seq, subject: message.subject, problem: checked.problem });
+            if (settled) await settled;
+            next = message.seq + 1;
+            failures = 0;
+          }
+          // Stopped, or the connection closed.
+          return;
+        } catch (error) {
+          if (stopped) return;
+          failures += 1;
+          const delayMs = (options.retryDelayMs ?? readRetryDelayMs)(failures);
+          try {
+            options.onError?.(error, { seq: next, attempt: failures, delayMs });
+          } catch {
+            // A listener's failure must not end the reading.
+          }
+          await messages?.close().catch(() => undefined);
+          messages = undefined;
+          await pause(delayMs);
         }
-        // The next message waits for what this one set going (a trigger's store writes).
-        const settled = deliver({ seq: message.seq, observation });
-        if (settled) await settled;
       }
+      await messages?.close().catch(() => undefined);
     })();
     return {
       done,
       stop: async () => {
-        await messages.close().catch(() => undefined);
-        await done.catch(() => undefined);
+        stopped = true;
+        wake?.();
+        await messages?.close().catch(() => undefined);
+        await done;
       },
     };
   }

@@ -44,11 +44,14 @@ export class ReplayPublisher {
     this.span = last - first + 60_000;
   }
 
-  /** The instant observation `index` of lap `lap` plays at (as ReplaySource computes it). */
+  /**
+   * The instant observation `index` of lap `lap` plays at (as ReplaySource computes it), in whole ms: the
+   * bus carries integer epoch ms (a speed such as 7 would give fractions, which readers skip).
+   */
   private timeOf(index: number, lap: number): number {
     const first = this.observations[0]?.at ?? 0;
     const recorded = (this.observations[index]?.at ?? first) - first + lap * this.span;
-    return this.options.timeline.origin + recorded / this.options.timeline.speed;
+    return Math.round(this.options.timeline.origin + recorded / this.options.timeline.speed);
   }
 
   /** Starts publishing after the stream's last observation (or the backlog bound), then as the timeline plays. */

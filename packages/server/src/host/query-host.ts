@@ -34,7 +34,14 @@ export interface HostReadiness {
   /** On the market bus: its stream, whether this host is connected to it, and per partition the last message handed to the engine and the last saved position. */
   /** Whether this host reads the cluster's feed into the market bus (a cluster with a bus and a feed). */
   feedLeader?: boolean;
-  bus?: { stream: string; connected: boolean; positions: Record<number, { handled: number; saved: number; catchingUp: boolean }> };
+  bus?: {
+    stream: string;
+    connected: boolean;
+    /** Per partition held: also the observations handed to its engine and the messages skipped as no observation, since this host opened it. */
+    positions: Record<number, { handled: number; saved: number; catchingUp: boolean; judged: number; malformed: number }>;
+    /** While this host writes the cluster's price history (it leads the feed): see HistoryRecorder.status. */
+    history?: { handled: number; saved: number; malformed: number; dropped: number };
+  };
 }
 
 /**

@@ -21,13 +21,28 @@ const READINESS = {
     feedLeader: { type: 'boolean', description: "Whether this host reads the cluster's feed into the market bus" },
     bus: {
       type: 'object',
-      description: 'On the market bus (EQL_NATS_URL): its stream, whether this host is connected to it, and per partition held the last message handed to the engine, the last position saved, and whether it is catching up on a backlog',
+      description:
+        'On the market bus (EQL_NATS_URL): its stream, whether this host is connected to it, and per partition held the last message handed to the engine, the last position saved, whether it is catching up on a backlog, and how many observations it judged and messages it skipped as no observation since this host took it; on the feed leader also the history recorder',
       properties: {
         stream: { type: 'string' },
         connected: { type: 'boolean', description: 'Whether this host is connected to the NATS server (false while it reconnects)' },
         positions: {
           type: 'object',
-          additionalProperties: { type: 'object', properties: { handled: { type: 'integer' }, saved: { type: 'integer' }, catchingUp: { type: 'boolean' } } },
+          additionalProperties: {
+            type: 'object',
+            properties: {
+              handled: { type: 'integer' },
+              saved: { type: 'integer' },
+              catchingUp: { type: 'boolean' },
+              judged: { type: 'integer', description: 'Observations handed to the engine since this host took the partition' },
+              malformed: { type: 'integer', description: 'Messages skipped as no observation the bus carries since this host took the partition' },
+            },
+          },
+        },
+        history: {
+          type: 'object',
+          description: "While this host writes the cluster's price history (it leads the feed): the last message read, the position saved, the messages skipped as no observation and the ticks the database refused, since it started",
+          properties: { handled: { type: 'integer' }, saved: { type: 'integer' }, malformed: { type: 'integer' }, dropped: { type: 'integer' } },
         },
       },
     },
