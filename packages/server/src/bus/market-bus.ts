@@ -67,6 +67,7 @@ export interface MarketBusOptions {
  * anyone else publishes there does not open.
  */
 export interface HintSeal {
+  /** The text sealed: opaque, and different each time for the same text. */
   seal(plain: string): string;
   /** Throws when the text was not sealed with this key, or was altered. */
   open(sealed: string): string;
