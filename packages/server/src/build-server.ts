@@ -54,8 +54,13 @@ import { PgLeases } from './cluster/leases.js';
 import { DEFAULT_PARTITIONS } from './cluster/partitions.js';
 import { type PartitionEngine, PartitionedHost, type PartitionedHostOptions } from './cluster/partitioned-host.js';
 import { busHost } from './bus/bus-wiring.js';
+import { BusConnectionError } from './bus/market-bus.js';
 import type { CcxtFeed } from './host/ccxt-venue.js';
 import { matchedRoute, registerMatchedRoute } from './http/matched-route.js';
+import { OpenedResources } from './opened-resources.js';
+import { StartError } from './start-error.js';
+import { redactDatabaseUrl } from './store/pg/database-url.js';
+import { SecretKeyMismatchError } from './store/secret-key-check.js';
 
 /** What {@link buildServer} builds the host from: configuration overrides, and parts that replace its defaults (tests, embedders). */
 export interface BuildOptions {
@@ -93,7 +98,7 @@ export interface BuildOptions {
  */
 async function clusterSettings(leases: PgLeases, partitions: number | undefined, now: number): Promise<{ partitions: number; replayOrigin: number }> {
   const fixed = Number(await leases.setting('partitions', String(partitions ?? DEFAULT_PARTITIONS)));
-  if (partitions !== undefined && fixed !== partitions) throw new Error(`EQL_PARTITIONS is ${partitions} but the hosts of this database use ${fixed}: set EQL_PARTITIONS=${fixed} or leave it unset`);
+  if (partitions !== undefined && fixed !== partitions) throw new StartError(`EQL_PARTITIONS is ${partitions} but the hosts of this database use ${fixed}: set EQL_PARTITIONS=${fixed} or leave it unset`);
   return { partitions: fixed, replayOrigin: Number(await leases.setting('replay_origin', String(now))) };
 }
 
@@ -127,20 +132,34 @@ export const REDACTED_PATHS = [
  * tests use `app.inject`.
  */
 export async function buildServer(options: BuildOptions = {}): Promise<Host> {
+  const opened = new OpenedResources();
+  try {
+    return await buildHost(options, opened);
+  } catch (error) {
+    // A host that fails to build holds nothing: what it opened is closed, so a failed start ends its process.
+    await opened.closeAll();
+    throw error;
+  }
+}
+
+/** {@link buildServer}, noting in `opened` how to close each part as it opens (the store it was given is the caller's). */
+async function buildHost(options: BuildOptions, opened: OpenedResources): Promise<Host> {
   const config = defaultConfig(options.config);
   // A payment model that must not run (real money and no facilitator, say) stops the host before it opens anything.
   const x402Problem = config.x402.payTo ? x402ConfigProblem(config.x402, config.x402.facilitatorUrl !== undefined || options.facilitator !== undefined) : undefined;
-  if (x402Problem) throw new Error(x402Problem);
+  if (x402Problem) throw new StartError(x402Problem);
   // The data directory is its owner's only (0700), its files 0600 (store/private-files.ts).
   if (!options.store || !options.market || !(options.box || config.secretKey)) privateDir(config.dataDir);
   const box = options.box ?? (config.secretKey ? SecretBox.fromKey(config.secretKey) : SecretBox.fromFile(join(config.dataDir, 'secret.key')));
   // PostgreSQL when EQL_DATABASE_URL is set (migrated at boot under an advisory lock), else the embedded SQLite file.
-  const store = options.store ?? (config.databaseUrl ? await PgHostStore.open(config.databaseUrl, { box }) : new SqliteStore(join(config.dataDir, 'eql.sqlite'), { box }));
+  const store = options.store ?? (config.databaseUrl ? await openPgStore(config.databaseUrl, box) : new SqliteStore(join(config.dataDir, 'eql.sqlite'), { box }));
+  if (!options.store) opened.add(() => store.close());
   // The prices the host observes, as minutes: the past of its own feed after a restart (in memory beside a given store;
   // in the data directory beside a PostgreSQL store too: per process for now, docs/scale-out.md).
   const pricesPath = options.store ? ':memory:' : join(config.dataDir, 'prices.sqlite');
   privateDatabase(pricesPath);
   const prices = new SqlitePriceHistory(pricesPath);
+  opened.add(() => prices.close());
   privateDatabaseCompanions(pricesPath);
   let warnCluster: (message: string, error?: unknown) => void = () => undefined;
   const warn = (message: string, error?: unknown) => warnCluster(message, error);
@@ -148,10 +167,15 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   // the streams each key has open are counted in the database, for all the hosts together (sse/pg-stream-slots.ts).
   const pgStreams = store instanceof PgHostStore ? { pollStoreMs: 1_000, slots: new PgStreamSlots(store.pool, { nodeId: config.nodeId, ttlMs: config.leaseTtlMs, warn }) } : {};
   const hub = new SseHub(store, { maxStreamsPerKey: config.sseMaxStreamsPerKey, ...pgStreams, ...options.sse });
+  opened.add(() => {
+    hub.close();
+    return hub.slots.close();
+  });
   const now = options.now ?? (() => Date.now());
   const marketPath = join(config.dataDir, 'market.sqlite');
   if (options.market === undefined) privateDatabase(marketPath);
   const ownMarket = options.market === undefined ? new SqliteMarketData(marketPath) : undefined;
+  opened.add(() => ownMarket?.close());
   if (ownMarket) privateDatabaseCompanions(marketPath);
   if (ownMarket && config.marketSeed !== false) seedMarketData(ownMarket, config.marketSeed, now());
   const market: MarketData = ownMarket ?? (options.market as MarketData);
@@ -163,8 +187,8 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
   // On PostgreSQL the hosts of the database share the queries out by partition, with leases (cluster/).
   const leases = store instanceof PgHostStore ? new PgLeases(store.pool, config.nodeId, config.leaseTtlMs) : undefined;
   const cluster = leases ? await clusterSettings(leases, config.partitions, now()) : undefined;
-  if (config.natsUrl && !(store instanceof PgHostStore)) throw new Error('EQL_NATS_URL needs EQL_DATABASE_URL: the market bus serves the hosts of one PostgreSQL database');
-  if (config.feed === 'bus' && !config.natsUrl) throw new Error('EQL_FEED=bus needs EQL_NATS_URL (the market bus to read)');
+  if (config.natsUrl && !(store instanceof PgHostStore)) throw new StartError('EQL_NATS_URL needs EQL_DATABASE_URL: the market bus serves the hosts of one PostgreSQL database');
+  if (config.feed === 'bus' && !config.natsUrl) throw new StartError('EQL_FEED=bus needs EQL_NATS_URL (the market bus to read)');
   const engineOptions = (): HostEngineOptions => ({
     analyst: analyst.provider,
     prices,
@@ -186,12 +210,19 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
     let engine: PartitionEngine;
     if (config.natsUrl) {
       // The market bus: every partition reads the market from the stream, from where its previous owner stopped.
-      const wired = await busHost({ config, store, cluster, engineOptions: engineOptions(), ...(options.engine?.sources ? { sources: options.engine.sources } : {}), warn });
+      const wired = await busHost({ config, store, cluster, engineOptions: engineOptions(), ...(options.engine?.sources ? { sources: options.engine.sources } : {}), warn }).catch((error: unknown) => {
+        // A bus that cannot be reached or refuses the credentials: its message names it, credentials masked.
+        throw error instanceof BusConnectionError ? new StartError(error.message, { cause: error }) : error;
+      });
       ({ engine, feed, signals, venueFeed, openWarning: openBus } = wired);
+      if (venueFeed) opened.add(() => venueFeed?.close());
     } else engine = new HostEngine(engineOptions());
     host = new PartitionedHost({ engine, store, pool: store.pool, leases, partitions: cluster.partitions, warn, ...(feed ? { feed } : {}), ...(signals ? { signals } : {}) });
   } else host = new HostEngine(engineOptions());
+  // The engine (the bus's connection with it), then what the host adds: closed before the store.
+  opened.add(() => host.dispose());
   const usage = new UsageMeter(store);
+  opened.add(() => usage.close());
   const context: HostContext = {
     config,
     store,
@@ -234,6 +265,7 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
     },
     ajv: { customOptions: { coerceTypes: true, removeAdditional: false, allErrors: false } },
   });
+  opened.add(() => app.close());
   // What keeps a query from being evaluated as written (no feed serves its symbol, a history failed) is logged.
   host.onProblem(({ code, queryId, message }) => app.log.warn({ code, ...(queryId ? { queryId } : {}) }, `engine: ${message}`));
   warnCluster = (message, error) => app.log.warn({ nodeId: config.nodeId, ...(error ? { error: error instanceof Error ? error.message : JSON.stringify(error) } : {}) }, message);
@@ -378,4 +410,17 @@ export async function buildServer(options: BuildOptions = {}): Promise<Host> {
       ownMarket?.close();
     },
   };
+}
+
+/**
+ * The PostgreSQL store at `url`: a database that cannot be reached or migrated is a {@link StartError}
+ * naming it without its password (a refused secret key says so itself).
+ */
+async function openPgStore(url: string, box: SecretBox): Promise<PgHostStore> {
+  try {
+    return await PgHostStore.open(url, { box });
+  } catch (error) {
+    if (error instanceof SecretKeyMismatchError) throw error;
+    throw new StartError(`cannot open the PostgreSQL store at ${redactDatabaseUrl(url)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
 }

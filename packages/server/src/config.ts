@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type LlmConfig, llmConfigFromEnv } from '@eql/llm';
 import { DEFAULT_PAYMENT_NETWORK, parsePaymentNetwork, settlementProblem } from '@eql/x402';
+import { KEY_PATTERN, MIN_HMAC_SECRET_LENGTH } from './auth/api-keys.js';
 import { type NatsAuth, natsAuthFromEnv } from './bus/nats-settings.js';
 import { DEFAULT_MAX_STREAMS_PER_KEY } from './sse/hub.js';
 import { checkDatabaseUrl } from './store/pg/database-url.js';
@@ -218,8 +219,15 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
   const natsAuth = natsAuthFromEnv(env);
   if (natsAuth) config.natsAuth = natsAuth;
   if (env.EQL_LEASE_TTL_MS) config.leaseTtlMs = wholeNumber(env, 'EQL_LEASE_TTL_MS', 300);
-  if (env.EQL_API_KEY) config.seedApiKey = env.EQL_API_KEY;
-  if (env.EQL_HMAC_SECRET) config.seedHmacSecret = env.EQL_HMAC_SECRET;
+  // Checked before anything opens (the values are secrets: never repeated).
+  if (env.EQL_API_KEY) {
+    if (!KEY_PATTERN.test(env.EQL_API_KEY)) throw new Error('EQL_API_KEY must be 16 to 128 letters, digits, "_", "." or "-"');
+    config.seedApiKey = env.EQL_API_KEY;
+  }
+  if (env.EQL_HMAC_SECRET) {
+    if (env.EQL_HMAC_SECRET.length < MIN_HMAC_SECRET_LENGTH) throw new Error(`EQL_HMAC_SECRET must have at least ${MIN_HMAC_SECRET_LENGTH} characters`);
+    config.seedHmacSecret = env.EQL_HMAC_SECRET;
+  }
   if (env.EQL_API_PLAN === 'free' || env.EQL_API_PLAN === 'pro') config.seedPlan = env.EQL_API_PLAN;
   config.x402 = {
     ...(env.EQL_X402_PAY_TO?.trim() ? { payTo: env.EQL_X402_PAY_TO.trim() } : {}),

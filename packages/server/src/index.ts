@@ -12,6 +12,7 @@ export { createApiKey, ensureKey, rotateApiKey, rotateWebhookSecret, type Create
 export { SecretBox, hashKey } from './secrets.js';
 export { SqliteStore, type SqliteStoreOptions } from './store/sqlite-store.js';
 export { SecretKeyMismatchError } from './store/secret-key-check.js';
+export { StartError } from './start-error.js';
 export { PgHostStore, type PgHostStoreOptions } from './store/pg/pg-store.js';
 export { PgChatStore } from './store/pg/pg-chat-store.js';
 export { PgPaymentLedger } from './store/pg/pg-payment-ledger.js';

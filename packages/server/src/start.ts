@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { createApiKey, ensureKey } from './auth/api-keys.js';
 import { buildServer, type Host } from './build-server.js';
@@ -8,6 +9,7 @@ import { type HostConfig, x402ConfigProblem } from './config.js';
 import { redactDatabaseUrl } from './store/pg/database-url.js';
 import { DEFAULT_MARKET_STREAM } from './bus/market-bus.js';
 import { busHasCredentials, redactNatsUrl } from './bus/nats-connection.js';
+import { StartError } from './start-error.js';
 
 /** A running host, as {@link startServer} resolves it: the built host and the URL it listens on. */
 export interface Started {
@@ -18,18 +20,41 @@ export interface Started {
 /**
  * Starts the host: builds it, makes sure the configured key exists (EQL_API_KEY / EQL_HMAC_SECRET),
  * creates a demo key on the first start of an empty data directory (kept in `demo-key.json`, mode
- * 0600, so it can be shown again), listens, and prints `listening on http://HOST:PORT`.
+ * 0600, so it can be shown again), listens, and prints `listening on http://HOST:PORT`. A start that
+ * fails closes whatever it had opened (the process can end) and throws; a failure the configuration or
+ * the machine explains (a port in use, a database or a bus out of reach, a directory that cannot be
+ * made) is a {@link StartError}, whose message is the one line to show.
  */
 export async function startServer(config: HostConfig, print: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<Started> {
+  try {
+    return await buildAndListen(config, print);
+  } catch (error) {
+    // A system call refused (mkdir of the data directory, a file it cannot write): its message says which.
+    throw isSystemError(error) ? new StartError(error.message, { cause: error }) : error;
+  }
+}
+
+async function buildAndListen(config: HostConfig, print: (line: string) => void): Promise<Started> {
   // Checked before a demo payee is made: a facilitator would settle real transfers to it.
   const x402Problem = x402ConfigProblem(config.x402);
-  if (x402Problem) throw new Error(x402Problem);
+  if (x402Problem) throw new StartError(x402Problem);
   // The keyless payment routes exist with a real payee, or with the demo payee when asked for (EQL_X402_DEMO,
   // `eql serve --x402-demo`): never by default, since a demo payee takes payments that are never settled.
   const demoPayments = config.x402.payTo || !config.x402.demo ? undefined : demoPaymentSettings(config.dataDir);
   const { demo: _demo, ...x402 } = config.x402;
   config = { ...config, x402: demoPayments ? { ...x402, demo: true, payTo: demoPayments.payTo, agentSecrets: x402.agentSecrets.length > 0 ? x402.agentSecrets : [demoPayments.agentSecret] } : x402 };
   const host = await buildServer({ config });
+  try {
+    return await announceAndListen(host, config, print, demoPayments);
+  } catch (error) {
+    // Built, then failed: the host is closed (its store, engine, bus and timers), else the process would hang.
+    await host.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** The keys and what the host says at start, then `listen`. */
+async function announceAndListen(host: Host, config: HostConfig, print: (line: string) => void, demoPayments: { payTo: string; agentSecret: string } | undefined): Promise<Started> {
   const { store, box } = host.context;
   if (config.seedApiKey) {
     const seeded = await ensureKey(store, box, { key: config.seedApiKey, plan: config.seedPlan, name: 'EQL_API_KEY', scopes: ['ingest'], ...(config.seedHmacSecret ? { hmacSecret: config.seedHmacSecret } : {}) });
@@ -60,7 +85,9 @@ export async function startServer(config: HostConfig, print: (line: string) => v
     );
   }
   print(`analyst: ${describeLlmConfig(config.llm)}`);
-  const address = await host.app.listen({ port: config.port, host: config.host });
+  const address = await host.app.listen({ port: config.port, host: config.host }).catch((error: unknown) => {
+    throw listenRefusal(error, config);
+  });
   const url = address.replace('[::1]', 'localhost');
   print(`feed: ${config.feed}${config.feed === 'replay' ? ` (${config.recordingPath}, speed ${config.replaySpeed}x, looping)` : ''}; data in ${config.dataDir}`);
   // The database URL is shown without its password.
@@ -83,4 +110,23 @@ function demoPaymentSettings(dataDir: string): { payTo: string; agentSecret: str
     writeFileSync(file, JSON.stringify({ payTo: `0x${randomBytes(20).toString('hex')}`, agentSecret: `agent_${randomBytes(24).toString('base64url')}` }, null, 2), { mode: 0o600 });
   }
   return JSON.parse(readFileSync(file, 'utf8')) as { payTo: string; agentSecret: string };
+}
+
+/** An error of a system call (`code` and `syscall` set by Node): the machine's answer, not a fault of the host. */
+function isSystemError(error: unknown): error is NodeJS.ErrnoException {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && typeof (error as NodeJS.ErrnoException).syscall === 'string';
+}
+
+/** Why `listen` failed, in the settings' words: a {@link StartError} naming the address and what to change. */
+function listenRefusal(error: unknown, config: HostConfig): unknown {
+  if (!isSystemError(error)) return error;
+  const where = `${isIP(config.host) === 6 ? `[${config.host}]` : config.host}:${config.port}`;
+  const why: Record<string, string> = {
+    EADDRINUSE: 'the port is in use (EADDRINUSE): stop what holds it, or set EQL_PORT (--port) to another',
+    EADDRNOTAVAIL: 'no interface of this machine has that address (EADDRNOTAVAIL): set EQL_HOST (--host) to one of its addresses, or 0.0.0.0 for all',
+    EACCES: 'not permitted (EACCES): a port below 1024 needs privileges; set EQL_PORT (--port) to 1024 or above',
+    ENOTFOUND: 'the host name does not resolve (ENOTFOUND): set EQL_HOST (--host) to an address or a name of this machine',
+    EAI_AGAIN: 'the host name could not be resolved now (EAI_AGAIN): set EQL_HOST (--host) to an address, or try again',
+  };
+  return new StartError(`cannot listen on ${where}: ${why[error.code as string] ?? error.message}`, { cause: error });
 }

@@ -84,6 +84,13 @@ await describeWithPostgres('PgPriceHistory', () => {
     expect((await pool.query('SELECT count(*)::int AS n FROM price_ticks')).rows[0]).toEqual({ n: 2 });
   });
 
+  it('keeps a symbol holding a NUL (a message on the bus) as U+FFFD, as the SQLite record does: the batch with it is written', async () => {
+    const history = new PgPriceHistory(pool, { epoch: EPOCH });
+    await history.record([tick(1, 'BT\u0000C', BASE, 100, 2), tick(2, 'ETH', BASE, 10)]);
+    expect(await history.ticks(price('BT\uFFFDC'), BASE, BASE + HOUR)).toEqual([{ at: BASE, price: 100, volume: 2 }]);
+    expect(await history.ticks(price('ETH'), BASE, BASE + HOUR)).toEqual([{ at: BASE, price: 10, volume: 0 }]);
+  });
+
   it('keeps the engine’s rules: ignored prices are not stored, odd volumes count as 0 in candles, bad times refuse the batch', async () => {
     const history = new PgPriceHistory(pool, { epoch: EPOCH });
     await history.record([tick(1, 'BTC', BASE, 0), tick(2, 'BTC', BASE, Number.NaN), tick(3, 'BTC', Number.POSITIVE_INFINITY, 5)]);

@@ -45,6 +45,18 @@ describe('the host record of prices', () => {
     reopened.close();
   });
 
+  it('keeps a symbol holding a NUL (a message on the bus, an import) as U+FFFD, as the PostgreSQL history does', () => {
+    const file = ':memory:';
+    const store = new SqlitePriceHistory(file, { now: () => START + 10 * MINUTE });
+    for (const tick of minuteTicks(1, 'BT\u0000C')) if (tick.source === 'price') store.record(tick);
+    store.importMinutes([['ET\u0000H', { start: START, open: 1, high: 1, low: 1, close: 1, volume: 0, openAt: START, closeAt: START }]]);
+    store.flush();
+    const stored = store.db.prepare('SELECT DISTINCT asset FROM price_candles ORDER BY asset').all() as Array<{ asset: string }>;
+    expect(stored.map((row) => row.asset)).toEqual(['BT\uFFFDC', 'ET\uFFFDH']);
+    expect(store.ticks({ source: 'price', symbol: 'BT\uFFFDC' }, START, START + 10 * MINUTE)).toHaveLength(10);
+    store.close();
+  });
+
   it('warms an engine after a restart to the values a live engine holds', () => {
     const ticks = minuteTicks(30);
     const cut = START + 20 * 60 * MINUTE;

@@ -9,6 +9,7 @@ import { PgHostStore } from '../src/store/pg/pg-store.js';
 import type { ApiKeyRecord, QueryRecord } from '../src/store/records.js';
 import { SqliteChatStore } from '../src/store/sqlite-chat-store.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
+import { type PaymentLedger, SqlitePaymentLedger } from '@eql/x402';
 import type { HostStore } from '../src/store/store.js';
 import { adminQuery, describeWithPostgres, freshSchema, type TestSchema } from './support/postgres.js';
 import { SECRET_KEY_HEX } from './support/host.js';
@@ -24,6 +25,8 @@ const BOT_TOKEN = '987654321:CANARYcontractTokenAAAAbbbbCCCC00';
 interface Opened {
   store: HostStore;
   chats: ChatStore;
+  /** The x402 payment ledger the host builds on this store. */
+  ledger: PaymentLedger;
   /** The stored request text of a query, as at rest. */
   rawRequest(id: string): Promise<string>;
   close(): Promise<void>;
@@ -41,6 +44,7 @@ const sqlite: Backend = {
     return Promise.resolve({
       store,
       chats: new SqliteChatStore(store.db),
+      ledger: new SqlitePaymentLedger(store.db),
       rawRequest: (id) => Promise.resolve((store.db.prepare('SELECT request FROM queries WHERE id = ?').get(id) as { request: string }).request),
       close: () => Promise.resolve(store.close()),
     });
@@ -55,6 +59,7 @@ const postgres: Backend = {
     return {
       store,
       chats: new PgChatStore(store.pool),
+      ledger: new PgPaymentLedger(store.pool),
       rawRequest: async (id) => String((await store.pool.query<{ request: string }>('SELECT request FROM queries WHERE id = $1', [id])).rows[0]?.request),
       close: async () => {
         await store.close();
@@ -408,6 +413,62 @@ function contract(backend: Backend): void {
     expect(await store.deleteExchange(1, 'okx')).toBe(true);
     expect(await store.deleteExchange(1, 'okx')).toBe(false);
     expect(await store.exchangesOf(1)).toHaveLength(1);
+  });
+
+  it('text from outside (error messages, model replies, facilitator answers): a U+0000 is kept as U+FFFD, in text and at any depth of JSON, names included', async () => {
+    // PostgreSQL's text refuses a NUL; SQLite keeps it. The contract: both keep U+FFFD in its place,
+    // so what one store reads back the other does too, and no write fails on it.
+    const nul = (text: string) => `${text}\u0000!`;
+    const kept = (text: string) => `${text}\uFFFD!`;
+    // A backslash followed by "u0000" is text, not a NUL: kept as it is, in JSON as in a column.
+    const literal = 'C:\\u0000 \\\\u0000';
+
+    await store.insertQuery(queryRecord('q-1', 1, at(1)));
+    const failed = execution('e-1', 'q-1', at(1), {
+      status: 'failed',
+      finishedAt: at(2),
+      error: { code: nul('EXCHANGE_ERROR'), message: nul(`okx: ${literal}`) },
+      result: { [nul('refused')]: [nul('value'), { deep: nul('deeper'), literal }] },
+    });
+    await store.saveExecution(1, failed);
+    const readBack = {
+      ...failed,
+      keyId: 1,
+      error: { code: kept('EXCHANGE_ERROR'), message: kept(`okx: ${literal}`) },
+      result: { [kept('refused')]: [kept('value'), { deep: kept('deeper'), literal }] },
+    };
+    expect(await store.executionById('e-1')).toEqual(readBack);
+    expect(await store.executionsOfQuery('q-1')).toEqual([readBack]);
+
+    const message = { query: 'why', response: nul('because'), status: 'completed', analysisType: 'general', timestamp: at(1), trades: [] };
+    const session = { sessionId: 's-1', queryId: 'q-1', title: null, analysisType: 'general', status: 'completed', createdAt: at(1), executedAt: at(1), messages: [message] };
+    await store.saveSession(1, session);
+    expect(await store.sessionById('s-1')).toEqual({ ...session, keyId: 1, messages: [{ ...message, response: kept('because') }] });
+
+    // What addNotification answers is what the stream sends live: the same as a replay reads.
+    const added = await store.addNotification(1, { ...notification('q-1', { stepId: 'n', triggerIndex: 1 }), title: nul('title'), body: nul('analysis') });
+    expect(added).toMatchObject({ title: kept('title'), body: kept('analysis') });
+    expect(await store.notificationsAfter(1, 0)).toEqual([added]);
+
+    const entry = { key: 'q-1:1:m', queryId: 'q-1', triggerIndex: 1, stepId: 'm', type: 'llm', executionId: 'e-1', status: 'failed' as const, createdAt: at(1), finishedAt: at(2) };
+    await store.saveOutbox(1, { ...entry, analysis: { response: nul('analysis'), trades: [] }, error: { code: 'EXCHANGE_ERROR', message: nul('okx') } });
+    expect(await store.outboxEntry('q-1:1:m')).toEqual({ ...entry, analysis: { response: kept('analysis'), trades: [] }, error: { code: 'EXCHANGE_ERROR', message: kept('okx') } });
+
+    const draft = { id: 'd-1', keyId: 1, request: request(nul('built')), tradeFlavoured: false, createdAt: at(1), updatedAt: at(1), convertedQueryId: null };
+    await store.upsertDraft(draft);
+    expect((await store.draftById('d-1'))?.request).toEqual(request(kept('built')));
+
+    const chats = opened.chats;
+    await chats.createSession({ id: 'c-1', keyId: 1, kind: 'builder', analysisType: nul('general'), state: { [nul('query')]: nul('draft') }, createdAt: at(1), updatedAt: at(1) });
+    expect(await chats.session('c-1')).toMatchObject({ analysisType: kept('general'), state: { [kept('query')]: kept('draft') } });
+    await chats.appendTurn('c-1', [{ role: 'assistant', content: nul(literal), credits: 1, createdAt: at(2) }], { query: nul('next') }, at(2));
+    expect(await chats.session('c-1')).toMatchObject({ state: { query: kept('next') } });
+    expect((await chats.messages('c-1', 5)).map((item) => item.content)).toEqual([kept(literal)]);
+
+    const claim = { network: 'eip155:84532', payer: '0xabc', nonce: '0xdef', validBefore: 2_000n, route: 'POST /x402/v2/chat', amount: '10000', createdAt: at(1) };
+    expect(await opened.ledger.claim(claim)).toBe(true);
+    await opened.ledger.markSettled(claim, nul('0xhash'));
+    expect((await opened.ledger.lookup(claim))?.settlement).toBe(kept('0xhash'));
   });
 
   it('chat sessions: a turn with its state, the last messages oldest first', async () => {

@@ -40,7 +40,10 @@ export interface PaymentLedger {
   claim(claim: NonceClaim): MaybePromise<boolean>;
   /** Frees an unsettled nonce; does nothing to a settled or unknown one. */
   release(key: NonceKey): MaybePromise<void>;
-  /** Records the settlement of a claimed nonce. */
+  /**
+   * Records the settlement of a claimed nonce (the facilitator's transaction). A ledger at rest keeps a
+   * NUL (U+0000) of it as U+FFFD, as the EQL host's stores keep text: PostgreSQL's text cannot hold one.
+   */
   markSettled(key: NonceKey, settlement: string): MaybePromise<void>;
   /** Deletes nonces whose `validBefore` is before `nowSeconds`; returns how many. */
   prune(nowSeconds: number): MaybePromise<number>;

@@ -73,7 +73,8 @@ export class SqlitePaymentLedger implements PaymentLedger {
 
   markSettled(key: NonceKey, settlement: string): void {
     const { network, payer, nonce } = canonicalKey(key);
-    this.settle.run(settlement, network, payer, nonce);
+    // The facilitator's text: a NUL kept as U+FFFD, as a PostgreSQL ledger must (PaymentLedger.markSettled).
+    this.settle.run(settlement.replaceAll('\u0000', '\uFFFD'), network, payer, nonce);
   }
 
   prune(nowSeconds: number): number {

@@ -1,5 +1,5 @@
 import { constants } from 'node:os';
-import { configFromEnv, SecretKeyMismatchError, startServer } from '@eql/server';
+import { configFromEnv, StartError, startServer } from '@eql/server';
 import type { CliIo } from '../io.js';
 import { UnusableInput } from '../io.js';
 import { terminalText } from '../terminal-text.js';
@@ -29,7 +29,10 @@ const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
  * the streams end, the server stops, the engine lets go of its feeds and the store is closed, after
  * which nothing holds the event loop. Should something outside the host still hold it
  * {@link SHUTDOWN_GRACE_MS} after the signal, the process exits anyway (0 when the host had closed,
- * 1 when closing had not finished) and says what was open. A second signal exits at once.
+ * 1 when closing had not finished) and says what was open. A second signal exits at once. A start that
+ * fails closes what it had opened and ends the process: exit 2 with one line when the configuration or
+ * the machine explains it (`StartError`: a port in use, a database out of reach, a refused key), else
+ * exit 70 with the stack of the unexpected failure.
  */
 export async function serveCommand(flags: ServeFlags, io: CliIo): Promise<number> {
   let config;
@@ -64,8 +67,13 @@ export async function serveCommand(flags: ServeFlags, io: CliIo): Promise<number
     started = await startServer(config, (line) => io.stdout(`${line}\n`));
   } catch (error) {
     for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
-    // A refusal its operator fixes in the configuration: one line, no stack trace.
-    if (error instanceof SecretKeyMismatchError) throw new UnusableInput(error.message);
+    // The start closed what it had opened: should something still hold the process, it ends anyway.
+    setTimeout(() => {
+      io.stderr(`the start failed, and still open ${CLOSED_LINGER_MS} ms later: ${openResources().join(', ')}; exiting anyway\n`);
+      process.exit(error instanceof StartError ? 2 : 70);
+    }, CLOSED_LINGER_MS).unref();
+    // A refusal its operator fixes in the configuration or the machine: one line, no stack trace (exit 2).
+    if (error instanceof StartError) throw new UnusableInput(error.message);
     throw error;
   }
   const { host } = started;

@@ -32,7 +32,10 @@ export interface KeyOptions {
   scopes?: KeyScope[];
 }
 
-const KEY_PATTERN = /^[A-Za-z0-9_.-]{16,128}$/;
+/** What an API key is: 16 to 128 letters, digits, "_", "." or "-". */
+export const KEY_PATTERN = /^[A-Za-z0-9_.-]{16,128}$/;
+/** The fewest characters of an HMAC secret. */
+export const MIN_HMAC_SECRET_LENGTH = 16;
 
 /**
  * A new webhook signing secret in the Standard Webhooks form: `whsec_` and the base64 of 32 random
@@ -50,7 +53,7 @@ export async function createApiKey(store: HostStore, box: SecretBox, options: Ke
   const webhookSecret = options.webhookSecret ?? newWebhookSecret();
   if (webhookSecret.length < 16) throw new Error('a webhook secret has at least 16 characters');
   if (!KEY_PATTERN.test(key)) throw new Error('an API key is 16 to 128 letters, digits, "_", "." or "-"');
-  if (hmacSecret.length < 16) throw new Error('an HMAC secret has at least 16 characters');
+  if (hmacSecret.length < MIN_HMAC_SECRET_LENGTH) throw new Error(`an HMAC secret has at least ${MIN_HMAC_SECRET_LENGTH} characters`);
   const now = new Date().toISOString();
   const record = await store.createKey({
     keyHash: hashKey(key),

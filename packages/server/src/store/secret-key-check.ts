@@ -1,4 +1,5 @@
 import type { SecretBox } from '../secrets.js';
+import { StartError } from '../start-error.js';
 
 /** What the check value opens to with the right key (its content matters less than that it opens). */
 const CHECK_TEXT = 'eql secret key check v1';
@@ -7,7 +8,7 @@ const CHECK_TEXT = 'eql secret key check v1';
  * The host's secret key does not open the secrets of its database: they were sealed with another key.
  * Its message is one line for the operator (no secret in it); `eql serve` prints it without a stack.
  */
-export class SecretKeyMismatchError extends Error {
+export class SecretKeyMismatchError extends StartError {
   constructor() {
     super(
       'EQL_SECRET_KEY does not open the secrets stored in this database (they were sealed with another key): start every host of a database with the same EQL_SECRET_KEY (without it, a host uses the secret.key file of its data directory)',

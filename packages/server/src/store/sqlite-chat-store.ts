@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { ChatMessageRecord, ChatSessionRecord, ChatStore } from './chat-store.js';
+import { storedJson, storedText, storedTextOrNull } from './stored-text.js';
 
 interface SessionRow {
   id: string;
@@ -28,7 +29,7 @@ export class SqliteChatStore implements ChatStore {
   }
 
   createSession(session: ChatSessionRecord): void {
-    this.insertSession.run(session.id, session.keyId, session.kind, session.analysisType, session.state === undefined ? null : JSON.stringify(session.state), session.createdAt, session.updatedAt);
+    this.insertSession.run(session.id, session.keyId, session.kind, storedTextOrNull(session.analysisType), session.state === undefined ? null : storedJson(session.state), session.createdAt, session.updatedAt);
   }
 
   session(id: string): ChatSessionRecord | undefined {
@@ -47,8 +48,8 @@ export class SqliteChatStore implements ChatStore {
 
   appendTurn(sessionId: string, messages: readonly ChatMessageRecord[], state: unknown, at: string): void {
     this.db.transaction(() => {
-      for (const message of messages) this.insertMessage.run(sessionId, message.role, message.content, message.credits, message.createdAt);
-      this.updateSession.run(state === undefined ? null : JSON.stringify(state), at, sessionId);
+      for (const message of messages) this.insertMessage.run(sessionId, message.role, storedText(message.content), message.credits, message.createdAt);
+      this.updateSession.run(state === undefined ? null : storedJson(state), at, sessionId);
     })();
   }
 

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { baseAsset, type Candle, type PriceHistory, type PriceObservation, type PriceTick, type PriceTopic } from '@eql/core';
+import { storedText } from './stored-text.js';
 
 /** A minute of one asset as stored: its candle and the times of its first and last trades. */
 export interface StoredMinute {
@@ -103,7 +104,8 @@ export class SqlitePriceHistory implements PriceHistory {
   record(observation: PriceObservation): void {
     const { at, price } = observation;
     if (!Number.isFinite(at) || !(price > 0) || !Number.isFinite(price)) return;
-    const asset = baseAsset(observation.symbol);
+    // A symbol from a feed or the bus is not the caller's request: a NUL in it is kept as U+FFFD (stored-text.ts).
+    const asset = storedText(baseAsset(observation.symbol));
     const volume = observation.volume !== undefined && Number.isFinite(observation.volume) && observation.volume > 0 ? observation.volume : 0;
     const start = Math.floor(at / MINUTE) * MINUTE;
     const current = this.open.get(asset);
@@ -129,8 +131,9 @@ export class SqlitePriceHistory implements PriceHistory {
 
   /** Writes minutes as they are (an import of past prices), in one transaction. */
   importMinutes(minutes: Array<[asset: string, minute: StoredMinute]>): void {
-    for (const [asset] of minutes) this.assets.set(baseAsset(asset), true);
-    this.writeMinutes(minutes.map(([asset, minute]) => [baseAsset(asset), minute]));
+    const stored = minutes.map(([asset, minute]): [string, StoredMinute] => [storedText(baseAsset(asset)), minute]);
+    for (const [asset] of stored) this.assets.set(asset, true);
+    this.writeMinutes(stored);
   }
 
   /** Writes every minute in progress (at shutdown). */

@@ -20,6 +20,7 @@ import type {
 } from './records.js';
 import type { HostStore, KeyPatch } from './store.js';
 import { API_KEY_COLUMNS, apiKeyValues } from './key-row.js';
+import { storedJson, storedTextOrNull } from './stored-text.js';
 import {
   decodeCursor,
   draftOf,
@@ -112,7 +113,7 @@ export class SqliteStore implements HostStore {
 
   /** A stored request: its secrets sealed (with a box). */
   private storedRequest(request: QueryRequest): string {
-    return JSON.stringify(this.box ? sealRequestSecrets(request, this.box) : request);
+    return storedJson(this.box ? sealRequestSecrets(request, this.box) : request);
   }
 
   /** A request as read: its sealed secrets opened (with a box). */
@@ -284,7 +285,7 @@ export class SqliteStore implements HostStore {
       query.expiresAt,
       query.cancelledAt,
       query.deletedAt,
-      query.runtime === null ? null : JSON.stringify(query.runtime),
+      query.runtime === null ? null : storedJson(query.runtime),
       query.fromDraft,
       idempotencyKey ?? null,
     );
@@ -339,7 +340,7 @@ export class SqliteStore implements HostStore {
   saveRuntime(id: string, state: RuntimeState): void {
     this.queryCache.delete(id);
     // The status column follows the engine's, except that a cancel decided by the API stays.
-    this.run("UPDATE queries SET runtime = ?, status = CASE WHEN status = 'cancelled' THEN status ELSE ? END WHERE id = ?", JSON.stringify(state), state.status, id);
+    this.run("UPDATE queries SET runtime = ?, status = CASE WHEN status = 'cancelled' THEN status ELSE ? END WHERE id = ?", storedJson(state), state.status, id);
   }
 
   // ------------------------------------------------------------------ drafts
@@ -401,9 +402,9 @@ export class SqliteStore implements HostStore {
       record.createdAt,
       record.finishedAt ?? null,
       record.attempts,
-      record.result === undefined ? null : JSON.stringify(record.result),
-      record.error?.code ?? null,
-      record.error?.message ?? null,
+      record.result === undefined ? null : storedJson(record.result),
+      storedTextOrNull(record.error?.code),
+      storedTextOrNull(record.error?.message),
     );
   }
 
@@ -454,7 +455,7 @@ export class SqliteStore implements HostStore {
       session.sessionId,
       keyId,
       session.queryId,
-      JSON.stringify(session),
+      storedJson(session),
       session.executedAt,
     );
   }
@@ -481,8 +482,10 @@ export class SqliteStore implements HostStore {
       );
       if (earlier) return notificationOf(earlier);
     }
-    const result = this.run('INSERT INTO notifications (key_id, query_id, body, created_at) VALUES (?, ?, ?, ?)', keyId, draft.data.queryId, JSON.stringify(draft), draft.createdAt);
-    return { ...draft, id: Number(result.lastInsertRowid), keyId };
+    const body = storedJson(draft);
+    const result = this.run('INSERT INTO notifications (key_id, query_id, body, created_at) VALUES (?, ?, ?, ?)', keyId, draft.data.queryId, body, draft.createdAt);
+    // The notification as stored (stored-text.ts), which the stream sends live: a replay reads the same.
+    return { ...(JSON.parse(body) as NotificationDraft), id: Number(result.lastInsertRowid), keyId };
   }
 
   // A deleted query is gone from every stream: its notifications are neither replayed nor counted.
@@ -521,7 +524,7 @@ export class SqliteStore implements HostStore {
       entry.status,
       entry.createdAt,
       entry.finishedAt ?? null,
-      Object.keys(outcome).length === 0 ? null : JSON.stringify(outcome),
+      Object.keys(outcome).length === 0 ? null : storedJson(outcome),
     );
   }
 
@@ -536,7 +539,7 @@ export class SqliteStore implements HostStore {
        ON CONFLICT (client_order_id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at`,
       record.request.clientOrderId,
       record.seq,
-      JSON.stringify(record),
+      storedJson(record),
       new Date().toISOString(),
     );
   }

@@ -19,6 +19,8 @@ import type {
  * answers synchronous. Every write is durable when the call returns (or its promise resolves).
  * Secrets inside stored requests (bot tokens, webhook headers and URLs) must not be at rest in clear:
  * the SQLite store seals them with the host's box (`sealRequestSecrets`) and opens them on read.
+ * A NUL (U+0000) in any string given to keep, in text or at any depth of a JSON value, is kept as
+ * U+FFFD (stored-text.ts): PostgreSQL cannot hold one, and both stores must read back the same.
  */
 export interface HostStore {
   // keys

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { ChatMessageRecord, ChatSessionRecord, ChatStore } from '../chat-store.js';
+import { storedJson, storedText, storedTextOrNull } from '../stored-text.js';
 
 interface SessionRow {
   id: string;
@@ -24,8 +25,8 @@ export class PgChatStore implements ChatStore {
       session.id,
       session.keyId,
       session.kind,
-      session.analysisType,
-      session.state === undefined ? null : JSON.stringify(session.state),
+      storedTextOrNull(session.analysisType),
+      session.state === undefined ? null : storedJson(session.state),
       session.createdAt,
       session.updatedAt,
     ]);
@@ -53,9 +54,9 @@ export class PgChatStore implements ChatStore {
     try {
       await client.query('BEGIN');
       for (const message of messages) {
-        await client.query('INSERT INTO chat_messages (session_id, role, content, credits, created_at) VALUES ($1, $2, $3, $4, $5)', [sessionId, message.role, message.content, message.credits, message.createdAt]);
+        await client.query('INSERT INTO chat_messages (session_id, role, content, credits, created_at) VALUES ($1, $2, $3, $4, $5)', [sessionId, message.role, storedText(message.content), message.credits, message.createdAt]);
       }
-      await client.query('UPDATE chat_sessions SET state = $1, updated_at = $2 WHERE id = $3', [state === undefined ? null : JSON.stringify(state), at, sessionId]);
+      await client.query('UPDATE chat_sessions SET state = $1, updated_at = $2 WHERE id = $3', [state === undefined ? null : storedJson(state), at, sessionId]);
       await client.query('COMMIT');
     } catch (error) {
       failed = true;

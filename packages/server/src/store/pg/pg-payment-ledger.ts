@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { canonicalKey, type NonceClaim, type NonceKey, type NonceRecord, type PaymentLedger } from '@eql/x402';
+import { storedText } from '../stored-text.js';
 
 /** The largest `validBefore` stored, as in the SQLite ledger (a later one is kept until then, i.e. for good). */
 const MAX_STORED_SECONDS = BigInt(Number.MAX_SAFE_INTEGER);
@@ -41,7 +42,7 @@ export class PgPaymentLedger implements PaymentLedger {
 
   async markSettled(key: NonceKey, settlement: string): Promise<void> {
     const { network, payer, nonce } = canonicalKey(key);
-    await this.pool.query('UPDATE payment_nonces SET settlement = $1 WHERE network = $2 AND payer = $3 AND nonce = $4', [settlement, network, payer, nonce]);
+    await this.pool.query('UPDATE payment_nonces SET settlement = $1 WHERE network = $2 AND payer = $3 AND nonce = $4', [storedText(settlement), network, payer, nonce]);
   }
 
   async prune(nowSeconds: number): Promise<number> {

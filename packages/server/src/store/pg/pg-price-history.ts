@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { baseAsset, type Candle, CandleBuilder, type PriceHistory, type PriceObservation, type PriceTick, type PriceTopic } from '@eql/core';
+import { storedText } from '../stored-text.js';
 
 /** Options of a {@link PgPriceHistory}. */
 export interface PgPriceHistoryOptions {
@@ -113,7 +114,8 @@ export class PgPriceHistory implements PriceHistory {
       if (!Number.isFinite(price) || price <= 0 || !Number.isFinite(at)) continue;
       if (!Number.isSafeInteger(seq)) throw new RangeError(`invalid tick sequence: ${seq}`);
       if (!Number.isSafeInteger(at)) throw new RangeError(`tick ${seq}: time ${at} is not a whole number of ms`);
-      assets.push(baseAsset(observation.symbol));
+      // A symbol from the bus is not the caller's request: a NUL in it is kept as U+FFFD (stored-text.ts).
+      assets.push(storedText(baseAsset(observation.symbol)));
       times.push(at);
       seqs.push(seq);
       prices.push(price);

@@ -22,6 +22,7 @@ import {
   str,
 } from '../rows.js';
 import { API_KEY_COLUMNS, apiKeyValues } from '../key-row.js';
+import { storedJson, storedTextOrNull } from '../stored-text.js';
 import type { HostStore, KeyPatch } from '../store.js';
 import { migratePg } from './pg-migrations.js';
 import { judgeSecretKey } from '../secret-key-check.js';
@@ -145,7 +146,7 @@ export class PgHostStore implements HostStore {
   }
 
   private storedRequest(request: QueryRequest): string {
-    return JSON.stringify(this.box ? sealRequestSecrets(request, this.box) : request);
+    return storedJson(this.box ? sealRequestSecrets(request, this.box) : request);
   }
 
   private readRequest(text: unknown): QueryRequest {
@@ -295,7 +296,7 @@ export class PgHostStore implements HostStore {
           query.expiresAt,
           query.cancelledAt,
           query.deletedAt,
-          query.runtime === null ? null : JSON.stringify(query.runtime),
+          query.runtime === null ? null : storedJson(query.runtime),
           query.fromDraft,
           idempotencyKey ?? null,
         ],
@@ -350,7 +351,7 @@ export class PgHostStore implements HostStore {
   }
 
   saveRuntime(id: string, state: RuntimeState): Promise<void> {
-    const runtime = JSON.stringify(state);
+    const runtime = storedJson(state);
     return this.inLane(`query:${id}`, async () => {
       // The status column follows the engine's, except that a cancel decided by the API stays.
       await this.pool.query("UPDATE queries SET runtime = $1, status = CASE WHEN status = 'cancelled' THEN status ELSE $2 END WHERE id = $3", [runtime, state.status, id]);
@@ -413,9 +414,9 @@ export class PgHostStore implements HostStore {
       record.createdAt,
       record.finishedAt ?? null,
       record.attempts,
-      record.result === undefined ? null : JSON.stringify(record.result),
-      record.error?.code ?? null,
-      record.error?.message ?? null,
+      record.result === undefined ? null : storedJson(record.result),
+      storedTextOrNull(record.error?.code),
+      storedTextOrNull(record.error?.message),
     ];
     return this.inLane(`execution:${record.id}`, async () => {
       await this.pool.query(
@@ -460,7 +461,7 @@ export class PgHostStore implements HostStore {
   }
 
   saveSession(keyId: number, session: LlmSession): Promise<void> {
-    const body = JSON.stringify(session);
+    const body = storedJson(session);
     return this.inLane(`session:${session.sessionId}`, async () => {
       await this.pool.query(
         'INSERT INTO sessions (id, key_id, query_id, body, executed_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO UPDATE SET body = excluded.body, executed_at = excluded.executed_at',
@@ -480,6 +481,7 @@ export class PgHostStore implements HostStore {
 
   addNotification(keyId: number, draft: NotificationDraft): Promise<StoredNotification> {
     const { stepId, triggerIndex } = draft.data;
+    const body = storedJson(draft);
     const step = typeof stepId === 'string' && typeof triggerIndex === 'number' && Number.isSafeInteger(triggerIndex) ? { stepId, triggerIndex } : undefined;
     // One lane for every notification of this process: ids follow the order of the calls.
     return this.inLane('notifications', () =>
@@ -498,10 +500,11 @@ export class PgHostStore implements HostStore {
           draft.data.queryId,
           step?.stepId ?? null,
           step?.triggerIndex ?? null,
-          JSON.stringify(draft),
+          body,
           draft.createdAt,
         ]);
-        return { ...draft, id: Number(inserted.rows[0]?.id), keyId };
+        // The notification as stored (stored-text.ts), which the stream sends live: a replay reads the same.
+        return { ...(JSON.parse(body) as NotificationDraft), id: Number(inserted.rows[0]?.id), keyId };
       }),
     );
   }
@@ -539,7 +542,7 @@ export class PgHostStore implements HostStore {
       entry.status,
       entry.createdAt,
       entry.finishedAt ?? null,
-      Object.keys(outcome).length === 0 ? null : JSON.stringify(outcome),
+      Object.keys(outcome).length === 0 ? null : storedJson(outcome),
     ];
     return this.inLane(`outbox:${entry.key}`, async () => {
       await this.pool.query(
@@ -557,7 +560,7 @@ export class PgHostStore implements HostStore {
   }
 
   savePaperOrder(record: PaperOrderRecord): Promise<void> {
-    const params = [record.request.clientOrderId, record.seq, JSON.stringify(record), new Date().toISOString()];
+    const params = [record.request.clientOrderId, record.seq, storedJson(record), new Date().toISOString()];
     return this.inLane(`paper:${record.request.clientOrderId}`, async () => {
       await this.pool.query(
         `INSERT INTO paper_orders (client_order_id, seq, body, updated_at) VALUES ($1, $2, $3, $4)
