@@ -39,7 +39,7 @@ export interface HistoryRecorderStatus {
 
 /**
  * Whether the database refused a write for the data it holds, not for being unreachable: PostgreSQL's
- * SQLSTATE classes 22 (data exception: a NUL character in text, a number out of range) and 23
+ * SQLSTATE classes 22 (data exception: a number out of range, say) and 23
  * (integrity constraint), and the history's own RangeError. Writing the same rows again fails again.
  */
 function refusesData(error: unknown): boolean {
