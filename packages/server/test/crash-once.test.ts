@@ -20,6 +20,11 @@ const API_KEY = 'eql_crash_test_key_0123456789abcdef0';
 const HMAC_SECRET = 'crash-test-hmac-secret-0123456789ab';
 const BOT_TOKEN = '123456789:AAHcrashTestTokenNotARealOne0123456';
 const crashPoint = new URL('./support/crash-point.mjs', import.meta.url).href;
+/**
+ * Each test starts `eql serve` twice, and a start costs about 2 s of CPU (loading the modules, building
+ * the app), which a loaded 2-core machine stretched to 20–30 s each: the bound only stops a hang.
+ */
+const BOUND = { timeout: 240_000 };
 
 const dirs: string[] = [];
 const servers: Server[] = [];
@@ -147,7 +152,7 @@ function readDatabase<T>(dataDir: string, read: (db: Database.Database) => T): T
 }
 
 describe('kill -9 while an action is being sent, then a restart on the same data', () => {
-  it('messenger_bot (killed while the bot API holds the request): sent once, never again; the execution says DELIVERY_UNCERTAIN', { timeout: 60_000 }, async () => {
+  it('messenger_bot (killed while the bot API holds the request): sent once, never again; the execution says DELIVERY_UNCERTAIN', BOUND, async () => {
     const bot = await stub((_request, response, count) => {
       // The first send is held open until the host dies; none other is expected.
       if (count > 1) response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, result: { message_id: count } }));
@@ -171,7 +176,7 @@ describe('kill -9 while an action is being sent, then a restart on the same data
     expect(executions[0]?.error?.message).not.toContain(BOT_TOKEN.split(':')[1]);
   });
 
-  it('messenger_bot (killed after the outbox entry, before the send): never sent; the execution says DELIVERY_UNCERTAIN', { timeout: 60_000 }, async () => {
+  it('messenger_bot (killed after the outbox entry, before the send): never sent; the execution says DELIVERY_UNCERTAIN', BOUND, async () => {
     const bot = await stub((_request, response, count) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, result: { message_id: count } })));
     const { env, base } = await hostSetup({ EQL_MESSENGER_BASE_URL: bot.url, EQL_ALLOW_PRIVATE_WEBHOOKS: '1' });
     const first = await serveChild({ ...env, EQL_TEST_CRASH_AFTER: 'saveOutbox' }, { preload: crashPoint });
@@ -190,7 +195,7 @@ describe('kill -9 while an action is being sent, then a restart on the same data
     expect(executions[0]).toMatchObject({ stepId: 'tell', status: 'failed', error: { code: 'DELIVERY_UNCERTAIN' } });
   });
 
-  it('webhook (killed while the receiver holds the request): delivered again with the same webhook-id, which the receiver drops', { timeout: 60_000 }, async () => {
+  it('webhook (killed while the receiver holds the request): delivered again with the same webhook-id, which the receiver drops', BOUND, async () => {
     const delivered = new Set<string>();
     const receiver = await stub((request, response, count) => {
       if (count === 1) return; // held open until the host dies
@@ -221,7 +226,7 @@ describe('kill -9 while an action is being sent, then a restart on the same data
     expect(Date.parse(executions[0]!.createdAt)).toBeLessThan(restartedAt);
   });
 
-  it('market_order on paper (killed right after the venue saved the order): placed once, found by its client order id after the restart', { timeout: 60_000 }, async () => {
+  it('market_order on paper (killed right after the venue saved the order): placed once, found by its client order id after the restart', BOUND, async () => {
     const { env, base, dataDir } = await hostSetup();
     const first = await serveChild({ ...env, EQL_TEST_CRASH_AFTER: 'savePaperOrder' }, { preload: crashPoint });
     const queryId = await createTradeQuery(base, queryWith({ stepId: 'buy', type: 'market_order', params: { exchange: 'paper', symbol: 'BTC', side: 'buy', size: 0.01 } }));
@@ -242,7 +247,7 @@ describe('kill -9 while an action is being sent, then a restart on the same data
     expect(JSON.parse(orders[0]!.body)).toMatchObject({ seq: 1, request: { side: 'buy', amount: 0.01 }, result: { status: 'filled', filled: 0.01 } });
   });
 
-  it('notify (killed right after the notification was stored): one notification; the execution succeeds after the restart', { timeout: 60_000 }, async () => {
+  it('notify (killed right after the notification was stored): one notification; the execution succeeds after the restart', BOUND, async () => {
     const { env, base, dataDir } = await hostSetup();
     const first = await serveChild({ ...env, EQL_TEST_CRASH_AFTER: 'addNotification' }, { preload: crashPoint });
     const queryId = await createQuery(base, API_KEY, queryWith({ stepId: 'note', type: 'notify', params: { message: 'BTC crossed 150' } }));

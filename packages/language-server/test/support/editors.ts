@@ -40,7 +40,8 @@ export async function systemNeovim(): Promise<Editor | string> {
   let version = await versionOf(['nvim'], {});
   if (version === undefined && process.platform === 'linux' && process.getuid?.() === 0) {
     try {
-      await run('apt-get', ['install', '-y', '-q', 'neovim'], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, timeout: 300_000 });
+      // Other test files install Debian packages too (Chromium): wait for dpkg's lock instead of failing at once.
+      await run('apt-get', ['-o', 'DPkg::Lock::Timeout=300', 'install', '-y', '-q', 'neovim'], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, timeout: 300_000 });
     } catch (error) {
       return `apt-get install neovim failed: ${(error as Error).message.split('\n')[0] ?? ''}`;
     }

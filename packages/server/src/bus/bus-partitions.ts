@@ -66,7 +66,15 @@ interface Partition {
   saving?: Promise<void>;
   timer?: NodeJS.Timeout;
   closed: boolean;
+  /** Whether a save was refused (the lease at this epoch is no longer this host's): said once. */
+  refused?: boolean;
 }
+
+/**
+ * How long the messages handed over in a row may hold the event loop before it gets a turn (timers: the
+ * leases' renewal; requests): a backlog read in a burst must not hold a host's heartbeat back.
+ */
+const YIELD_AFTER_MS = 10;
 
 /** `target` with the promises its methods return tracked in `pending` until they settle (store writes, history loads). */
 function tracking<T extends object>(target: T, pending: Set<Promise<unknown>>): T {
@@ -104,6 +112,8 @@ function tracking<T extends object>(target: T, pending: Set<Promise<unknown>>): 
 export class BusPartitions implements QueryHost, PartitionLifecycle {
   readonly recording: Recording;
   private readonly open = new Map<number, Partition>();
+  /** When the event loop last had a turn between two messages (see {@link YIELD_AFTER_MS}). */
+  private turnAt = performance.now();
   private readonly listeners = {
     notification: new Set<(notification: StoredNotification) => void>(),
     states: new Set<(change: ConditionStatesChange) => void>(),
@@ -127,7 +137,13 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
    */
   async openPartition(partition: number, epoch: number): Promise<void> {
     if (this.open.has(partition)) return;
-    const saved = (await this.options.positions.get(partition)) ?? (await this.endOfStream());
+    let saved = await this.options.positions.get(partition);
+    if (saved === undefined) {
+      // Never read: it starts at the stream's end, saved at once, so that a host taking it over before
+      // its first save starts there too rather than at the end of a stream that has grown meanwhile.
+      saved = await this.endOfStream();
+      await this.options.positions.save(partition, epoch, saved);
+    }
     await this.historyPast(saved.seq);
     const clock = new FeedClock();
     clock.catchUpFrom(saved.at);
@@ -197,11 +213,22 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
     if (entry.clock.isCatchingUp && position.seq >= entry.backlogUntil) entry.clock.live();
     if (entry.writes.size === 0) {
       entry.safe = position;
-      return undefined;
+      return this.turn();
     }
     return this.quiesce(entry).then(() => {
       if (position.seq > entry.safe.seq) entry.safe = position;
     });
+  }
+
+  /** A turn of the event loop when the messages handed over in a row have held it for {@link YIELD_AFTER_MS}; else nothing to wait for. */
+  private turn(): Promise<void> | undefined {
+    if (performance.now() - this.turnAt < YIELD_AFTER_MS) return undefined;
+    return new Promise((resolve) =>
+      setImmediate(() => {
+        this.turnAt = performance.now();
+        resolve();
+      }),
+    );
   }
 
   /** Resolves once the partition's store writes and history loads are done and no new one follows within a turn of the event loop. */
@@ -221,8 +248,12 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
     entry.saving = this.options.positions
       .save(entry.partition, entry.epoch, position)
       .then(
-        () => {
-          entry.saved = position;
+        (written) => {
+          if (written) entry.saved = position;
+          else if (!entry.refused) {
+            entry.refused = true;
+            this.options.warn?.(`bus: the position of partition ${entry.partition} was not saved: its lease at epoch ${entry.epoch} is no longer this host's`);
+          }
         },
         (error: unknown) => this.options.warn?.(`bus: could not save the position of partition ${entry.partition}`, error),
       )

@@ -20,13 +20,28 @@ export interface PublishOutcome {
   lastSeq: number;
 }
 
+/** A publication refused because the publisher's lease may be another host's by now (see {@link BusPublisher}'s `leased`). */
+export class LeaseLostError extends Error {
+  constructor() {
+    super("the feed's lease may be another host's by now: nothing more is published until it is renewed");
+    this.name = 'LeaseLostError';
+  }
+}
+
 /**
  * Publishes observations to the market bus in order, one at a time: each is stored by the server before
  * the next is sent, so the stream keeps the order given. (The cluster's price history is written from
  * the stream by the feed's leader: see HistoryRecorder.)
+ *
+ * A feed's leader publishes under its lease: with `leased`, each observation is sent only while it says
+ * the lease is surely still this host's, and the publication stops with a {@link LeaseLostError} when it
+ * does not, so that a leader whose renewal is late never publishes beside the next one.
  */
 export class BusPublisher {
-  constructor(private readonly bus: MarketBus) {}
+  constructor(
+    private readonly bus: MarketBus,
+    private readonly leased: () => boolean = () => true,
+  ) {}
 
   /** Publishes `items` in order (an async iterable may pace them); `onProgress` is told how many are done every `batchSize` (default 200). */
   async publish(items: Iterable<Publication> | AsyncIterable<Publication>, options: { batchSize?: number; onProgress?: (done: number) => void } = {}): Promise<PublishOutcome> {
@@ -34,6 +49,7 @@ export class BusPublisher {
     const batchSize = options.batchSize ?? 200;
     let done = 0;
     for await (const { observation, id } of items) {
+      if (!this.leased()) throw new LeaseLostError();
       const ack = await this.bus.publish(observation, id);
       done += 1;
       if (!ack) outcome.skipped += 1;

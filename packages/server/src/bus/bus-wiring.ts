@@ -64,7 +64,9 @@ export async function busHost(options: {
   const recorder = new HistoryRecorder({ bus, history, positions, malformedLog, warn });
   const venueFeed = !options.sources && config.feed.startsWith('ccxt:') ? new CcxtFeed(config.feed.slice(5), { scheduler: asyncScheduler }) : undefined;
   const liveSources = options.sources ?? (venueFeed ? [venueFeed] : undefined);
-  const publisher = new BusPublisher(bus);
+  // The feed publishes only while its lease is surely this host's (PartitionedHost says so at each start).
+  let leased: () => boolean = () => false;
+  const publisher = new BusPublisher(bus, () => leased());
   const read =
     config.feed === 'bus'
       ? undefined
@@ -75,7 +77,7 @@ export async function busHost(options: {
   const engine = new BusPartitions({
     bus,
     positions,
-    // Within a beat: a take-over must not hold the renewal of the other leases back.
+    // A take-over waits at most half a TTL for the history recorder, then warms from what the history has.
     historyWaitMs: Math.floor(config.leaseTtlMs / 2),
     store,
     history,
@@ -89,7 +91,8 @@ export async function busHost(options: {
   return {
     engine,
     feed: {
-      start: async (epoch) => {
+      start: async (epoch, isLeased) => {
+        leased = isLeased;
         await recorder.start(epoch);
         await read?.start();
       },

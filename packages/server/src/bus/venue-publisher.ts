@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { DataSource, Observation, Topic } from '@eql/core';
-import { feedKeyOfObservation, feedKeyOfTopic } from '@eql/core';
+import { canonicalJson, feedKeyOfObservation, feedKeyOfTopic } from '@eql/core';
 import type { Subscription } from 'rxjs';
 import type { BusPublisher } from './bus-publisher.js';
 
@@ -19,12 +20,13 @@ export interface VenuePublisherOptions {
  * A live feed on the market bus, run by the host that holds the feed's lease: it subscribes to the topics
  * the cluster's active queries listen to (read from the store every `refreshMs`: a query created through
  * any host is served within that time), and publishes what the feed gives, in the order it gives it,
- * each observation once (`<feed key>@<instant>#<n>`: a leader taking over that publishes a tick its
- * predecessor published stores nothing new). A topic no active query listens to any more is left.
+ * each observation once: its message id is made of what it says ({@link venueMessageId}), so a tick given
+ * again (a feed hands a new subscriber its last tick; a leader that leads again, or one taking over,
+ * subscribes anew) is the same message, which the stream stores once. A topic no active query listens
+ * to any more is left.
  */
 export class VenuePublisher {
   private readonly subscriptions = new Map<string, Subscription>();
-  private readonly seen = new Map<string, number>();
   private queue: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private running = false;
@@ -75,13 +77,8 @@ export class VenuePublisher {
 
   /** Publishes one observation after those before it (a failed publish is logged; the feed goes on). */
   private publish(observation: Observation): void {
-    const key = feedKeyOfObservation(observation);
-    if (key === undefined || !this.running) return;
-    const instant = `${key}@${observation.at}`;
-    const n = (this.seen.get(instant) ?? 0) + 1;
-    this.seen.set(instant, n);
-    if (this.seen.size > 10_000) this.seen.clear();
-    const id = `${instant}#${n}`;
+    const id = venueMessageId(observation);
+    if (id === undefined || !this.running) return;
     this.queue = this.queue.then(() =>
       this.options.publisher.publish([{ observation, id }]).then(
         () => undefined,
@@ -99,4 +96,15 @@ export class VenuePublisher {
     this.subscriptions.clear();
     await this.queue;
   }
+}
+
+/**
+ * The message id of a live observation: `<feed key>@<instant>#<digest of the observation>`. The same
+ * observation has the same id whoever publishes it and however often; two observations of one instant
+ * that differ (two trades, two posts) have two. Undefined for what the bus does not carry.
+ */
+export function venueMessageId(observation: Observation): string | undefined {
+  const key = feedKeyOfObservation(observation);
+  if (key === undefined) return undefined;
+  return `${key}@${observation.at}#${createHash('sha256').update(canonicalJson(observation)).digest('base64url').slice(0, 16)}`;
 }

@@ -40,9 +40,11 @@ export interface PartitionedHostOptions {
   partitions: number;
   /**
    * The cluster's feed, read by one host at a time into the market bus: the host rendezvous hashing gives
-   * the feed's lease to starts it, and stops it when it loses the lease.
+   * the feed's lease to starts it, and stops it when it loses the lease. `leased()` says whether the lease
+   * is surely still this host's (renewed within 80 % of the TTL): the feed publishes nothing when it is
+   * not, because another host may lead by then.
    */
-  feed?: { start(epoch: number): Promise<void>; stop(): Promise<void> };
+  feed?: { start(epoch: number, leased: () => boolean): Promise<void>; stop(): Promise<void> };
   /**
    * Hints between the hosts (the market bus's signals): a query created, cancelled or deleted through a
    * host that does not run it reaches its owner at once rather than at its next beat.
@@ -63,17 +65,27 @@ export interface PartitionedHostOptions {
  * A host that cannot renew stops its partitions before its leases can expire (at 80 % of the TTL
  * since its last renewal), so two hosts never run a partition at once while the database's clock
  * and theirs agree to within a fifth of the TTL.
+ *
+ * The renewal never waits behind engine work: a beat that takes partitions over, starts queries or
+ * reconciles may last longer than the TTL on a loaded machine, so while one is under way each tick
+ * renews the leases held (and those being opened) on its own.
  */
 export class PartitionedHost implements QueryHost {
   readonly recording: Recording;
   /** Partitions held, with the epoch of their lease. */
   private readonly owned = new Map<number, number>();
+  /** Partitions whose lease a beat has taken and whose engine it is opening (renewed too; a lost one is not added). */
+  private readonly opening = new Set<number>();
   /** Ids of the active queries this host started (its engine may also keep ended ones for inspection). */
   private readonly running = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private beating: Promise<void> | undefined;
-  /** Local time (ms) until which the leases are surely this host's. */
-  private validUntil = 0;
+  /** A renewal run beside a beat that is taking long. */
+  private renewing: Promise<void> | undefined;
+  /** When (local ms) the last renewal that kept each lease held or being opened was sent: it is surely this host's for 80 % of the TTL after. */
+  private readonly renewedAt = new Map<number, number>();
+  /** Local time (ms) until which the feed's lease is surely this host's. */
+  private feedValidUntil = 0;
   private stopped = false;
   /** The epoch of the feed's lease while this host reads the feed into the bus. */
   private feedEpoch: number | undefined;
@@ -115,25 +127,65 @@ export class PartitionedHost implements QueryHost {
     return this.running.size;
   }
 
-  /** A beat; and when the last one still has not returned past the leases' safe time (PostgreSQL hangs), the partitions stop. */
+  /**
+   * A beat; while the last one is still under way, a renewal of the leases beside it; and when neither
+   * has renewed them by the leases' safe time (PostgreSQL hangs), the partitions stop.
+   */
   private tick(): void {
-    if (this.beating !== undefined) {
-      this.fenceIfExpired();
+    if (this.beating === undefined) {
+      void this.beat();
       return;
     }
-    void this.beat();
+    this.renewing ??= this.renewal().finally(() => (this.renewing = undefined));
+    this.fenceIfExpired();
   }
 
-  /** Stops every partition when the leases were not renewed within 80 % of the TTL: another host may take them soon. */
+  /** Heartbeat and renewal of the leases held and being opened, beside a beat; a lease lost stops its partition at once. */
+  private async renewal(): Promise<void> {
+    if (this.stopped) return;
+    const { leases } = this.options;
+    try {
+      await leases.heartbeat();
+      const feedEpoch = this.feedEpoch;
+      const mine = [...this.owned.keys(), ...this.opening];
+      const sentAt = Date.now();
+      const held = new Set(await leases.renew(feedEpoch === undefined ? mine : [...mine, FEED_PARTITION]));
+      if (feedEpoch !== undefined && feedEpoch === this.feedEpoch) {
+        if (held.has(FEED_PARTITION)) this.feedValidUntil = Math.max(this.feedValidUntil, sentAt + leases.ttlMs * 0.8);
+        else {
+          this.feedEpoch = undefined;
+          await this.options.feed?.stop();
+        }
+      }
+      for (const partition of mine) {
+        if (held.has(partition)) {
+          if (this.renewedAt.has(partition)) this.renewedAt.set(partition, Math.max(this.renewedAt.get(partition) ?? 0, sentAt));
+        } else this.opening.delete(partition);
+      }
+      const lost = mine.filter((partition) => !held.has(partition) && this.owned.has(partition));
+      if (lost.length > 0) await this.drop(lost);
+    } catch (error) {
+      this.options.warn?.('cluster: a lease renewal failed', error);
+    }
+  }
+
+  /** Stops the feed, and every partition, whose lease was not renewed within 80 % of the TTL: another host may take it soon. */
   private fenceIfExpired(): void {
-    if (Date.now() < this.validUntil) return;
-    if (this.feedEpoch !== undefined) {
+    const now = Date.now();
+    if (this.feedEpoch !== undefined && now >= this.feedValidUntil) {
       this.feedEpoch = undefined;
       void this.options.feed?.stop();
     }
-    if (this.owned.size === 0) return;
+    if (this.owned.size === 0 || now < this.safeUntil()) return;
     this.options.warn?.(`cluster: leases not renewed within ${Math.round(this.options.leases.ttlMs * 0.8)} ms; stopping partitions ${[...this.owned.keys()].join(',')}`);
     void this.drop([...this.owned.keys()]);
+  }
+
+  /** Local time (ms) until which every lease held is surely this host's: 80 % of the TTL after the oldest renewal. */
+  private safeUntil(): number {
+    let oldest = Infinity;
+    for (const partition of this.owned.keys()) oldest = Math.min(oldest, this.renewedAt.get(partition) ?? 0);
+    return oldest + this.options.leases.ttlMs * 0.8;
   }
 
   /** One round of heartbeat, lease renewal, hand-over, take-over and reconciliation (never two at once). */
@@ -145,13 +197,13 @@ export class PartitionedHost implements QueryHost {
   private async round(): Promise<void> {
     if (this.stopped) return;
     const { leases, partitions } = this.options;
-    const startedAt = Date.now();
     try {
       const nodes = await leases.heartbeat();
       const desired = new Set(partitionsOf(this.nodeId, nodes, partitions));
       if (this.options.feed) await this.leadFeed(nodes, this.options.feed);
+      const renewing = Date.now();
       const held = new Set(await leases.renew([...this.owned.keys()]));
-      this.validUntil = startedAt + leases.ttlMs * 0.8;
+      for (const partition of held) if (this.owned.has(partition)) this.renewedAt.set(partition, Math.max(this.renewedAt.get(partition) ?? 0, renewing));
       const lost = [...this.owned.keys()].filter((partition) => !held.has(partition));
       if (lost.length > 0) await this.drop(lost);
       // Hand over what another live host is now given: stop first, then give the lease back.
@@ -161,9 +213,21 @@ export class PartitionedHost implements QueryHost {
         await leases.release(handOver);
       }
       const wanted = [...desired].filter((partition) => !this.owned.has(partition));
-      for (const lease of await leases.acquire(wanted)) {
+      const acquiring = Date.now();
+      const taken = await leases.acquire(wanted);
+      // Renewed beside this beat from now on: opening them may take longer than their TTL.
+      for (const lease of taken) {
+        this.opening.add(lease.partition);
+        this.renewedAt.set(lease.partition, acquiring);
+      }
+      for (const lease of taken) {
         await this.options.engine.openPartition?.(lease.partition, lease.epoch);
-        this.owned.set(lease.partition, lease.epoch);
+        if (this.opening.delete(lease.partition)) this.owned.set(lease.partition, lease.epoch);
+        else {
+          // Lost while it opened (a renewal beside found it another host's): never run.
+          this.renewedAt.delete(lease.partition);
+          await this.options.engine.closePartition?.(lease.partition);
+        }
       }
       if (this.stopped) return;
       await this.reconcile();
@@ -180,7 +244,9 @@ export class PartitionedHost implements QueryHost {
     const { leases } = this.options;
     const mine = ownerOf(FEED_PARTITION, nodes) === this.nodeId;
     if (this.feedEpoch !== undefined) {
+      const renewedAt = Date.now();
       const held = (await leases.renew([FEED_PARTITION])).length > 0;
+      if (held) this.feedValidUntil = Math.max(this.feedValidUntil, renewedAt + leases.ttlMs * 0.8);
       if (!held || !mine) {
         this.feedEpoch = undefined;
         await feed.stop();
@@ -188,10 +254,13 @@ export class PartitionedHost implements QueryHost {
       }
     }
     if (mine && this.feedEpoch === undefined && !this.stopped) {
+      const acquiredAt = Date.now();
       const [lease] = await leases.acquire([FEED_PARTITION]);
       if (lease) {
         this.feedEpoch = lease.epoch;
-        await feed.start(lease.epoch);
+        this.feedValidUntil = acquiredAt + leases.ttlMs * 0.8;
+        const epoch = lease.epoch;
+        await feed.start(epoch, () => this.feedEpoch === epoch && Date.now() < this.feedValidUntil);
       }
     }
   }
@@ -229,7 +298,10 @@ export class PartitionedHost implements QueryHost {
   /** Stops the queries of partitions this host no longer holds; resolves when the partitions are closed. */
   private async drop(partitions: number[]): Promise<void> {
     const dropped = new Set(partitions);
-    for (const partition of partitions) this.owned.delete(partition);
+    for (const partition of partitions) {
+      this.owned.delete(partition);
+      this.renewedAt.delete(partition);
+    }
     // A partition stops reading before its queries go: no observation is counted as read that no query saw.
     const closing = partitions.map((partition) => this.options.engine.closePartition?.(partition) ?? Promise.resolve());
     for (const id of [...this.running]) if (dropped.has(partitionOf(id, this.options.partitions))) this.stopQuery(id);
@@ -315,6 +387,7 @@ export class PartitionedHost implements QueryHost {
     for (const unsubscribe of this.unsubscribe) unsubscribe();
     if (this.timer) clearInterval(this.timer);
     await this.beating;
+    await this.renewing;
     const partitions = [...this.owned.keys()];
     const ledFeed = this.feedEpoch !== undefined;
     if (ledFeed) {

@@ -16,6 +16,8 @@ export const CHROMIUM = process.env.EQL_TEST_CHROMIUM ?? '/usr/lib/chromium/chro
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-background-networking', '--disable-dev-shm-usage'];
 
 const run = promisify(execFile);
+/** Other test files install Debian packages too (the editors' Neovim): apt-get waits for dpkg's lock instead of failing at once. */
+const WAIT_FOR_DPKG_LOCK = ['-o', 'DPkg::Lock::Timeout=300'];
 let available: Promise<string | undefined> | undefined;
 
 /** Why there is no Chromium to test with (undefined when there is one), installing Debian's when it can. */
@@ -25,12 +27,12 @@ export function chromiumProblem(): Promise<string | undefined> {
     if (process.env.EQL_TEST_CHROMIUM !== undefined) return `EQL_TEST_CHROMIUM names ${CHROMIUM}, which does not exist`;
     if (process.platform !== 'linux' || process.getuid?.() !== 0) return `no ${CHROMIUM} (install Debian's chromium package, or run the tests as root to have it installed)`;
     try {
-      await run('apt-get', ['install', '-y', '-q', '--no-install-recommends', 'chromium'], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, timeout: 600_000 });
+      await run('apt-get', [...WAIT_FOR_DPKG_LOCK, 'install', '-y', '-q', '--no-install-recommends', 'chromium'], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, timeout: 600_000 });
     } catch (first) {
       // The package lists may be missing (a fresh container): read them, then try again.
       try {
-        await run('apt-get', ['update', '-q'], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, timeout: 600_000 });
-        await run('apt-get', ['install', '-y', '-q', '--no-install-recommends', 'chromium'], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, timeout: 600_000 });
+        await run('apt-get', [...WAIT_FOR_DPKG_LOCK, 'update', '-q'], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, timeout: 600_000 });
+        await run('apt-get', [...WAIT_FOR_DPKG_LOCK, 'install', '-y', '-q', '--no-install-recommends', 'chromium'], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, timeout: 600_000 });
       } catch (second) {
         return `apt-get install chromium failed: ${((second as Error).message || (first as Error).message).split('\n')[0] ?? ''}`;
       }

@@ -1,0 +1,114 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { DataSource, Recording } from '@eql/core';
+import { BusPartitions, type PartitionEngineFactory } from '../src/bus/bus-partitions.js';
+import type { BusObservation, MarketBus } from '../src/bus/market-bus.js';
+import type { PartitionPosition, PgPartitionPositions } from '../src/bus/partition-positions.js';
+import type { HostEngine } from '../src/host/host-engine.js';
+import type { HostStore } from '../src/store/store.js';
+
+// The partitions of a host on the market bus (docs/scale-out.md, "Who reads it"), on stand-ins for the
+// bus, the positions and the engines: a backlog read in a burst leaves the event loop turns (the leases
+// are renewed by a timer); a partition never read saves where it starts at once; a position the
+// database refused is not shown as saved.
+
+const tick = (seq: number): BusObservation => ({ seq, observation: { at: 1_700_000_000_000 + seq, source: 'price', symbol: 'BTC', price: 100 + seq } });
+
+/** A bus holding `backlog` messages: `read` hands them over in order, as MarketBus does (the next waits for a promise `deliver` returns). */
+function stubBus(backlog: number): MarketBus {
+  return {
+    stream: 'STUB',
+    connected: true,
+    last: () => Promise.resolve(backlog === 0 ? undefined : tick(backlog)),
+    read: (fromSeq: number, deliver: (message: BusObservation) => Promise<void> | undefined) => {
+      let stopped = false;
+      const done = (async () => {
+        for (let seq = Math.max(1, fromSeq); seq <= backlog && !stopped; seq += 1) {
+          const settled = deliver(tick(seq));
+          if (settled) await settled;
+        }
+      })();
+      return Promise.resolve({
+        done,
+        stop: async () => {
+          stopped = true;
+          await done;
+        },
+      });
+    },
+    close: () => Promise.resolve(),
+  } as unknown as MarketBus;
+}
+
+/** Positions in memory; `save` answers `written` (false: the database refused it, the lease being another host's). */
+function stubPositions(saved: Map<number, PartitionPosition>, written = true): { positions: PgPartitionPositions; save: ReturnType<typeof vi.fn> } {
+  const save = vi.fn((partition: number, _epoch: number, position: PartitionPosition) => {
+    if (written) saved.set(partition, position);
+    return Promise.resolve(written);
+  });
+  return { positions: { get: (partition: number) => Promise.resolve(saved.get(partition)), save } as unknown as PgPartitionPositions, save };
+}
+
+/** An engine that spends `costMs` of CPU on each observation of its partition (a busy engine), counting them; `first` runs at the first. */
+function busyEngines(costMs: number, first: () => void = () => undefined): { engineFor: PartitionEngineFactory; handled: () => number } {
+  let handled = 0;
+  const engineFor: PartitionEngineFactory = ({ sources }) => {
+    const subscription = (sources[0] as DataSource).observe({ source: 'price', symbol: 'BTC' }).subscribe(() => {
+      const until = performance.now() + costMs;
+      while (performance.now() < until) {
+        // busy
+      }
+      handled += 1;
+      if (handled === 1) first();
+    });
+    const off = () => () => undefined;
+    return { onNotification: off, onConditionStates: off, onStatusChange: off, onProblem: off, readiness: () => ({ queries: 0 }), dispose: () => subscription.unsubscribe() } as unknown as HostEngine;
+  };
+  return { engineFor, handled: () => handled };
+}
+
+function partitions(bus: MarketBus, positions: PgPartitionPositions, engineFor: PartitionEngineFactory, warn = vi.fn()): BusPartitions {
+  const base = { recording: { observations: [] } as unknown as Recording, dispose: () => undefined } as unknown as HostEngine;
+  return new BusPartitions({ bus, positions, store: {} as HostStore, history: {} as never, partitions: 1, base, engineFor, historyWaitMs: 0, saveEveryMs: 5, warn });
+}
+
+describe('the partitions of a host on the market bus', () => {
+  it('a backlog read in a burst by a busy engine leaves the event loop turns (a timer runs long before the backlog is read)', async () => {
+    const backlog = 400;
+    let timerRanAt: number | undefined;
+    // Set at the first message: on a loop that never turns, it would run only after the whole backlog.
+    const { engineFor, handled } = busyEngines(1, () => setTimeout(() => (timerRanAt = handled()), 0));
+    const host = partitions(stubBus(backlog), stubPositions(new Map([[0, { seq: 0, at: 0 }]])).positions, engineFor);
+    await host.openPartition(0, 1);
+    await host.startPartitions();
+    while (handled() < backlog) await new Promise((resolve) => setTimeout(resolve, 5));
+    await host.dispose();
+    expect(timerRanAt).toBeDefined();
+    expect(timerRanAt!).toBeLessThan(backlog / 4);
+  });
+
+  it('a partition never read starts at the end of the stream, and saves that at once: a host taking it over before its first save starts there too', async () => {
+    const saved = new Map<number, PartitionPosition>();
+    const { positions, save } = stubPositions(saved);
+    const host = partitions(stubBus(42), positions, busyEngines(0).engineFor);
+    await host.openPartition(0, 7);
+    expect(save).toHaveBeenCalledWith(0, 7, { seq: 42, at: tick(42).observation.at });
+    expect(saved.get(0)).toEqual({ seq: 42, at: tick(42).observation.at });
+    await host.dispose();
+  });
+
+  it('a position the database refuses (the lease is another host\'s now) is not shown as saved, and is said once', async () => {
+    const { positions, save } = stubPositions(new Map([[0, { seq: 0, at: 0 }]]), false);
+    const warn = vi.fn();
+    const host = partitions(stubBus(5), positions, busyEngines(0).engineFor, warn);
+    await host.openPartition(0, 3);
+    await host.startPartitions();
+    while (host.readiness().bus?.positions[0]?.handled !== 5 || save.mock.calls.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(host.readiness().bus?.positions[0]).toMatchObject({ handled: 5, saved: 0 });
+    // Tried again (the position is still to be saved), said once.
+    while (save.mock.calls.length < 3) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(String(warn.mock.calls[0]?.[0])).toMatch(/position of partition 0 was not saved/);
+    await host.dispose();
+  });
+});
