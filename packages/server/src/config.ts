@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type LlmConfig, llmConfigFromEnv } from '@eql/llm';
 import { DEFAULT_PAYMENT_NETWORK, parsePaymentNetwork, settlementProblem } from '@eql/x402';
-import { KEY_PATTERN, MIN_HMAC_SECRET_LENGTH } from './auth/api-keys.js';
+import { KEY_PATTERN, MIN_HMAC_SECRET_LENGTH } from './auth/key-format.js';
 import { type NatsAuth, natsAuthFromEnv } from './bus/nats-settings.js';
 import { DEFAULT_MAX_STREAMS_PER_KEY } from './sse/hub.js';
 import { checkDatabaseUrl } from './store/pg/database-url.js';

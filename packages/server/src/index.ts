@@ -28,7 +28,7 @@ export { SseHub, type SseHubOptions } from './sse/hub.js';
 export { MarketBus, BusConnectionError, type BusObservation, type BusReading, type HintSeal, type MarketBusOptions, DEFAULT_MARKET_STREAM } from './bus/market-bus.js';
 export { natsAuthFromEnv, NATS_AUTH_SETTINGS, type NatsAuth } from './bus/nats-settings.js';
 export { natsConnectionOptions, redactNatsUrl } from './bus/nats-connection.js';
-export { BusPublisher, type Publication, type PublishOutcome } from './bus/bus-publisher.js';
+export { BusPublisher, LeaseLostError, type Publication, type PublishOutcome } from './bus/bus-publisher.js';
 export { checkBusObservation, readBusMessage, type BusMessageCheck, type BusMessageProblem } from './bus/bus-message.js';
 export { readRetryDelayMs, type BusEnd, type BusReadOptions } from './bus/market-bus.js';
 export { clusterStatus, readClusterStatus, type ClusterStatus } from './bus/cluster-status.js';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { MaybePromise } from '@eql/core';
 import type { Plan } from '../config.js';
+import { KEY_PATTERN, MIN_HMAC_SECRET_LENGTH } from './key-format.js';
 import { hashKey, newApiKey, safeEqual, type SecretBox } from '../secrets.js';
 import type { ApiKeyRecord, KeyScope } from '../store/records.js';
 import type { HostStore } from '../store/store.js';
@@ -32,10 +33,6 @@ export interface KeyOptions {
   scopes?: KeyScope[];
 }
 
-/** What an API key is: 16 to 128 letters, digits, "_", "." or "-". */
-export const KEY_PATTERN = /^[A-Za-z0-9_.-]{16,128}$/;
-/** The fewest characters of an HMAC secret. */
-export const MIN_HMAC_SECRET_LENGTH = 16;
 
 /**
  * A new webhook signing secret in the Standard Webhooks form: `whsec_` and the base64 of 32 random
