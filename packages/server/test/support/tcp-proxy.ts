@@ -8,14 +8,18 @@ export interface TcpProxy {
   port: number;
   cut(): void;
   restore(): void;
+  /** How many connections it has closed as they came while cut (each a failed attempt of a client). */
+  refused(): number;
   close(): Promise<void>;
 }
 
 export async function tcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   let down = false;
+  let refused = 0;
   const open = new Set<net.Socket>();
   const server = net.createServer((client) => {
     if (down) {
+      refused += 1;
       client.destroy();
       return;
     }
@@ -39,6 +43,7 @@ export async function tcpProxy(target: { host: string; port: number }): Promise<
     restore: () => {
       down = false;
     },
+    refused: () => refused,
     close: async () => {
       for (const socket of open) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
