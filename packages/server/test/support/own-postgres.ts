@@ -115,7 +115,7 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
         await client.query('SELECT 1');
         return;
       } catch (error) {
-        if (attempt > 1_200) throw new Error(`PostgreSQL did not answer: ${(error as Error).message}\n${output}`);
+        if (attempt > 1_200) throw new Error(`PostgreSQL did not answer: ${(error as Error).message}\n${output}`, { cause: error });
         await new Promise((resolve) => setTimeout(resolve, 100));
       } finally {
         await client.end().catch(() => undefined);
