@@ -15,7 +15,7 @@ function replacedDeep(value: unknown): unknown {
 
 /** Text rich in what the escaping could confuse: NULs, backslashes before `u0000`, quotes, other control characters. */
 const tricky = fc
-  .array(fc.constantFrom('\u0000', '\\', 'u0000', '\\u0000', 'u', '0', '"', 'a', '\uFFFD', '\u0001'), { maxLength: 10 })
+  .array(fc.constantFrom('\u0000', '\\', 'u0000', '\\u0000', 'u', '0', '"', 'a', '\uFFFD', '\u0001', '__proto__'), { maxLength: 10 })
   .map((parts) => parts.join(''));
 
 const json = fc.letrec((tie) => ({
@@ -32,6 +32,12 @@ describe('text as the stores keep it', () => {
       }),
       { numRuns: 2_000 },
     );
+  });
+
+  it('keeps one name, with the later value, where a NUL name and a U+FFFD name meet (as JSON.parse reads the two)', () => {
+    expect(storedJson({ '\u0000': [], '\uFFFD': null })).toBe('{"\uFFFD":null}');
+    expect(storedJson({ '\uFFFD': 1, a: '\u0000', '\u0000': 2 })).toBe('{"\uFFFD":2,"a":"\uFFFD"}');
+    expect(JSON.parse(storedJson(JSON.parse('{"__proto__":{"x":"\\u0000"}}')))).toEqual(JSON.parse('{"__proto__":{"x":"\uFFFD"}}'));
   });
 
   it('keeps a backslash followed by "u0000" (text, not a NUL), however many backslashes precede it', () => {

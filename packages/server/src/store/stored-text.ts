@@ -14,7 +14,7 @@ const REPLACEMENT = '\uFFFD';
  * `\u0000` as JSON.stringify writes a NUL, when it is not itself escaped: preceded by an even number of
  * backslashes (`\\u0000` is a backslash followed by the text "u0000"). JSON.stringify writes no NUL raw.
  */
-const ESCAPED_NUL = /(?<!\\)((?:\\\\)*)\\u0000/g;
+const ESCAPED_NUL = /(?<!\\)(?:\\\\)*\\u0000/;
 
 /** Text as a store keeps it: every U+0000 replaced by U+FFFD. */
 export function storedText(text: string): string {
@@ -26,8 +26,23 @@ export function storedTextOrNull(text: string | null | undefined): string | null
   return text === null || text === undefined ? null : storedText(text);
 }
 
-/** The JSON text a store keeps of a value: JSON.stringify, with every U+0000 of a string or a name as U+FFFD. */
+/**
+ * The JSON text a store keeps of a value: JSON.stringify, with every U+0000 of a string or a name as
+ * U+FFFD. A value with a NUL is walked (rare: the text is not patched in place), because two names that
+ * differ only by a NUL and a U+FFFD become one name, kept once with the later value as JSON.parse would.
+ */
 export function storedJson(value: unknown): string {
   const json = JSON.stringify(value);
-  return json.includes('\\u0000') ? json.replace(ESCAPED_NUL, `$1${REPLACEMENT}`) : json;
+  return json.includes('\\u0000') && ESCAPED_NUL.test(json) ? JSON.stringify(withoutNul(JSON.parse(json))) : json;
+}
+
+/** A parsed JSON value with every U+0000 of its strings and names replaced. */
+function withoutNul(value: unknown): unknown {
+  if (typeof value === 'string') return storedText(value);
+  if (Array.isArray(value)) return value.map(withoutNul);
+  if (typeof value !== 'object' || value === null) return value;
+  // No prototype: a name "__proto__" is a property like any other, as JSON.parse made it.
+  const kept = Object.create(null) as Record<string, unknown>;
+  for (const [name, child] of Object.entries(value)) kept[storedText(name)] = withoutNul(child);
+  return kept;
 }
