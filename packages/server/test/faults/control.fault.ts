@@ -16,7 +16,7 @@ afterEach(async () => {
 describe('fault harness control: no fault', () => {
   it('the cluster stores what the reference stores', async () => {
     cluster = await startFaultCluster('control');
-    await cluster.publish(200);
+    await cluster.publish(300);
     const verdict = await cluster.verdict('no fault (control)');
     console.log(report(verdict));
     expect(failures(verdict)).toEqual([]);

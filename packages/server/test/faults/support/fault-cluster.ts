@@ -63,6 +63,10 @@ export interface FaultCluster {
   publish(count: number): Promise<number>;
   /** Ticks published so far. */
   ticks(): number;
+  /** Publishes a tick every `everyMs` until the returned stop is called (a firing load beside a fault); stop resolves once the last is published. */
+  keepPublishing(everyMs?: number): () => Promise<void>;
+  /** Starts again every host that exited on its own (after its exit was recorded), so a run goes on to its verdict. */
+  reviveExited(): Promise<void>;
   /** SIGKILL to a host (counted as the scenario's doing), and its exit. */
   kill(index: number): Promise<void>;
   /** Starts a killed host again under its node id and data directory. */
@@ -325,6 +329,22 @@ export async function startFaultCluster(label: string, options: FaultClusterOpti
     leaseTtlMs,
     publish,
     ticks: () => published,
+    keepPublishing: (everyMs = 100) => {
+      let going = true;
+      const loop = (async () => {
+        while (going) {
+          await publish(1);
+          await new Promise((resolve) => setTimeout(resolve, everyMs));
+        }
+      })();
+      return async () => {
+        going = false;
+        await loop;
+      };
+    },
+    reviveExited: async () => {
+      for (const slot of slots) if (slot.child === undefined && !slot.killing) await launch(slot);
+    },
     kill: async (index) => {
       const slot = slots[index]!;
       const child = slot.child;
