@@ -129,6 +129,8 @@ export class MarketBus {
   openWarning: string | undefined;
 
   private hintSeal: HintSeal | undefined;
+  /** Told each time the connection is back after a loss (the readings waiting to retry go at once). */
+  private readonly reconnectListeners = new Set<() => void>();
   private warnUnreadableHint: ((message: string) => void) | undefined;
 
   private constructor(
@@ -145,7 +147,10 @@ export class MarketBus {
     void (async () => {
       for await (const status of connection.status()) {
         if (status.type === 'disconnect' || status.type === 'close') this.connected = false;
-        else if (status.type === 'reconnect') this.connected = true;
+        else if (status.type === 'reconnect') {
+          this.connected = true;
+          for (const listener of [...this.reconnectListeners]) listener();
+        }
       }
       this.connected = false;
     })().catch(() => (this.connected = false));
@@ -253,11 +258,21 @@ export class MarketBus {
         this.stream,
         next > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: next } : { deliver_policy: DeliverPolicy.New },
       );
-      return consumer.consume({ max_messages: 1_000 });
+      // A pull request lasts 5 s (the client's default is 30 s): after a reconnect the client re-checks the
+      // consumer and, should the server not answer yet, tries again after this long, not 30 s later.
+      return consumer.consume({ max_messages: 1_000, expires: 5_000 });
     };
     let messages: ConsumerMessages | undefined = await open();
     let stopped = false;
     let wake: (() => void) | undefined;
+    let failures = 0;
+    // A reading that failed while the server was gone waits (up to 30 s after a long outage) before it
+    // tries again: the connection coming back ends the wait, so it goes on within a moment of the server.
+    const reconnected = () => {
+      failures = 0;
+      wake?.();
+    };
+    this.reconnectListeners.add(reconnected);
     const pause = (ms: number) =>
       new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, ms);
@@ -267,7 +282,7 @@ export class MarketBus {
         };
       });
     const done = (async () => {
-      for (let failures = 0; !stopped; ) {
+      while (!stopped) {
         try {
           messages ??= await open();
           if (stopped) break;
@@ -298,7 +313,7 @@ export class MarketBus {
         }
       }
       await messages?.close().catch(() => undefined);
-    })();
+    })().finally(() => this.reconnectListeners.delete(reconnected));
     return {
       done,
       stop: async () => {
