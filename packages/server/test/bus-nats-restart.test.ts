@@ -1,6 +1,10 @@
 import { afterAll, expect, it } from 'vitest';
 import { type BusObservation, MarketBus } from '../src/bus/market-bus.js';
+import { killChildren } from './support/child-host.js';
+import { startFaultHosts } from './support/fault-hosts.js';
+import { call, notifyQuery } from './support/harness.js';
 import { describeWithNatsServer, startNatsServer, type TestNatsServer } from './support/nats-server.js';
+import { freshSchema, postgresProblem } from './support/postgres.js';
 
 // A NATS restart (issue 46, point 5): a reading of the stream goes on with the first message published
 // after the server is back, promptly, instead of waiting out a pull request the restarted server has
@@ -8,6 +12,7 @@ import { describeWithNatsServer, startNatsServer, type TestNatsServer } from './
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterAll(async () => {
+  killChildren();
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
 });
 
@@ -27,6 +32,8 @@ async function publishOnceBack(bus: MarketBus, price: number, id: string): Promi
     }
   }
 }
+
+const postgresMissing = await postgresProblem();
 
 describeWithNatsServer('a reading across a NATS restart', () => {
   it('hands over a tick published after the server restarted within seconds, none lost or repeated', { timeout: 60_000 }, async () => {
@@ -100,5 +107,39 @@ describeWithNatsServer('a reading across a NATS restart', () => {
     await server.restart({ downMs: 500 });
     await Promise.race([until(() => delivered.length === 1), new Promise((_, reject) => setTimeout(() => reject(new Error('the reading waited out its retry instead of going on once the server was back')), 10_000))]);
     expect(delivered).toEqual([1]);
+  });
+
+  it.skipIf(postgresMissing !== undefined)('two hosts: a query fires on a tick published after NATS restarted, without waiting out a stalled pull, and no host exits', { timeout: 120_000 }, async () => {
+    const server: TestNatsServer = await startNatsServer('');
+    cleanups.push(() => server.stop());
+    const schema = await freshSchema('nats_restart');
+    cleanups.push(() => schema.drop());
+    const cluster = await startFaultHosts('nats-restart', { databaseUrl: schema.url, natsUrl: server.url, stream: 'EQL_NATS_RESTART', hosts: 2, partitions: 4, leaseTtlMs: 3_000 });
+    cleanups.push(() => cluster.close());
+    const queryIds: string[] = [];
+    for (let index = 0; index < 4; index += 1) {
+      const body = notifyQuery('BTC', 100 + index);
+      const base = cluster.bases[index % cluster.bases.length]!;
+      expect((await call(base, 'POST', '/v2/auto/queries/validate', cluster.key, body)).status).toBe(200);
+      const created = await call(base, 'POST', '/v2/auto/queries', cluster.key, body);
+      expect(created.status).toBe(201);
+      queryIds.push((created.body as { queryId: string }).queryId);
+    }
+    await cluster.waitFor(() => cluster.runningActive(queryIds.length), 'the hosts to run the queries');
+
+    await server.restart({ signal: 'SIGKILL', downMs: 2_000 });
+    const publisher = await MarketBus.connect(server.url, { stream: 'EQL_NATS_RESTART', name: 'publisher' });
+    cleanups.push(() => publisher.close());
+    await publishOnceBack(publisher, 1_000, 'after-restart');
+    const publishedAt = Date.now();
+    const notified = async () => Number((await cluster.database<{ count: string }>('SELECT count(*) AS count FROM notifications WHERE query_id = ANY($1::text[])', [queryIds]))[0]?.count);
+    // Bounded (10 s, generous) against the 30 s stall of a forgotten pull request.
+    const bound = Date.now() + 10_000;
+    await cluster.waitFor(async () => {
+      if (Date.now() > bound) throw new Error('the tick published after the restart was not judged within 10 s');
+      return (await notified()) === queryIds.length;
+    }, 'a notification for each query');
+    console.info(`NATS restart under two hosts: the queries fired ${Date.now() - publishedAt} ms after the tick was published`);
+    expect(cluster.exits).toEqual([]);
   });
 });
