@@ -109,6 +109,28 @@ describeWithNatsServer('a reading across a NATS restart', () => {
     expect(delivered).toEqual([1]);
   });
 
+  it('a reading whose server came back without JetStream at first goes on promptly once JetStream is there', { timeout: 60_000 }, async () => {
+    const server: TestNatsServer = await startNatsServer('');
+    cleanups.push(() => server.stop());
+    const reader = await MarketBus.connect(server.url, { name: 'reader' });
+    cleanups.push(() => reader.close());
+    const delivered: number[] = [];
+    const reading = await reader.read(1, (message) => void delivered.push(message.seq));
+    cleanups.push(() => reading.stop());
+    // Back without JetStream (as a server still recovering its store): the client reconnects, and its
+    // consumer's checks fail meanwhile.
+    await server.restart({ jetstream: false });
+    await until(() => reader.connected);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await server.restart();
+    const restartedAt = Date.now();
+    await publishOnceBack(await MarketBus.connect(server.url, { name: 'publisher' }).then((publisher) => (cleanups.push(() => publisher.close()), publisher)), 1, 'tick-1');
+    const publishedAt = Date.now();
+    await Promise.race([until(() => delivered.length === 1), new Promise((_, reject) => setTimeout(() => reject(new Error('the tick was not handed over within 10 s of JetStream coming back')), 10_000))]);
+    console.info(`JetStream back: published ${publishedAt - restartedAt} ms after, handed over ${Date.now() - publishedAt} ms after it was published`);
+    expect(delivered).toEqual([1]);
+  });
+
   it.skipIf(postgresMissing !== undefined)('two hosts: a query fires on a tick published after NATS restarted, without waiting out a stalled pull, and no host exits', { timeout: 120_000 }, async () => {
     const server: TestNatsServer = await startNatsServer('');
     cleanups.push(() => server.stop());

@@ -266,10 +266,19 @@ export class MarketBus {
     let stopped = false;
     let wake: (() => void) | undefined;
     let failures = 0;
-    // A reading that failed while the server was gone waits (up to 30 s after a long outage) before it
-    // tries again: the connection coming back ends the wait, so it goes on within a moment of the server.
+    let reopen = false;
+    // The connection is back after a loss (the server restarted, or the network came back): the reading
+    // opens a new consumer at once from the next message, rather than leave it to the client, which
+    // re-checks its consumer and, while the server's JetStream is not ready yet, waits a whole pull
+    // expiry between checks; and a reading waiting to retry after a failure (a wait that grows to 30 s
+    // through a long outage) tries now.
+    let interruptOpen: (() => void) | undefined;
     const reconnected = () => {
       failures = 0;
+      reopen = true;
+      void messages?.close().catch(() => undefined);
+      // An opening under way may wait for an answer the old server will never give (5 s): a new one goes.
+      interruptOpen?.();
       wake?.();
     };
     this.reconnectListeners.add(reconnected);
@@ -284,7 +293,18 @@ export class MarketBus {
     const done = (async () => {
       while (!stopped) {
         try {
-          messages ??= await open();
+          reopen = false;
+          if (!messages) {
+            const opening = open();
+            const interrupted = new Promise<undefined>((resolve) => (interruptOpen = () => resolve(undefined)));
+            const opened = await Promise.race([opening, interrupted]);
+            interruptOpen = undefined;
+            if (!opened) {
+              void opening.then((abandoned) => abandoned.close(), () => undefined);
+              continue;
+            }
+            messages = opened;
+          }
           if (stopped) break;
           for await (const message of messages) {
             const checked = readBusMessage(message.data);
@@ -295,6 +315,11 @@ export class MarketBus {
             if (settled) await settled;
             next = message.seq + 1;
             failures = 0;
+          }
+          if (reopen && !stopped) {
+            reopen = false;
+            messages = undefined;
+            continue;
           }
           // Stopped, or the connection closed.
           return;

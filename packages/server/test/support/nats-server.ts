@@ -24,9 +24,10 @@ export interface TestNatsServer {
   log(): string;
   /**
    * Stops the server (SIGTERM, a clean shutdown, unless `signal` says SIGKILL) and starts it again on the
-   * same port with the same store, `downMs` later (default at once); resolves once it is ready.
+   * same port with the same store, `downMs` later (default at once); resolves once it is ready. With
+   * `jetstream: false` it comes back without JetStream (as a server whose JetStream is not ready yet).
    */
-  restart(options?: { signal?: NodeJS.Signals; downMs?: number }): Promise<void>;
+  restart(options?: { signal?: NodeJS.Signals; downMs?: number; jetstream?: boolean }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -45,10 +46,10 @@ export async function startNatsServer(config: string | ((dir: string) => string 
   const dir = await mkdtemp(join(tmpdir(), 'eql-nats-'));
   const body = typeof config === 'string' ? config : await config(dir);
   const file = join(dir, 'server.conf');
-  const launch = async (listenPort: number | undefined): Promise<{ child: ChildProcess; exited: Promise<void>; port: number }> => {
-    await writeFile(file, [`listen: "${options.listen ?? '127.0.0.1'}:${listenPort ?? -1}"`, `jetstream { store_dir: ${JSON.stringify(join(dir, 'js'))} }`, body].join('\n'));
+  const launch = async (listenPort: number | undefined, withJetStream = true): Promise<{ child: ChildProcess; exited: Promise<void>; port: number }> => {
+    await writeFile(file, [`listen: "${options.listen ?? '127.0.0.1'}:${listenPort ?? -1}"`, ...(withJetStream ? [`jetstream { store_dir: ${JSON.stringify(join(dir, 'js'))} }`] : []), body].join('\n'));
     // `env`: variables the configuration refers to (`password: $EQL_HOST_PASSWORD`).
-    const child = spawn(NATS_SERVER_BIN, ['-c', file, '-js'], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', ...options.env } });
+    const child = spawn(NATS_SERVER_BIN, ['-c', file, ...(withJetStream ? ['-js'] : [])], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', ...options.env } });
     running.add(child);
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     let heardSoFar = '';
@@ -78,10 +79,10 @@ export async function startNatsServer(config: string | ((dir: string) => string 
     port,
     dir,
     log: () => output,
-    restart: async ({ signal, downMs } = {}) => {
+    restart: async ({ signal, downMs, jetstream = true } = {}) => {
       await halt(signal);
       if (downMs) await new Promise((resolve) => setTimeout(resolve, downMs));
-      server = await launch(port);
+      server = await launch(port, jetstream);
     },
     stop: async () => {
       await halt();
