@@ -1,4 +1,5 @@
 import { afterEach, expect, it } from 'vitest';
+import { configFromEnv } from '../src/config.js';
 import { withClient, inTransaction } from '../src/store/pg/checked-out.js';
 import { openPgPool } from '../src/store/pg/pg-pool.js';
 import { PgHostStore } from '../src/store/pg/pg-store.js';
@@ -29,6 +30,13 @@ async function proxied(): Promise<{ proxy: TcpProxy; url: string }> {
   target.port = String(proxy.port);
   return { proxy, url: target.toString() };
 }
+
+it('reads EQL_PG_STATEMENT_TIMEOUT_MS, EQL_PG_LOCK_TIMEOUT_MS and EQL_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS (0: none), refusing what is no whole number', () => {
+  expect(configFromEnv({}).pgTimeouts).toBeUndefined();
+  expect(configFromEnv({ EQL_PG_LOCK_TIMEOUT_MS: '250' }).pgTimeouts).toEqual({ lockMs: 250 });
+  expect(configFromEnv({ EQL_PG_STATEMENT_TIMEOUT_MS: '0', EQL_PG_LOCK_TIMEOUT_MS: '1', EQL_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS: '5000' }).pgTimeouts).toEqual({ statementMs: 0, lockMs: 1, idleInTransactionMs: 5_000 });
+  expect(() => configFromEnv({ EQL_PG_STATEMENT_TIMEOUT_MS: '30s' })).toThrow(/EQL_PG_STATEMENT_TIMEOUT_MS must be a whole number/);
+});
 
 await describeWithPostgres('PostgreSQL sessions of the host', () => {
   it('gives every session of the store the default timeouts, the migration\'s session included', async () => {
