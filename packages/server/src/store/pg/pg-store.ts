@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { ExecutionRecord, LlmSession, NotificationDraft, OutboxEntry, PaperOrderRecord, QueryRequest, RuntimeState } from '@eql/core';
 import type { SecretBox } from '../../secrets.js';
 import { openRequestSecrets, sealRequestSecrets } from '../request-secrets.js';
@@ -25,6 +25,8 @@ import { API_KEY_COLUMNS, apiKeyValues } from '../key-row.js';
 import { storedJson, storedTextOrNull } from '../stored-text.js';
 import type { HostStore, KeyPatch } from '../store.js';
 import { migratePg } from './pg-migrations.js';
+import { inTransaction } from './checked-out.js';
+import { openPgPool, type PgSessionTimeouts } from './pg-pool.js';
 import { judgeSecretKey } from '../secret-key-check.js';
 
 /**
@@ -42,6 +44,8 @@ export interface PgHostStoreOptions {
   maxConnections?: number;
   /** How long to wait for a connection (ms; default 10,000), at boot and under load. */
   connectionTimeoutMs?: number;
+  /** The timeouts of every session of the pool (pg-pool.ts; default DEFAULT_PG_SESSION_TIMEOUTS). */
+  timeouts?: Partial<PgSessionTimeouts>;
 }
 
 /**
@@ -75,10 +79,7 @@ export class PgHostStore implements HostStore {
    * reached or migrated.
    */
   static async open(url: string, options: PgHostStoreOptions = {}): Promise<PgHostStore> {
-    const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10, connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000 });
-    // An idle connection the server closes (a restart of PostgreSQL) is dropped by the pool; without a
-    // listener its error would end the process. The next query opens a new connection.
-    pool.on('error', () => undefined);
+    const pool = openPgPool(url, options);
     try {
       await migratePg(pool);
       if (options.box) await checkSecretKey(pool, options.box);
@@ -128,21 +129,8 @@ export class PgHostStore implements HostStore {
   }
 
   /** Runs `work` in a transaction on one connection: committed when it resolves, rolled back when it throws. */
-  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    let failed = false;
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      failed = true;
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release(failed);
-    }
+  private transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, work);
   }
 
   private storedRequest(request: QueryRequest): string {
