@@ -85,7 +85,7 @@ async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
  * waiting on a lock or a full pool hold back the work (each of its steps bounded by the TTL) but no
  * renewal. Each partition's lease is surely this host's until 80 % of the TTL after the renewal that
  * kept it was sent (its validity): past it, the partition hands no message to its engine
- * (`openPartition`'s `leased`), and a TTL after it the partition is dropped. A partition dropped is
+ * (`openPartition`'s `leased`), and the next tick drops it. A partition dropped is
  * not taken again before its close ended (or was abandoned, a TTL after it began), so two hosts
  * never run a partition at once while the database's clock and theirs agree to within a fifth of the
  * TTL.
@@ -154,13 +154,14 @@ export class PartitionedHost implements QueryHost {
     return this.options.leases.ttlMs;
   }
 
-  /** Takes back the paper venue, beats once and works (taking this host's partitions and starting their queries), then beats every TTL/3. */
+  /** Takes back the paper venue, beats every TTL/3 from now on, and resolves after the first beat and round of work (this host's partitions taken, their queries started). */
   async start(): Promise<number> {
     await this.options.engine.start(() => false);
     this.renewedAt ??= Date.now();
-    await this.beat();
+    // Beating from now on: the first round of work may outlast the TTL (a partition slow to open).
     this.timer = setInterval(() => this.tick(), Math.max(50, Math.floor(this.ttlMs / 3)));
     this.timer.unref();
+    await this.beat();
     return this.running.size;
   }
 
@@ -239,15 +240,16 @@ export class PartitionedHost implements QueryHost {
   }
 
   /**
-   * Drops the partitions (and stops the feed) whose lease was not renewed within the TTL: it may be
-   * another host's by now. (Past 80 % of the TTL they already hand no message to their engines.)
+   * Drops the partitions (and stops the feed) whose validity has passed (not renewed within 80 % of
+   * the TTL): another host may take them soon. From that moment they handed no message to their
+   * engines already; the drop stops their queries before the lease can expire.
    */
   private dropExpired(): void {
     const now = Date.now();
     if (this.feedEpoch !== undefined && now >= this.feedValidUntil) this.stopFeed();
-    const expired = [...this.owned.keys()].filter((partition) => now >= (this.validUntil.get(partition) ?? 0) + this.ttlMs * 0.2);
+    const expired = [...this.owned.keys()].filter((partition) => now >= (this.validUntil.get(partition) ?? 0));
     if (expired.length === 0) return;
-    this.options.warn?.(`cluster: leases not renewed within ${this.ttlMs} ms; stopping partitions ${expired.join(',')}`);
+    this.options.warn?.(`cluster: leases not renewed within ${Math.round(this.ttlMs * 0.8)} ms; stopping partitions ${expired.join(',')}`);
     void this.drop(expired);
   }
 
