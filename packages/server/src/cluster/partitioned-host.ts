@@ -18,7 +18,7 @@ export interface PartitionLifecycle {
    * hands no message to its engine.
    */
   openPartition(partition: number, epoch: number, leased: () => boolean): Promise<void>;
-  /** Starts the partitions opened (their queries are added by now). */
+  /** Starts the partitions opened (their queries are added by now); called again while a start is under way, it does not begin that one again. */
   startPartitions(): Promise<void>;
   /** Closes a partition lost or handed over (its queries removed already); resolves when its effects are stored. */
   closePartition(partition: number): Promise<void>;
@@ -105,9 +105,11 @@ export class PartitionedHost implements QueryHost {
   private beating: Promise<void> | undefined;
   /** The hand-over, take-over and reconciliation under way, beside the beats. */
   private working: Promise<void> | undefined;
-  /** A reconciliation, and a start of the partitions opened, under way (one at a time each; a step that outlasts its bound goes on beside). */
+  /** A reconciliation under way (one at a time; one that outlasts its bound goes on beside). */
   private reconciling: Promise<void> | undefined;
-  private startingPartitions: Promise<void> | undefined;
+  /** Partitions opened so far, and how many of them the last reconciliation that ended had begun after: those have their queries added. */
+  private opened = 0;
+  private reconciled = 0;
   /** Local time (ms) until which each lease held or being opened is surely this host's: 80 % of the TTL after the renewal that kept it was sent. */
   private readonly validUntil = new Map<number, number>();
   /** When (local ms) the last beat that was answered (heartbeat and renewal) was sent; the readiness says when it is older than the TTL. */
@@ -259,8 +261,9 @@ export class PartitionedHost implements QueryHost {
    * then reconciliation and the start of the partitions opened (each bounded by the TTL).
    */
   private async work(): Promise<void> {
-    if (this.stopped) return;
-    const { leases, partitions, engine } = this.options;
+    // Before a heartbeat has been answered the live hosts are unknown: nothing is taken or handed over.
+    if (this.stopped || this.nodes.length === 0) return;
+    const { leases, partitions, engine, warn } = this.options;
     try {
       const nodes = this.nodes.includes(this.nodeId) ? this.nodes : [...this.nodes, this.nodeId].sort();
       const desired = new Set(partitionsOf(this.nodeId, nodes, partitions));
@@ -282,14 +285,17 @@ export class PartitionedHost implements QueryHost {
       }
       for (const lease of taken) await this.open(lease.partition, lease.epoch);
       if (this.stopped) return;
-      this.reconciling ??= this.reconcile().finally(() => (this.reconciling = undefined));
-      if (!(await within(this.reconciling, this.ttlMs))) this.options.warn?.(`cluster: reconciling the queries took longer than ${this.ttlMs} ms (it goes on beside)`);
-      if (engine.startPartitions) {
-        this.startingPartitions ??= engine.startPartitions().finally(() => (this.startingPartitions = undefined));
-        if (!(await within(this.startingPartitions, this.ttlMs))) this.options.warn?.(`cluster: starting the partitions took longer than ${this.ttlMs} ms (it goes on beside)`);
+      // A partition starts reading once its queries are added: after a reconciliation begun since it opened.
+      let inTime = await within(this.reconcileOnce(), this.ttlMs);
+      if (inTime && this.reconciled < this.opened) inTime = await within(this.reconcileOnce(), this.ttlMs);
+      if (!inTime) warn?.(`cluster: reconciling the queries took longer than ${this.ttlMs} ms (it goes on beside)`);
+      // Called each round (a start under way for one partition is not begun again), so that one slow to start holds back no other.
+      if (engine.startPartitions && this.reconciled >= this.opened) {
+        const starting = engine.startPartitions().catch((error: unknown) => warn?.('cluster: starting the partitions failed (tried again after the next beat)', error));
+        if (!(await within(starting, this.ttlMs))) warn?.(`cluster: starting the partitions took longer than ${this.ttlMs} ms (it goes on beside)`);
       }
     } catch (error) {
-      this.options.warn?.('cluster: taking partitions over failed (tried again after the next beat)', error);
+      warn?.('cluster: taking partitions over failed (tried again after the next beat)', error);
     }
   }
 
@@ -315,6 +321,7 @@ export class PartitionedHost implements QueryHost {
     if (inTime && !failed && this.opening.get(partition) === epoch) {
       this.opening.delete(partition);
       this.owned.set(partition, epoch);
+      this.opened += 1;
       return;
     }
     // Never run: lost while it opened, failed, or too slow. Closed once it has opened, and not taken again before.
@@ -347,6 +354,22 @@ export class PartitionedHost implements QueryHost {
   }
 
   /** Starts the active queries of the held partitions not running here; stops those ended through another host. */
+  /** The reconciliation under way, or a new one; a failure is logged (the next round tries again). */
+  private reconcileOnce(): Promise<void> {
+    this.reconciling ??= (async () => {
+      const opened = this.opened;
+      try {
+        await this.reconcile();
+        this.reconciled = Math.max(this.reconciled, opened);
+      } catch (error) {
+        this.options.warn?.('cluster: reconciling the queries failed (tried again after the next beat)', error);
+      } finally {
+        this.reconciling = undefined;
+      }
+    })();
+    return this.reconciling;
+  }
+
   private async reconcile(): Promise<void> {
     const { pool, partitions, engine } = this.options;
     const { rows } = await pool.query<{ id: string }>("SELECT id FROM queries WHERE status = 'active' AND deleted_at IS NULL");
