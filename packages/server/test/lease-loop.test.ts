@@ -301,6 +301,9 @@ await describeWithPostgres('a lease loop that never waits on data', () => {
     // The message waits: by the time the partition is dropped (its lease surely expired), its engine never saw it.
     await until(() => (host.readiness().partitions?.owned ?? []).length === 0);
     expect(seen[0]).toEqual([1]);
+    // A TTL after the last renewal answered, the host says it is not ready, and why.
+    await until(async () => (await ready()).code === 503);
+    expect(seen[0]).toEqual([1]);
     expect(await ready()).toEqual({ code: 503, body: expect.objectContaining({ status: 'unavailable', reason: `leases not renewed within ${ttlMs} ms`, store: { kind: 'postgresql', ok: true } }) as unknown });
 
     // Renewed again: ready, the partition taken back, and the message judged there once.
