@@ -186,7 +186,9 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
   const chats = options.chats ?? (store instanceof SqliteStore ? new SqliteChatStore(store.db) : store instanceof PgHostStore ? new PgChatStore(store.pool) : undefined);
   if (!chats) throw new Error('buildServer: pass `chats` (a chat session store) with a store other than SqliteStore');
   // On PostgreSQL the hosts of the database share the queries out by partition, with leases (cluster/).
-  const leases = store instanceof PgHostStore ? new PgLeases(store.pool, config.nodeId, config.leaseTtlMs) : undefined;
+  // The leases on connections of their own: a renewal never waits behind the data path (docs/scale-out.md).
+  const leases = store instanceof PgHostStore ? PgLeases.ownPool(store.pool, config.nodeId, config.leaseTtlMs) : undefined;
+  if (leases) opened.add(() => leases.close());
   const cluster = leases ? await clusterSettings(leases, config.partitions, now()) : undefined;
   if (config.natsUrl && !(store instanceof PgHostStore)) throw new StartError('EQL_NATS_URL needs EQL_DATABASE_URL: the market bus serves the hosts of one PostgreSQL database');
   if (config.feed === 'bus' && !config.natsUrl) throw new StartError('EQL_FEED=bus needs EQL_NATS_URL (the market bus to read)');

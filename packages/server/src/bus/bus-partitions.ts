@@ -45,6 +45,10 @@ export interface BusPartitionsOptions {
 interface Partition {
   partition: number;
   epoch: number;
+  /** Whether the partition's lease is surely still this host's: no message is handed to the engine while it is not. */
+  leased: () => boolean;
+  /** The start of its reading, under way or done. */
+  starting?: Promise<void>;
   engine: HostEngine;
   push: PushSource;
   clock: FeedClock;
@@ -75,6 +79,9 @@ interface Partition {
  * leases' renewal; requests): a backlog read in a burst must not hold a host's heartbeat back.
  */
 const YIELD_AFTER_MS = 10;
+
+/** How often a partition whose lease is not surely this host's looks again whether it was renewed (ms). */
+const LEASE_RECHECK_MS = 20;
 
 /** `target` with the promises its methods return tracked in `pending` until they settle (store writes, history loads). */
 function tracking<T extends object>(target: T, pending: Set<Promise<unknown>>): T {
@@ -135,7 +142,7 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
    * Prepares a partition just taken: its engine, with its clock at the saved position (or the stream's
    * end for a partition never read), so that the history its queries warm from ends there.
    */
-  async openPartition(partition: number, epoch: number): Promise<void> {
+  async openPartition(partition: number, epoch: number, leased: () => boolean = () => true): Promise<void> {
     if (this.open.has(partition)) return;
     let saved = await this.options.positions.get(partition);
     if (saved === undefined) {
@@ -152,7 +159,7 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
     const writes = new Set<Promise<unknown>>();
     const store = tracking(this.options.store, writes);
     const engine = this.options.engineFor({ scheduler: clock, sources: [push], history: [tracking(this.options.history, writes)], store });
-    const entry: Partition = { partition, epoch, engine, push, clock, writes, handled: saved, safe: saved, saved, backlogUntil: 0, judged: 0, malformed: 0, unsubscribe: [], closed: false };
+    const entry: Partition = { partition, epoch, leased, engine, push, clock, writes, handled: saved, safe: saved, saved, backlogUntil: 0, judged: 0, malformed: 0, unsubscribe: [], closed: false };
     entry.unsubscribe.push(
       engine.onNotification((notification) => this.listeners.notification.forEach((listener) => listener(notification))),
       engine.onConditionStates((change) => this.listeners.states.forEach((listener) => listener(change))),
@@ -162,29 +169,32 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
     this.open.set(partition, entry);
   }
 
-  /** Starts reading the bus for the partitions opened (their queries are added by now). */
+  /** Starts reading the bus for the partitions opened (their queries are added by now), each on its own: a slow one holds back no other. */
   async startPartitions(): Promise<void> {
-    for (const entry of this.open.values()) {
-      if (entry.reading || entry.closed) continue;
-      // The history of its queries first: the backlog is judged on warm series.
-      await this.quiesce(entry);
-      const last = await this.options.bus.last();
-      entry.backlogUntil = last?.seq ?? 0;
-      if (entry.backlogUntil <= entry.handled.seq) entry.clock.live();
-      entry.reading = await this.options.bus.read(entry.handled.seq + 1, (message) => this.handle(entry, message), {
-        onMalformed: (message) => {
-          this.options.malformedLog?.report(message);
-          return this.skip(entry, message.seq);
-        },
-        onError: (error, { seq, delayMs }) => this.options.warn?.(`bus: partition ${entry.partition} failed to read message ${seq} (reading again from there in ${delayMs} ms)`, error),
-      });
-      if (entry.closed) {
-        await entry.reading.stop();
-        continue;
-      }
-      entry.timer = setInterval(() => void this.save(entry), this.options.saveEveryMs ?? 200);
-      entry.timer.unref();
+    const starts: Array<Promise<void>> = [];
+    for (const entry of this.open.values()) if (!entry.closed) starts.push((entry.starting ??= this.startReading(entry)));
+    await Promise.all(starts);
+  }
+
+  private async startReading(entry: Partition): Promise<void> {
+    // The history of its queries first: the backlog is judged on warm series.
+    await this.quiesce(entry);
+    const last = await this.options.bus.last();
+    entry.backlogUntil = last?.seq ?? 0;
+    if (entry.backlogUntil <= entry.handled.seq) entry.clock.live();
+    entry.reading = await this.options.bus.read(entry.handled.seq + 1, (message) => this.handle(entry, message), {
+      onMalformed: (message) => {
+        this.options.malformedLog?.report(message);
+        return this.skip(entry, message.seq);
+      },
+      onError: (error, { seq, delayMs }) => this.options.warn?.(`bus: partition ${entry.partition} failed to read message ${seq} (reading again from there in ${delayMs} ms)`, error),
+    });
+    if (entry.closed) {
+      await entry.reading.stop();
+      return;
     }
+    entry.timer = setInterval(() => void this.save(entry), this.options.saveEveryMs ?? 200);
+    entry.timer.unref();
   }
 
   /**
@@ -195,9 +205,16 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
    */
   private handle(entry: Partition, message: BusObservation): Promise<void> | undefined {
     if (entry.closed || message.seq <= entry.handled.seq) return undefined;
+    // Another host may hold the lease by now: the message waits (the reading holds) until it is renewed or the partition closes.
+    if (!entry.leased()) return this.whenLeased(entry).then(() => this.handle(entry, message));
     entry.clock.at(message.observation.at, () => entry.push.push(message.observation));
     entry.judged += 1;
     return this.passed(entry, { seq: message.seq, at: message.observation.at });
+  }
+
+  /** Resolves once the partition's lease is surely this host's again, or the partition is closed. */
+  private async whenLeased(entry: Partition): Promise<void> {
+    while (!entry.closed && !entry.leased()) await new Promise((resolve) => setTimeout(resolve, LEASE_RECHECK_MS));
   }
 
   /** A message that is no observation: the engine never sees it, and the position moves past it (at the instant of the last observation). */
@@ -267,6 +284,8 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
     if (!entry) return;
     this.open.delete(partition);
     entry.closed = true;
+    // A reading being started stops itself once started (it finds the partition closed).
+    await entry.starting?.catch(() => undefined);
     if (entry.timer) clearInterval(entry.timer);
     await entry.reading?.stop();
     // What the messages read set going (a history load with ticks waiting on it, a trigger's writes) ends before the engine goes.
