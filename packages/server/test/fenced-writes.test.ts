@@ -14,7 +14,7 @@ import { describeWithPostgres, freshSchema, type TestSchema } from './support/po
 // cluster-wide lock on the alert path: a key's notifications are ordered by a lock of that key only.
 // Every wait is for a promise or a database state, never a sleep.
 
-const box = new SecretBox(Buffer.from(SECRET_KEY_HEX, 'hex'));
+const box = SecretBox.fromKey(SECRET_KEY_HEX);
 const at = (second: number) => new Date(Date.UTC(2026, 0, 5, 0, 0, second)).toISOString();
 
 const request = (id: string) => ({ id, conditions: [{ type: 'price', symbol: 'BTC', operator: 'above', value: 1 }], actions: [{ type: 'notify' }] }) as unknown as QueryRequest;
@@ -220,7 +220,7 @@ await describeWithPostgres('fenced writes (PostgreSQL)', () => {
         await Promise.all(writes);
       }
     })();
-    await until(async () => Number((await store.pool.query("SELECT COUNT(*) AS n FROM executions WHERE id LIKE 'z-%'")).rows[0].n) >= 3);
+    await until(async () => Number((await store.pool.query<{ n: string }>("SELECT COUNT(*) AS n FROM executions WHERE id LIKE 'z-%'")).rows[0]?.n) >= 3);
     const young = await lease(0, 'host-b', 2);
     takenOver = true;
     for (let round = 1; round <= 20; round += 1) {
