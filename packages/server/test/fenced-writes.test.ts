@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeEach, expect, it } from 'vitest';
 import fc from 'fast-check';
 import pg from 'pg';
 import type { ExecutionRecord, LlmSession, NotificationDraft, OutboxEntry, QueryRequest, RuntimeState } from '@eql/core';
+import { PgLeases } from '../src/cluster/leases.js';
 import { SecretBox } from '../src/secrets.js';
 import { NOTIFICATION_KEY_LOCK_SQL, PgHostStore } from '../src/store/pg/pg-store.js';
 import type { QueryRecord } from '../src/store/records.js';
@@ -171,6 +172,26 @@ await describeWithPostgres('fenced writes (PostgreSQL)', () => {
     // A host without partitions writes without a fence, as before.
     await store.saveRuntime('q-1', runtime(18));
     expect((await store.queryById('q-1'))?.runtime?.triggerCount).toBe(18);
+  });
+
+  it('a lease released and taken again has a higher epoch: the fence of the earlier lease never matches again (no A-B-A)', async () => {
+    await store.insertQuery(queryRecord('q-1'));
+    const a = new PgLeases(store.pool, 'host-a', 60_000);
+    const b = new PgLeases(store.pool, 'host-b', 60_000);
+    const [first] = await a.acquire([0]);
+    const before: Fence = { partition: 0, epoch: first?.epoch ?? -1, nodeId: 'host-a' };
+    await store.saveRuntime('q-1', runtime(5), before, 50);
+    await a.release([0]);
+    const [between] = await b.acquire([0]);
+    await b.release([0]);
+    const [again] = await a.acquire([0]);
+    expect(between?.epoch).toBeGreaterThan(first?.epoch ?? Infinity);
+    expect(again?.epoch).toBeGreaterThan(between?.epoch ?? Infinity);
+    // The zombie of host A's first lease is refused, though host A holds the partition again.
+    await expect(store.saveRuntime('q-1', runtime(4), before, 51)).rejects.toBeInstanceOf(FencedWriteError);
+    // Host A's new lease writes, its version counted again from its new epoch.
+    await store.saveRuntime('q-1', runtime(6), { partition: 0, epoch: again?.epoch ?? -1, nodeId: 'host-a' }, 1);
+    expect((await store.queryById('q-1'))?.runtime?.triggerCount).toBe(6);
   });
 
   it('a write racing a take-over either commits before it or is refused: the take-over waits on the write’s share lock, the write on the take-over', async () => {
