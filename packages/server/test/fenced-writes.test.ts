@@ -278,7 +278,7 @@ await describeWithPostgres('fenced writes (PostgreSQL)', () => {
           for (const outcome of outcomes) if (!outcome.ok) expect(outcome.error).toBeInstanceOf(FencedWriteError);
         },
       ),
-      { numRuns: 25 },
+      { numRuns: 15 },
     );
   });
 
