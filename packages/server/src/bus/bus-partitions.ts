@@ -10,6 +10,8 @@ import type { HistoryRecorder } from './history-recorder.js';
 import type { MalformedMessageLog } from './malformed-messages.js';
 import type { BusObservation, BusReading, MarketBus } from './market-bus.js';
 import type { PartitionPosition, PgPartitionPositions } from './partition-positions.js';
+import type { FencedWriteError } from '../store/fence.js';
+import { fencedStore } from './fenced-store.js';
 
 /** Builds the engine of one partition: its clock, its source (the bus), its history and its store (writes tracked). */
 export type PartitionEngineFactory = (wiring: { scheduler: FeedClock; sources: DataSource[]; history: PriceHistory[]; store: HostStore }) => HostEngine;
@@ -39,6 +41,11 @@ export interface BusPartitionsOptions {
   malformedLog?: MalformedMessageLog;
   /** The host's history recorder (its state is shown in the readiness while it runs). */
   recorder?: HistoryRecorder;
+  /**
+   * A write of a partition's engine was refused as fenced: the partition's lease at `epoch` is no longer
+   * this host's. The partition is closed (its engine has no further effect); the lease loop may drop it.
+   */
+  onFenced?: (partition: number, epoch: number) => void;
   warn?: (message: string, error?: unknown) => void;
 }
 
@@ -72,6 +79,8 @@ interface Partition {
   closed: boolean;
   /** Whether a save was refused (the lease at this epoch is no longer this host's): said once. */
   refused?: boolean;
+  /** Whether a write of its engine was refused as fenced (it is being closed). */
+  fenced?: boolean;
 }
 
 /**
@@ -119,6 +128,8 @@ function tracking<T extends object>(target: T, pending: Set<Promise<unknown>>): 
 export class BusPartitions implements QueryHost, PartitionLifecycle {
   readonly recording: Recording;
   private readonly open = new Map<number, Partition>();
+  /** Partitions being closed: closing one again waits for the same close. */
+  private readonly closing = new Map<number, Promise<void>>();
   /** When the event loop last had a turn between two messages (see {@link YIELD_AFTER_MS}). */
   private turnAt = performance.now();
   private readonly listeners = {
@@ -143,6 +154,8 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
    * end for a partition never read), so that the history its queries warm from ends there.
    */
   async openPartition(partition: number, epoch: number, leased: () => boolean = () => true): Promise<void> {
+    // A close under way (a fenced partition closing itself) ends before the partition opens again.
+    await this.closing.get(partition);
     if (this.open.has(partition)) return;
     let saved = await this.options.positions.get(partition);
     if (saved === undefined) {
@@ -157,7 +170,9 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
     const push = new PushSource();
     // What the engine has under way: store writes, and history loads (ticks that come meanwhile wait in the engine).
     const writes = new Set<Promise<unknown>>();
-    const store = tracking(this.options.store, writes);
+    // Every write of the engine is fenced by this lease: once it is refused, the partition stops.
+    const fence = { partition, epoch, nodeId: this.options.positions.nodeId };
+    const store = tracking(fencedStore(this.options.store, fence, (error) => this.fenced(partition, epoch, error)), writes);
     const engine = this.options.engineFor({ scheduler: clock, sources: [push], history: [tracking(this.options.history, writes)], store });
     const entry: Partition = { partition, epoch, leased, engine, push, clock, writes, handled: saved, safe: saved, saved, backlogUntil: 0, judged: 0, malformed: 0, unsubscribe: [], closed: false };
     entry.unsubscribe.push(
@@ -278,11 +293,35 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
     return entry.saving;
   }
 
-  /** Stops reading a partition lost or handed over, saves its position once its writes are done, and disposes its engine. */
-  async closePartition(partition: number): Promise<void> {
+  /**
+   * A write of the partition's engine was refused as fenced: another host holds its lease now. The
+   * partition stops handing messages to its engine at once and is closed (its other writes are refused
+   * too); the host goes on with its other partitions.
+   */
+  private fenced(partition: number, epoch: number, error: FencedWriteError): void {
     const entry = this.open.get(partition);
-    if (!entry) return;
-    this.open.delete(partition);
+    // Once per opening (its writes under way are refused too); a partition reopened since is not this one.
+    if (!entry || entry.epoch !== epoch || entry.fenced) return;
+    entry.fenced = true;
+    entry.closed = true;
+    this.options.warn?.(`bus: partition ${partition} stops: a write was refused, its lease at epoch ${epoch} is no longer this host's`, error);
+    this.options.onFenced?.(partition, epoch);
+    this.closePartition(partition).catch((closeError: unknown) => this.options.warn?.(`bus: partition ${partition} did not close cleanly`, closeError));
+  }
+
+  /** Stops reading a partition lost or handed over, saves its position once its writes are done, and disposes its engine. */
+  closePartition(partition: number): Promise<void> {
+    const under = this.closing.get(partition);
+    if (under) return under;
+    const entry = this.open.get(partition);
+    if (!entry) return Promise.resolve();
+    const closed = this.close(entry).finally(() => this.closing.delete(partition));
+    this.closing.set(partition, closed);
+    return closed;
+  }
+
+  private async close(entry: Partition): Promise<void> {
+    this.open.delete(entry.partition);
     entry.closed = true;
     // A reading being started stops itself once started (it finds the partition closed).
     await entry.starting?.catch(() => undefined);

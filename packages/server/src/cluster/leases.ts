@@ -73,13 +73,17 @@ export class PgLeases {
     return rows.map((row) => row.node_id);
   }
 
-  /** Takes the partitions whose lease is free or expired (or already this host's); returns those taken, with their new epochs. */
+  /**
+   * Takes the partitions whose lease is free or expired (or already this host's); returns those taken, with
+   * their new epochs. Epochs come from one sequence (migration 8), so a partition's epoch only grows, even
+   * when its lease was released (deleted) in between: a fence of an earlier lease never matches again.
+   */
   async acquire(partitions: readonly number[]): Promise<Lease[]> {
     if (partitions.length === 0) return [];
     const { rows } = await this.pool.query<{ partition: number; epoch: string }>(
       `INSERT INTO partition_leases (partition, node_id, epoch, expires_at)
-         SELECT p, $2, 1, now() + make_interval(secs => $3::double precision / 1000) FROM unnest($1::int[]) AS p
-       ON CONFLICT (partition) DO UPDATE SET node_id = EXCLUDED.node_id, epoch = partition_leases.epoch + 1, expires_at = EXCLUDED.expires_at
+         SELECT p, $2, nextval('partition_lease_epochs'), now() + make_interval(secs => $3::double precision / 1000) FROM unnest($1::int[]) AS p
+       ON CONFLICT (partition) DO UPDATE SET node_id = EXCLUDED.node_id, epoch = EXCLUDED.epoch, expires_at = EXCLUDED.expires_at
          WHERE partition_leases.expires_at < now() OR partition_leases.node_id = EXCLUDED.node_id
        RETURNING partition, epoch`,
       [partitions, this.nodeId, this.ttlMs],

@@ -302,6 +302,21 @@ export const PG_MIGRATIONS: ReadonlyArray<PgMigration> = [
       );
     `,
   },
+  {
+    version: 8,
+    name: 'fenced writes (the node and lease epoch that wrote each engine record; a runtime state version that only moves forward; lease epochs from a sequence)',
+    // Null on rows written without a fence (a host without partitions, and every row before this version).
+    sql: `
+      ALTER TABLE queries ADD COLUMN runtime_written_by TEXT, ADD COLUMN runtime_epoch BIGINT, ADD COLUMN runtime_version BIGINT;
+      ALTER TABLE executions ADD COLUMN written_by TEXT, ADD COLUMN written_epoch BIGINT;
+      ALTER TABLE notifications ADD COLUMN written_by TEXT, ADD COLUMN written_epoch BIGINT;
+      ALTER TABLE action_outbox ADD COLUMN written_by TEXT, ADD COLUMN written_epoch BIGINT;
+      -- Lease epochs from one sequence: a lease released (its row deleted) and taken again gets a higher
+      -- epoch, never 1 again, so a fence (and a runtime version) of an earlier lease never matches again.
+      CREATE SEQUENCE partition_lease_epochs;
+      SELECT setval('partition_lease_epochs', (SELECT COALESCE(MAX(epoch), 0) + 1 FROM partition_leases), false);
+    `,
+  },
 ];
 
 /**
