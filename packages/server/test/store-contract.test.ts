@@ -391,6 +391,9 @@ function contract(backend: Backend): void {
     await expect(stale).rejects.toBeInstanceOf(StaleNotificationError);
     await expect(stale).rejects.toMatchObject({ code: 'STALE_STATE' });
     expect(await store.notificationsAfter(1, 0)).toEqual([first]);
+    // One stored without an observation (before notifications carried one) cannot be told apart: answered as before.
+    const older = await store.addNotification(1, notification('q-1', { stepId: 'notify-1', triggerIndex: 4 }));
+    expect(await store.addNotification(1, notification('q-1', { stepId: 'notify-1', triggerIndex: 4, observedAt: at(3) }))).toEqual(older);
   });
 
   it('outbox claims: a fresh step’s entry is written once; a second claim of its key loses and changes nothing', async () => {

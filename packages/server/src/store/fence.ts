@@ -49,3 +49,13 @@ export class StaleNotificationError extends ActionError {
 export function observationOf(data: Record<string, unknown>): unknown {
   return data.observedAt;
 }
+
+/**
+ * Whether a stored notification answers a draft of the same query, trigger index and step: their
+ * observations are the same. One without an observation (stored before notifications carried one, or a
+ * draft made without) cannot be told apart and is taken as the same, as before.
+ */
+export function sameObservation(stored: Record<string, unknown>, given: Record<string, unknown>): boolean {
+  const [was, is] = [observationOf(stored), observationOf(given)];
+  return was === undefined || is === undefined || was === is;
+}

@@ -19,7 +19,7 @@ import type {
   StoredSession,
 } from './records.js';
 import type { HostStore, KeyPatch } from './store.js';
-import { observationOf, StaleNotificationError } from './fence.js';
+import { observationOf, sameObservation, StaleNotificationError } from './fence.js';
 import { API_KEY_COLUMNS, apiKeyValues } from './key-row.js';
 import { storedJson, storedTextOrNull } from './stored-text.js';
 import {
@@ -483,8 +483,8 @@ export class SqliteStore implements HostStore {
       );
       if (earlier) {
         const stored = notificationOf(earlier);
-        const [was, is] = [observationOf(stored.data), observationOf((JSON.parse(storedJson(draft)) as NotificationDraft).data)];
-        if (was !== is) throw new StaleNotificationError(draft.data.queryId, triggerIndex, stepId, was, is);
+        const given = (JSON.parse(storedJson(draft)) as NotificationDraft).data;
+        if (!sameObservation(stored.data, given)) throw new StaleNotificationError(draft.data.queryId, triggerIndex, stepId, observationOf(stored.data), observationOf(given));
         return stored;
       }
     }

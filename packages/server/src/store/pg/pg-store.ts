@@ -23,7 +23,7 @@ import {
 } from '../rows.js';
 import { API_KEY_COLUMNS, apiKeyValues } from '../key-row.js';
 import { storedJson, storedTextOrNull } from '../stored-text.js';
-import { type Fence, FencedWriteError, observationOf, StaleNotificationError } from '../fence.js';
+import { type Fence, FencedWriteError, observationOf, sameObservation, StaleNotificationError } from '../fence.js';
 import type { HostStore, KeyPatch } from '../store.js';
 import { checkFence } from './pg-fence.js';
 import { migratePg } from './pg-migrations.js';
@@ -522,8 +522,8 @@ export class PgHostStore implements HostStore {
           ).rows[0];
           if (earlier) {
             const stored = notificationOf(earlier);
-            const [was, is] = [observationOf(stored.data), observationOf((JSON.parse(body) as NotificationDraft).data)];
-            if (was !== is) throw new StaleNotificationError(draft.data.queryId, step.triggerIndex, step.stepId, was, is);
+            const given = (JSON.parse(body) as NotificationDraft).data;
+            if (!sameObservation(stored.data, given)) throw new StaleNotificationError(draft.data.queryId, step.triggerIndex, step.stepId, observationOf(stored.data), observationOf(given));
             if (fence) await checkFence(client, fence, `a notification of query ${draft.data.queryId}`);
             return stored;
           }
