@@ -234,7 +234,7 @@ await describeWithPostgres('fenced writes (PostgreSQL)', () => {
       for (let round = 1; lateRounds < 5; round += 1) {
         const late = takenOver;
         if (late) lateRounds += 1;
-        const writes = queries.map((id) => settled(zombie.saveRuntime(id, runtime(1_000 + round), old, round)));
+        const writes: Array<Promise<{ ok: boolean }>> = queries.map((id) => settled(zombie.saveRuntime(id, runtime(1_000 + round), old, round)));
         writes.push(settled(zombie.saveExecution(1, execution(`z-${round}`, 'q-1'), old)));
         writes.push(settled(zombie.claimOutbox(1, pending('q-2', `z-${round}`, round), old)));
         if (late) lateOutcomes.push(...writes);
