@@ -143,7 +143,7 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
    * end for a partition never read), so that the history its queries warm from ends there.
    */
   async openPartition(partition: number, epoch: number, leased: () => boolean = () => true): Promise<void> {
-    if (this.open.has(partition)) return;
+    if ((this.open.get(partition)?.epoch ?? -1) >= epoch) return;
     let saved = await this.options.positions.get(partition);
     if (saved === undefined) {
       // Never read: it starts at the stream's end, saved at once, so that a host taking it over before
@@ -152,6 +152,10 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
       await this.options.positions.save(partition, epoch, saved);
     }
     await this.historyPast(saved.seq);
+    // An opening abandoned by the cluster (it took longer than the TTL) may end after a later take-over's: the later epoch stays.
+    const current = this.open.get(partition);
+    if (current && current.epoch >= epoch) return;
+    if (current) await this.closePartition(partition);
     const clock = new FeedClock();
     clock.catchUpFrom(saved.at);
     const push = new PushSource();
