@@ -406,6 +406,7 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
       await hub.slots.close();
       await app.close();
       await host.dispose();
+      await leases?.close();
       await venueFeed?.close().catch(() => undefined);
       prices.close();
       await usage.close();

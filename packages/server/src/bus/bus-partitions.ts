@@ -154,9 +154,9 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
    * end for a partition never read), so that the history its queries warm from ends there.
    */
   async openPartition(partition: number, epoch: number, leased: () => boolean = () => true): Promise<void> {
-    // A close under way (a fenced partition closing itself) ends before the partition opens again.
-    await this.closing.get(partition);
-    if (this.open.has(partition)) return;
+    // A close under way (a fenced partition closing itself, or one the cluster abandoned) is left to end on
+    // its own: it works on its own engine, whose writes are refused by now.
+    if ((this.open.get(partition)?.epoch ?? -1) >= epoch) return;
     let saved = await this.options.positions.get(partition);
     if (saved === undefined) {
       // Never read: it starts at the stream's end, saved at once, so that a host taking it over before
@@ -165,6 +165,10 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
       await this.options.positions.save(partition, epoch, saved);
     }
     await this.historyPast(saved.seq);
+    // An opening abandoned by the cluster (it took longer than the TTL) may end after a later take-over's: the later epoch stays.
+    const current = this.open.get(partition);
+    if (current && current.epoch >= epoch) return;
+    if (current) await this.closePartition(partition);
     const clock = new FeedClock();
     clock.catchUpFrom(saved.at);
     const push = new PushSource();

@@ -178,7 +178,10 @@ export class PartitionedHost implements QueryHost {
     this.beating ??= this.renewal().finally(() => (this.beating = undefined));
     await this.beating;
     await this.working;
-    if (!this.stopped) await this.work();
+    if (this.stopped) return;
+    // Tracked like the rounds the beats start: never two at once.
+    this.working ??= this.work().finally(() => (this.working = undefined));
+    await this.working;
   }
 
   /** Whether the lease of `partition` at `epoch` is surely still this host's (held or being opened, and within its validity). */
@@ -425,6 +428,8 @@ export class PartitionedHost implements QueryHost {
     if (under) return under;
     const closed = (async () => {
       await before;
+      // Taken again meanwhile (this close was abandoned): the engine keeps the later opening, not this one's.
+      if (this.owned.has(partition) || this.opening.has(partition)) return;
       await this.options.engine.closePartition?.(partition);
     })().catch((error: unknown) => this.options.warn?.(`cluster: partition ${partition} did not close cleanly`, error));
     const bounded = within(closed, this.ttlMs)
