@@ -23,10 +23,11 @@ import { judge, type Verdict } from './verdict.js';
  * one `eql serve` host on a schema of the shared PostgreSQL, reading the same stream, never faulted.
  * Both get the same queries (`BTC crosses below X` with a notify step, re-armed; every fourth `ETH
  * crosses below X` with a notify and a webhook step to a receiver here, once) and read the same
- * deterministic ticks, so after the run every stored notification, execution and webhook delivery of the cluster must be the reference's: none missing, none extra,
- * none twice. Meanwhile a watch polls each live host's `/ready` (the longest stretch with no partition
- * owned while a majority of hosts lives and PostgreSQL runs) and the stored trigger counts (never
- * backwards), and every host exit the scenario did not cause is recorded.
+ * deterministic ticks, so after the run every stored notification, execution and webhook delivery of
+ * the cluster must be the reference's: none missing, none extra, none twice. Meanwhile a watch polls
+ * each live host's `/ready` (the longest stretch with no partition owned while a majority of hosts
+ * lives and PostgreSQL runs) and the stored trigger counts (never backwards), and every host exit the
+ * scenario did not cause is recorded.
  *
  * Ticks (`tickAt`) are one observation each, 1.5 s apart on the feed's clock (the engines judge a tick at
  * its own instant, so cooldowns of 1 s never hold a crossing back, however fast the stream is read).

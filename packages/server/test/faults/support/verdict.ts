@@ -97,8 +97,15 @@ export function judge(input: {
     exitedOnTheirOwn: input.exitedOnTheirOwn,
     longestNoOwnerSeconds: Math.round(input.longestNoOwnerSeconds * 10) / 10,
     longestSomeUnownedSeconds: Math.round(input.longestSomeUnownedSeconds * 10) / 10,
-    notes: input.notes ?? [],
+    notes: [...(input.notes ?? []), ...sameIdRepeats(input.clusterDeliveries)],
   };
+}
+
+/** Whether webhooks delivered twice carried the same `webhook-id` (a receiver that drops repeats by it sees one). */
+function sameIdRepeats(deliveries: readonly Delivery[]): string[] {
+  const ids = tally(deliveries.map((delivery) => delivery.webhookId));
+  const repeated = [...ids.values()].filter((count) => count > 1).length;
+  return repeated === 0 ? [] : [`${repeated} webhook-id(s) delivered more than once (the same id each time: a receiver deduplicating by webhook-id sees each once)`];
 }
 
 /** The verdict's failures, one line each (empty: the cluster kept its promises). */
