@@ -21,12 +21,13 @@ import { judge, type Verdict } from './verdict.js';
  * The fault harness of issue 46: three real `eql serve` hosts on a PostgreSQL and a nats-server of
  * the test's own (so both can be stopped, crashed and started again), and beside them a **reference**:
  * one `eql serve` host on a schema of the shared PostgreSQL, reading the same stream, never faulted.
- * Both get the same queries (`BTC crosses below X` with a notify step; every fourth `ETH crosses below X`
- * with a notify and a webhook step to a receiver here) and read the same deterministic ticks, so after the run every stored notification,
- * execution and webhook delivery of the cluster must be the reference's: none missing, none extra,
- * none twice. Meanwhile a watch polls each live host's `/ready` (the longest stretch with no partition
- * owned while a majority of hosts lives and PostgreSQL runs) and the stored trigger counts (never
- * backwards), and every host exit the scenario did not cause is recorded.
+ * Both get the same queries (`BTC crosses below X` with a notify step, re-armed; every fourth `ETH
+ * crosses below X` with a notify and a webhook step to a receiver here, once) and read the same
+ * deterministic ticks, so after the run every stored notification, execution and webhook delivery of
+ * the cluster must be the reference's: none missing, none extra, none twice. Meanwhile a watch polls
+ * each live host's `/ready` (the longest stretch with no partition owned while a majority of hosts
+ * lives and PostgreSQL runs) and the stored trigger counts (never backwards), and every host exit the
+ * scenario did not cause is recorded.
  *
  * Ticks (`tickAt`) are one observation each, 1.5 s apart on the feed's clock (the engines judge a tick at
  * its own instant, so cooldowns of 1 s never hold a crossing back, however fast the stream is read).
@@ -91,14 +92,17 @@ function baseOf(child: ChildHost): string {
 
 /**
  * Tick `index`: BTC on four of five ticks (a wave with a seeded wobble, so every threshold in 94..106
- * is crossed often), ETH on the fifth (100, dipping to 40 once every 100 ticks). The queries with a
- * webhook step watch ETH: a query does not fire while its previous trigger's actions run, and a
- * webhook's round trip is wall-clock time, so its crossings must be far apart in the stream for the
- * comparison to be about the cluster, not about timing (a notify step is a store write the partition
- * waits for; a webhook is not).
+ * is crossed often), ETH on the fifth: 100, with a dip once every 40 ticks, the k-th to 90 - k. The
+ * queries with a webhook step watch ETH and fire once, the j-th at the j-th dip: a query does not
+ * fire while its previous trigger's actions run, and a webhook's round trip is wall-clock time (a
+ * notify step is a store write the partition waits for; a webhook is not), so a webhook query that
+ * fired again would be judged on timing (how fast a partition catching up reads), not on the cluster.
  */
 export function tickAt(index: number): { symbol: string; price: number } {
-  if (index % 5 === 4) return { symbol: 'ETH', price: Math.floor(index / 5) % 20 === 19 ? 40 : 100 };
+  if (index % 5 === 4) {
+    const eth = Math.floor(index / 5);
+    return { symbol: 'ETH', price: eth % 8 === 7 ? Math.max(20, 90 - (eth + 1) / 8) : 100 };
+  }
   let state = (index * 2_654_435_761) >>> 0;
   state ^= state >>> 13;
   state = Math.imul(state, 1_597_334_677) >>> 0;
@@ -134,6 +138,26 @@ async function progress(url: string, schema: string, partitions: number): Promis
     return { lowest, running };
   } catch {
     return undefined;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** One line per execution of the query titled `title`: index, step, status, attempts, start and end (for reading a failure). */
+async function executionTimeline(url: string, schema: string, title: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    const rows = (
+      await client.query<{ trigger_index: string; step_id: string; status: string; attempts: string; created_at: string; finished_at: string | null; error_code: string | null }>(
+        `SELECT e.trigger_index, e.step_id, e.status, e.attempts, e.created_at, e.finished_at, e.error_code FROM ${schema}.executions e JOIN ${schema}.queries q ON q.id = e.query_id WHERE q.request::jsonb->>'title' = $1 ORDER BY e.created_at, e.seq`,
+        [title],
+      )
+    ).rows;
+    return rows.map((row) => `#${row.trigger_index} ${row.step_id} ${row.status}${row.error_code ? `(${row.error_code})` : ''} x${row.attempts} ${row.created_at.slice(11, 23)}..${row.finished_at?.slice(11, 23) ?? '-'}`).join('; ');
+  } catch (error) {
+    return `unreadable: ${(error as Error).message}`;
   } finally {
     await client.end().catch(() => undefined);
   }
@@ -254,7 +278,8 @@ export async function startFaultCluster(label: string, options: FaultClusterOpti
   for (let index = 0; index < queryCount; index += 1) {
     const hooked = index % 4 === 0;
     const symbol = hooked ? 'ETH' : 'BTC';
-    const threshold = hooked ? 60 + index / 2 : Math.round((94 + (12 * index) / queryCount) * 100) / 100;
+    // The j-th webhook query (j from 1) crosses at the j-th dip first (90 - j < 90.5 - j).
+    const threshold = hooked ? 90.5 - (index / 4 + 1) : Math.round((94 + (12 * index) / queryCount) * 100) / 100;
     const body = (side: string) => ({
       title: `q-${index}`,
       query: {
@@ -264,7 +289,7 @@ export async function startFaultCluster(label: string, options: FaultClusterOpti
           ...(hooked ? [{ stepId: 'hook', type: 'webhook', params: { url: `${receiver.url}/${side}/q-${index}` } }] : []),
         ],
         expiresIn: '24h',
-        repeat: { cooldown: '1s', maxTriggers: 1000 },
+        ...(hooked ? {} : { repeat: { cooldown: '1s', maxTriggers: 1000 } }),
       },
     });
     await createQuery(baseOf(slots[index % slots.length]!.child!), API_KEY, body('cluster'));
@@ -380,7 +405,18 @@ export async function startFaultCluster(label: string, options: FaultClusterOpti
       watching = false;
       await Promise.all(watches);
       const [clusterLedger, referenceLedger] = await Promise.all([readLedger(postgres.url), readLedger(referenceSchema.url, referenceSchema.name)]);
+      // For reading a failure: the executions of the first query whose trigger count differs, on both sides.
+      const differing = [...referenceLedger.triggerCounts].find(([title, count]) => clusterLedger.triggerCounts.get(title) !== count)?.[0];
+      const notes =
+        differing === undefined
+          ? []
+          : [
+              `executions of ${differing} in the cluster: ${await executionTimeline(postgres.url, 'public', differing)}`,
+              `executions of ${differing} in the reference: ${await executionTimeline(referenceSchema.url, referenceSchema.name, differing)}`,
+              `deliveries of ${differing}: cluster ${receiver.deliveries.get('cluster')!.filter((delivery) => delivery.key.startsWith(`${differing}|`)).length}, reference ${receiver.deliveries.get('reference')!.filter((delivery) => delivery.key.startsWith(`${differing}|`)).length}`,
+            ];
       return judge({
+        notes,
         scenario,
         settled,
         ticks: published,

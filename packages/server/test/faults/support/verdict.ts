@@ -35,6 +35,8 @@ export interface Verdict {
   longestNoOwnerSeconds: number;
   /** The longest stretch (seconds) with some partition owned by no host under the same conditions (for reading; not judged). */
   longestSomeUnownedSeconds: number;
+  /** What helps read a failure (not judged). */
+  notes: string[];
 }
 
 /** The bound of the issue: never longer than this with no partition owned while a majority lives. */
@@ -58,6 +60,7 @@ export function compare(reference: readonly string[], cluster: readonly string[]
 
 export function judge(input: {
   scenario: string;
+  notes?: string[];
   settled: boolean;
   ticks: number;
   reference: Ledger;
@@ -94,7 +97,15 @@ export function judge(input: {
     exitedOnTheirOwn: input.exitedOnTheirOwn,
     longestNoOwnerSeconds: Math.round(input.longestNoOwnerSeconds * 10) / 10,
     longestSomeUnownedSeconds: Math.round(input.longestSomeUnownedSeconds * 10) / 10,
+    notes: [...(input.notes ?? []), ...sameIdRepeats(input.clusterDeliveries)],
   };
+}
+
+/** Whether webhooks delivered twice carried the same `webhook-id` (a receiver that drops repeats by it sees one). */
+function sameIdRepeats(deliveries: readonly Delivery[]): string[] {
+  const ids = tally(deliveries.map((delivery) => delivery.webhookId));
+  const repeated = [...ids.values()].filter((count) => count > 1).length;
+  return repeated === 0 ? [] : [`${repeated} webhook-id(s) delivered more than once (the same id each time: a receiver deduplicating by webhook-id sees each once)`];
 }
 
 /** The verdict's failures, one line each (empty: the cluster kept its promises). */
@@ -129,6 +140,7 @@ export function report(verdict: Verdict): string {
     ...examples,
     `  longest with no partition owned (majority alive): ${verdict.longestNoOwnerSeconds} s; with some partition unowned: ${verdict.longestSomeUnownedSeconds} s`,
     ...problems.map((line) => `  FAIL ${line}`),
+    ...verdict.notes.map((note) => `  note: ${note}`),
     ...verdict.exitedOnTheirOwn.map((exit) => `  exit: ${exit.slice(0, 600)}`),
   ].join('\n');
 }
