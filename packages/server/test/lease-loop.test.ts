@@ -231,7 +231,7 @@ await describeWithPostgres('a lease loop that never waits on data', () => {
     /** Every partition held (unexpired) by the host rendezvous hashing gives it among `nodes`, and each host says it owns its own. */
     const settled = (nodes: string[]) => async () => {
       const held = await holders(hosts.get(nodes[0]!)!.leases);
-      for (let partition = 0; partition < partitions; partition += 1) if (held.get(partition) !== ownerOf(partition, nodes)) return false;
+      for (let partition = 0; partition < partitions; partition += 1) if (held.get(partition) !== ownerOf(partition, nodes, partitions)) return false;
       return nodes.every((nodeId) => {
         const owned = hosts.get(nodeId)!.host.readiness().partitions?.owned ?? [];
         return owned.length === [...held.values()].filter((holder) => holder === nodeId).length;
