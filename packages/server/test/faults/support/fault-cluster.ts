@@ -234,7 +234,11 @@ export async function startFaultCluster(label: string, options: FaultClusterOpti
   const watchExit = (slot: HostSlot, child: ChildHost) => {
     void child.exit.then((code) => {
       if (slot.child === child) slot.child = undefined;
-      if (!slot.killing) exitedOnTheirOwn.push(`${slot.nodeId} exited with ${code}: ${child.output().slice(-2_000)}`);
+      if (slot.killing) return;
+      // The line that says why (an uncaught error's name and message), not the host's JSON log around it.
+      const lines = child.output().split('\n');
+      const why = lines.filter((line) => !line.startsWith('{') && /Unhandled|^\s*\w*Error\b|Connection terminated/.test(line)).slice(0, 3).join(' / ');
+      exitedOnTheirOwn.push(`${slot.nodeId} exited with ${code}: ${why || lines.slice(-5).join(' / ')}`);
     });
   };
   const launch = async (slot: HostSlot) => {
