@@ -1,10 +1,10 @@
 import { afterAll, expect, it } from 'vitest';
-import { MarketBus } from '../src/bus/market-bus.js';
-import { killChildren } from './support/child-host.js';
-import { startFaultHosts } from './support/fault-hosts.js';
-import { call, notifyQuery } from './support/harness.js';
-import { describeWithOwnPostgres, type OwnPostgres, startOwnPostgres } from './support/own-postgres.js';
-import { freshStream, natsProblem, TEST_NATS_URL } from './support/nats.js';
+import { MarketBus } from '../../src/bus/market-bus.js';
+import { killChildren } from '../support/child-host.js';
+import { startFaultHosts } from '../support/fault-hosts.js';
+import { call, notifyQuery } from '../support/harness.js';
+import { describeWithOwnPostgres, type OwnPostgres, startOwnPostgres } from '../support/own-postgres.js';
+import { freshStream, natsProblem, TEST_NATS_URL } from '../support/nats.js';
 
 // PostgreSQL restarted under a clustered host's load (issue 46, point 1): two real `eql serve` processes
 // on a PostgreSQL of the test's own and a NATS stream, queries being created and ticks published while
