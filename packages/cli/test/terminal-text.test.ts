@@ -43,10 +43,11 @@ describe('terminalText', () => {
     );
   });
 
+  // Compared with the value the JSON text holds: JSON writes -0 as 0.
   it('keeps the value of a JSON text (the escapes are JSON string escapes)', () => {
     fc.assert(
       fc.property(fc.jsonValue({ stringUnit: character }), (value) => {
-        for (const text of [JSON.stringify(value), JSON.stringify(value, null, 2)]) expect(JSON.parse(terminalText(text, { lines: true }))).toEqual(value);
+        for (const text of [JSON.stringify(value), JSON.stringify(value, null, 2)]) expect(JSON.parse(terminalText(text, { lines: true }))).toEqual(JSON.parse(text));
       }),
     );
   });
