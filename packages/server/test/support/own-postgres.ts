@@ -1,12 +1,12 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, chown, mkdtemp, readFile, rm } from 'node:fs/promises';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { describe, it } from 'vitest';
+import { freePort } from './harness.js';
 
 /**
  * A PostgreSQL server of a test's own (the machine's PostgreSQL 15 binaries, or EQL_TEST_PG_BIN): a
@@ -48,17 +48,6 @@ process.once('exit', () => {
 function command(binary: string, args: string[]): [string, string[]] {
   const path = join(PG_BIN, binary);
   return asRoot ? ['runuser', ['-u', 'postgres', '--', path, ...args]] : [path, args];
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Why a test cannot run a PostgreSQL server of its own here (undefined when it can). */
