@@ -297,3 +297,65 @@ describe('the paper venue across restarts', () => {
     expect(second.position('BTC')).toMatchObject({ size: 1 });
   });
 });
+
+/** A store whose outbox claims a fresh step's entry (as the host's stores do): only the first claim of a key wins. */
+class ClaimingStore extends MemoryStateStore {
+  claims = 0;
+  claimOutbox(entry: OutboxEntry): boolean {
+    this.claims += 1;
+    if (this.outboxEntry(entry.key) !== undefined) return false;
+    this.saveOutbox(entry);
+    return true;
+  }
+}
+
+describe('a fresh step claims its outbox entry (a host that lost the query may have claimed it first)', () => {
+  const hook = { stepId: 'hook', type: 'webhook', params: { url: 'https://hooks.example.com/x' } };
+  const entryOf = (status: OutboxEntry['status'], extra: Partial<OutboxEntry> = {}): OutboxEntry => ({
+    key: `${QUERY}:1:hook`,
+    queryId: QUERY,
+    triggerIndex: 1,
+    stepId: 'hook',
+    type: 'webhook',
+    executionId: 'other-owner',
+    status,
+    createdAt: new Date(T0).toISOString(),
+    ...extra,
+  });
+
+  it('won: the step runs as usual', async () => {
+    const store = new ClaimingStore();
+    const http = recordingTransport();
+    const { engine, tick } = engineOn(store, { http });
+    engine.add({ queryId: QUERY, request: request([hook]), createdAt: T0 });
+    tick(101);
+    await statusOf(engine, 'triggered');
+    expect(store.claims).toBe(1);
+    expect(http.sent).toHaveLength(1);
+    expect(store.outboxEntry(`${QUERY}:1:hook`)).toMatchObject({ status: 'succeeded', executionId: store.executionsOf(QUERY)[0]?.id });
+  });
+
+  it('lost to an entry with its outcome: nothing is sent, the execution says the recorded outcome', async () => {
+    const store = new ClaimingStore();
+    store.saveOutbox(entryOf('succeeded', { finishedAt: new Date(T0).toISOString(), result: { status: 200, attempts: 1 } }));
+    const http = recordingTransport();
+    const { engine, tick } = engineOn(store, { http });
+    engine.add({ queryId: QUERY, request: request([hook]), createdAt: T0 });
+    tick(101);
+    await statusOf(engine, 'triggered');
+    expect(http.sent).toHaveLength(0);
+    expect(store.executionsOf(QUERY)).toEqual([expect.objectContaining({ id: 'other-owner', status: 'succeeded', result: { status: 200, attempts: 1 } })]);
+  });
+
+  it('lost to a pending entry: a send in doubt, settled under the other run’s execution and webhook-id', async () => {
+    const store = new ClaimingStore();
+    store.saveOutbox(entryOf('pending'));
+    const http = recordingTransport();
+    const { engine, tick } = engineOn(store, { http });
+    engine.add({ queryId: QUERY, request: request([hook]), createdAt: T0 });
+    tick(101);
+    await statusOf(engine, 'triggered');
+    expect(http.sent.map((sent) => sent.headers['webhook-id'])).toEqual([`${QUERY}:1:hook`]);
+    expect(store.executionsOf(QUERY)).toEqual([expect.objectContaining({ id: 'other-owner', status: 'succeeded' })]);
+  });
+});

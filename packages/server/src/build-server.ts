@@ -39,6 +39,7 @@ import { SqliteChatStore } from './store/sqlite-chat-store.js';
 import { PgChatStore } from './store/pg/pg-chat-store.js';
 import { PgPaymentLedger } from './store/pg/pg-payment-ledger.js';
 import { PgHostStore } from './store/pg/pg-store.js';
+import type { PgSessionTimeouts } from './store/pg/pg-pool.js';
 import type { ChatStore } from './store/chat-store.js';
 import { type Analyst, createAnalyst, type ChatModel, OpenAiChatModel } from '@eql/llm';
 import { QueryBuilder } from '@eql/builder';
@@ -152,7 +153,7 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
   if (!options.store || !options.market || !(options.box || config.secretKey)) privateDir(config.dataDir);
   const box = options.box ?? (config.secretKey ? SecretBox.fromKey(config.secretKey) : SecretBox.fromFile(join(config.dataDir, 'secret.key')));
   // PostgreSQL when EQL_DATABASE_URL is set (migrated at boot under an advisory lock), else the embedded SQLite file.
-  const store = options.store ?? (config.databaseUrl ? await openPgStore(config.databaseUrl, box) : new SqliteStore(join(config.dataDir, 'eql.sqlite'), { box }));
+  const store = options.store ?? (config.databaseUrl ? await openPgStore(config.databaseUrl, box, config.pgTimeouts) : new SqliteStore(join(config.dataDir, 'eql.sqlite'), { box }));
   if (!options.store) opened.add(() => store.close());
   // The prices the host observes, as minutes: the past of its own feed after a restart (in memory beside a given store;
   // in the data directory beside a PostgreSQL store too: per process for now, docs/scale-out.md).
@@ -185,7 +186,9 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
   const chats = options.chats ?? (store instanceof SqliteStore ? new SqliteChatStore(store.db) : store instanceof PgHostStore ? new PgChatStore(store.pool) : undefined);
   if (!chats) throw new Error('buildServer: pass `chats` (a chat session store) with a store other than SqliteStore');
   // On PostgreSQL the hosts of the database share the queries out by partition, with leases (cluster/).
-  const leases = store instanceof PgHostStore ? new PgLeases(store.pool, config.nodeId, config.leaseTtlMs) : undefined;
+  // The leases on connections of their own: a renewal never waits behind the data path (docs/scale-out.md).
+  const leases = store instanceof PgHostStore ? PgLeases.ownPool(store.pool, config.nodeId, config.leaseTtlMs) : undefined;
+  if (leases) opened.add(() => leases.close());
   const cluster = leases ? await clusterSettings(leases, config.partitions, now()) : undefined;
   if (config.natsUrl && !(store instanceof PgHostStore)) throw new StartError('EQL_NATS_URL needs EQL_DATABASE_URL: the market bus serves the hosts of one PostgreSQL database');
   if (config.feed === 'bus' && !config.natsUrl) throw new StartError('EQL_FEED=bus needs EQL_NATS_URL (the market bus to read)');
@@ -403,6 +406,7 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
       await hub.slots.close();
       await app.close();
       await host.dispose();
+      await leases?.close();
       await venueFeed?.close().catch(() => undefined);
       prices.close();
       await usage.close();
@@ -416,9 +420,9 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
  * The PostgreSQL store at `url`: a database that cannot be reached or migrated is a {@link StartError}
  * naming it without its password (a refused secret key says so itself).
  */
-async function openPgStore(url: string, box: SecretBox): Promise<PgHostStore> {
+async function openPgStore(url: string, box: SecretBox, timeouts: Partial<PgSessionTimeouts> | undefined): Promise<PgHostStore> {
   try {
-    return await PgHostStore.open(url, { box });
+    return await PgHostStore.open(url, { box, ...(timeouts ? { timeouts } : {}) });
   } catch (error) {
     if (error instanceof SecretKeyMismatchError) throw error;
     throw new StartError(`cannot open the PostgreSQL store at ${redactDatabaseUrl(url)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });

@@ -10,6 +10,7 @@ import { KEY_PATTERN, MIN_HMAC_SECRET_LENGTH } from './auth/key-format.js';
 import { type NatsAuth, natsAuthFromEnv } from './bus/nats-settings.js';
 import { DEFAULT_MAX_STREAMS_PER_KEY } from './sse/hub.js';
 import { checkDatabaseUrl } from './store/pg/database-url.js';
+import type { PgSessionTimeouts } from './store/pg/pg-pool.js';
 import type { Plan } from './store/records.js';
 
 export type { Plan } from './store/records.js';
@@ -53,6 +54,12 @@ export interface HostConfig {
   natsAuth?: NatsAuth;
   /** How long a host's leases on partitions last without renewal (EQL_LEASE_TTL_MS, default 6000): a dead host's queries run elsewhere within about 4/3 of it. */
   leaseTtlMs: number;
+  /**
+   * The timeouts of the host's PostgreSQL sessions, in ms, 0 for none (EQL_PG_STATEMENT_TIMEOUT_MS,
+   * EQL_PG_LOCK_TIMEOUT_MS, EQL_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS; defaults 30,000, 10,000 and 60,000:
+   * store/pg/pg-pool.ts).
+   */
+  pgTimeouts?: Partial<PgSessionTimeouts>;
   /** Ensure a key with this value exists at boot (EQL_API_KEY), with this HMAC secret (EQL_HMAC_SECRET). */
   seedApiKey?: string;
   seedHmacSecret?: string;
@@ -219,6 +226,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
   const natsAuth = natsAuthFromEnv(env);
   if (natsAuth) config.natsAuth = natsAuth;
   if (env.EQL_LEASE_TTL_MS) config.leaseTtlMs = wholeNumber(env, 'EQL_LEASE_TTL_MS', 300);
+  const pgTimeouts: Partial<PgSessionTimeouts> = {
+    ...(env.EQL_PG_STATEMENT_TIMEOUT_MS ? { statementMs: wholeNumber(env, 'EQL_PG_STATEMENT_TIMEOUT_MS', 0) } : {}),
+    ...(env.EQL_PG_LOCK_TIMEOUT_MS ? { lockMs: wholeNumber(env, 'EQL_PG_LOCK_TIMEOUT_MS', 0) } : {}),
+    ...(env.EQL_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS ? { idleInTransactionMs: wholeNumber(env, 'EQL_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS', 0) } : {}),
+  };
+  if (Object.keys(pgTimeouts).length > 0) config.pgTimeouts = pgTimeouts;
   // Checked before anything opens (the values are secrets: never repeated).
   if (env.EQL_API_KEY) {
     if (!KEY_PATTERN.test(env.EQL_API_KEY)) throw new Error('EQL_API_KEY must be 16 to 128 letters, digits, "_", "." or "-"');

@@ -21,6 +21,7 @@ export { redactDatabaseUrl } from './store/pg/database-url.js';
 export { SECRET_MASK, sealRequestSecrets, openRequestSecrets, maskRequestSecrets } from './store/request-secrets.js';
 export { SqlitePriceHistory, type SqlitePriceHistoryOptions } from './store/sqlite-price-history.js';
 export type { HostStore, KeyPatch } from './store/store.js';
+export { type Fence, FencedWriteError, StaleNotificationError } from './store/fence.js';
 export * from './store/records.js';
 export { HostEngine, ccxtConnector, type ExchangeConnector, type HostEngineOptions } from './host/host-engine.js';
 export type { ConditionStatesChange, HostProblem, QueryHost, StatusChange } from './host/query-host.js';

@@ -4,7 +4,7 @@ import { BusPartitions, type PartitionEngineFactory } from '../src/bus/bus-parti
 import type { BusObservation, MarketBus } from '../src/bus/market-bus.js';
 import type { PartitionPosition, PgPartitionPositions } from '../src/bus/partition-positions.js';
 import type { HostEngine } from '../src/host/host-engine.js';
-import type { HostStore } from '../src/store/store.js';
+import { type Fence, FencedWriteError, type HostStore } from '../src/store/store.js';
 
 // The partitions of a host on the market bus (docs/scale-out.md, "Who reads it"), on stand-ins for the
 // bus, the positions and the engines: a backlog read in a burst leaves the event loop turns (the leases
@@ -45,7 +45,7 @@ function stubPositions(saved: Map<number, PartitionPosition>, written = true): {
     if (written) saved.set(partition, position);
     return Promise.resolve(written);
   });
-  return { positions: { get: (partition: number) => Promise.resolve(saved.get(partition)), save } as unknown as PgPartitionPositions, save };
+  return { positions: { nodeId: 'node-a', get: (partition: number) => Promise.resolve(saved.get(partition)), save } as unknown as PgPartitionPositions, save };
 }
 
 /** An engine that spends `costMs` of CPU on each observation of its partition (a busy engine), counting them; `first` runs at the first. */
@@ -66,9 +66,9 @@ function busyEngines(costMs: number, first: () => void = () => undefined): { eng
   return { engineFor, handled: () => handled };
 }
 
-function partitions(bus: MarketBus, positions: PgPartitionPositions, engineFor: PartitionEngineFactory, warn = vi.fn()): BusPartitions {
+function partitions(bus: MarketBus, positions: PgPartitionPositions, engineFor: PartitionEngineFactory, warn = vi.fn(), more: { store?: HostStore; onFenced?: (partition: number, epoch: number) => void } = {}): BusPartitions {
   const base = { recording: { observations: [] } as unknown as Recording, dispose: () => undefined } as unknown as HostEngine;
-  return new BusPartitions({ bus, positions, store: {} as HostStore, history: {} as never, partitions: 1, base, engineFor, historyWaitMs: 0, saveEveryMs: 5, warn });
+  return new BusPartitions({ bus, positions, store: more.store ?? ({} as HostStore), history: {} as never, partitions: 1, base, engineFor, historyWaitMs: 0, saveEveryMs: 5, warn, ...(more.onFenced ? { onFenced: more.onFenced } : {}) });
 }
 
 describe('the partitions of a host on the market bus', () => {
@@ -110,5 +110,59 @@ describe('the partitions of a host on the market bus', () => {
     expect(warn).toHaveBeenCalledTimes(1);
     expect(String(warn.mock.calls[0]?.[0])).toMatch(/position of partition 0 was not saved/);
     await host.dispose();
+  });
+
+  it('a write refused as fenced stops its partition: no message is handed to its engine after it, the partition closes, the host goes on and can take it again', async () => {
+    // The store refuses the writes of epoch 1 (the lease was taken over) and takes those of epoch 2.
+    const fences: Fence[] = [];
+    const store = {
+      saveRuntime: (_id: string, _state: unknown, fence: Fence) => {
+        fences.push(fence);
+        return fence.epoch < 2 ? Promise.reject(new FencedWriteError(fence, 'the runtime state of query q')) : Promise.resolve();
+      },
+    } as unknown as HostStore;
+    let handled = 0;
+    let disposed = 0;
+    const engineFor: PartitionEngineFactory = ({ sources, store: engineStore }) => {
+      const subscription = (sources[0] as DataSource).observe({ source: 'price', symbol: 'BTC' }).subscribe(() => {
+        handled += 1;
+        // The third observation triggers: its runtime state is saved.
+        if (handled === 3 || handled > 100) void Promise.resolve(engineStore.saveRuntime('q', { status: 'triggered', triggerCount: 1, latched: {}, verdicts: {}, cronPulses: {} })).catch(() => undefined);
+      });
+      const off = () => () => undefined;
+      return {
+        onNotification: off,
+        onConditionStates: off,
+        onStatusChange: off,
+        onProblem: off,
+        readiness: () => ({ queries: 0 }),
+        dispose: () => {
+          disposed += 1;
+          subscription.unsubscribe();
+        },
+      } as unknown as HostEngine;
+    };
+    const onFenced = vi.fn();
+    const warn = vi.fn();
+    const host = partitions(stubBus(50), stubPositions(new Map([[0, { seq: 0, at: 0 }]])).positions, engineFor, warn, { store, onFenced });
+    await host.openPartition(0, 1);
+    await host.startPartitions();
+    while (onFenced.mock.calls.length === 0 || disposed === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(onFenced).toHaveBeenCalledWith(0, 1);
+    expect(fences[0]).toEqual({ partition: 0, epoch: 1, nodeId: 'node-a' });
+    // The message whose writes were refused was the last the engine got.
+    expect(handled).toBe(3);
+    expect(host.readiness().bus?.positions[0]).toBeUndefined();
+    expect(String(warn.mock.calls.find((call) => /stops/.test(String(call[0])))?.[0])).toMatch(/partition 0 stops: a write was refused, its lease at epoch 1/);
+
+    // Taken again at epoch 2: its writes carry the new fence.
+    handled = 100;
+    await host.openPartition(0, 2);
+    await host.startPartitions();
+    while (fences.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(fences[1]).toEqual({ partition: 0, epoch: 2, nodeId: 'node-a' });
+    expect(host.readiness().bus?.positions[0]).toBeDefined();
+    await host.dispose();
+    expect(onFenced).toHaveBeenCalledTimes(1);
   });
 });

@@ -10,7 +10,7 @@ import type { ApiKeyRecord, QueryRecord } from '../src/store/records.js';
 import { SqliteChatStore } from '../src/store/sqlite-chat-store.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
 import { type PaymentLedger, SqlitePaymentLedger } from '@eql/x402';
-import type { HostStore } from '../src/store/store.js';
+import { type HostStore, StaleNotificationError } from '../src/store/store.js';
 import { adminQuery, describeWithPostgres, freshSchema, type TestSchema } from './support/postgres.js';
 import { SECRET_KEY_HEX } from './support/host.js';
 import pg from 'pg';
@@ -380,6 +380,31 @@ function contract(backend: Backend): void {
     expect(await store.countNotificationsAfter(1, 0)).toBe(11);
     expect(await store.countNotificationsAfter(1, 0, 'q-2')).toBe(0);
     expect(await store.notificationsAfter(3, 0)).toEqual([]);
+  });
+
+  it('notifications: a de-duplicated step is matched on its observation too (a reused trigger index is not answered with the old alert)', async () => {
+    await store.insertQuery(queryRecord('q-1', 1, at(1)));
+    const first = await store.addNotification(1, notification('q-1', { stepId: 'notify-1', triggerIndex: 3, observedAt: at(1) }));
+    expect(await store.addNotification(1, notification('q-1', { stepId: 'notify-1', triggerIndex: 3, observedAt: at(1) }))).toEqual(first);
+    // The same trigger index for a crossing at another instant: stale state reused it.
+    const stale = Promise.resolve().then(() => store.addNotification(1, notification('q-1', { stepId: 'notify-1', triggerIndex: 3, observedAt: at(2) })));
+    await expect(stale).rejects.toBeInstanceOf(StaleNotificationError);
+    await expect(stale).rejects.toMatchObject({ code: 'STALE_STATE' });
+    expect(await store.notificationsAfter(1, 0)).toEqual([first]);
+    // One stored without an observation (before notifications carried one) cannot be told apart: answered as before.
+    const older = await store.addNotification(1, notification('q-1', { stepId: 'notify-1', triggerIndex: 4 }));
+    expect(await store.addNotification(1, notification('q-1', { stepId: 'notify-1', triggerIndex: 4, observedAt: at(3) }))).toEqual(older);
+  });
+
+  it('outbox claims: a fresh step’s entry is written once; a second claim of its key loses and changes nothing', async () => {
+    const entry = { key: 'q-1:1:w', queryId: 'q-1', triggerIndex: 1, stepId: 'w', type: 'webhook', executionId: 'e-1', status: 'pending' as const, createdAt: at(1) };
+    expect(await store.claimOutbox(1, entry)).toBe(true);
+    expect(await store.claimOutbox(1, { ...entry, executionId: 'e-2', createdAt: at(2) })).toBe(false);
+    expect(await store.outboxEntry('q-1:1:w')).toEqual(entry);
+    const done = { ...entry, status: 'succeeded' as const, finishedAt: at(3), result: { status: 200 } };
+    await store.saveOutbox(1, done);
+    expect(await store.claimOutbox(1, entry)).toBe(false);
+    expect(await store.outboxEntry('q-1:1:w')).toEqual(done);
   });
 
   it('outbox and paper orders: replaced by key, in placing order', async () => {

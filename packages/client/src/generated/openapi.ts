@@ -11,7 +11,7 @@ export interface paths {
         };
         /**
          * Readiness of this host
-         * @description For load balancers: 200 when the store answers, 503 when it does not. Says what the host runs; on PostgreSQL also its node id and the partitions of queries it holds (docs/scale-out.md).
+         * @description For load balancers: 200 when the store answers (and, on PostgreSQL, the host renewed its leases within the TTL), 503 with the reason when not. Says what the host runs; on PostgreSQL also its node id and the partitions of queries it holds (docs/scale-out.md).
          */
         get: operations["getReadiness"];
         put?: never;
@@ -1683,6 +1683,8 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         status: "ready" | "unavailable";
+                        /** @description Why the host is unavailable (with 503): the store does not answer, or its leases were not renewed within the TTL */
+                        reason?: string;
                         store: {
                             /** @enum {string} */
                             kind: "sqlite" | "postgresql";
@@ -1735,6 +1737,8 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         status: "ready" | "unavailable";
+                        /** @description Why the host is unavailable (with 503): the store does not answer, or its leases were not renewed within the TTL */
+                        reason?: string;
                         store: {
                             /** @enum {string} */
                             kind: "sqlite" | "postgresql";

@@ -142,9 +142,23 @@ class TriggerRun implements Continuation {
 
   private runStep(step: ActionStep, analysis: LlmAnalysis | undefined): void {
     const key = `${this.query.id}:${this.trigger.triggerIndex}:${step.stepId}`;
+    // Only a resumed trigger can find an entry: a fresh trigger's keys are new (its claim says when not).
+    if (!this.resumed || !this.deps.store.outboxEntry) return new StepRun(this, step, analysis, key, undefined).start();
+    this.settleFromOutbox(step, analysis, key);
+  }
+
+  /**
+   * A fresh step's claim was lost: another run of this trigger wrote its outbox entry first (the previous
+   * owner of the query, before its lease was taken over). The entry decides, as after a restart.
+   */
+  claimLost(step: ActionStep, analysis: LlmAnalysis | undefined, key: string): void {
+    if (!this.deps.store.outboxEntry) return this.fail();
+    this.settleFromOutbox(step, analysis, key);
+  }
+
+  /** The step as its outbox entry says: an outcome is taken as is, `pending` (in doubt) is settled, none runs it. */
+  private settleFromOutbox(step: ActionStep, analysis: LlmAnalysis | undefined, key: string): void {
     const store = this.deps.store;
-    // Only a resumed trigger can find an entry: a fresh trigger's keys are new.
-    if (!this.resumed || !store.outboxEntry) return new StepRun(this, step, analysis, key, undefined).start();
     const next = (outcome: ActionOutcome): void => this.stepDone(step, outcome);
     const failed = (): void => this.fail();
     consume(
@@ -229,7 +243,7 @@ class StepRun implements Continuation {
   constructor(
     private readonly run: TriggerRun,
     private readonly step: ActionStep,
-    analysis: LlmAnalysis | undefined,
+    private readonly analysis: LlmAnalysis | undefined,
     key: string,
     private readonly inDoubt: OutboxEntry | undefined,
   ) {
@@ -262,7 +276,10 @@ class StepRun implements Continuation {
     this.context = context;
   }
 
-  /** The outbox entry is on record before the execution and before anything is sent (an entry in doubt already is). */
+  /**
+   * The outbox entry is on record before the execution and before anything is sent (an entry in doubt
+   * already is); a fresh step claims its entry when the store can, and runs only when it won the claim.
+   */
   start(): void {
     this.enter(this.inDoubt ? RUNNING_SAVED : PENDING_WRITTEN);
   }
@@ -270,6 +287,7 @@ class StepRun implements Continuation {
   resume(value?: unknown): void {
     switch (this.stage) {
       case PENDING_WRITTEN:
+        if (value === false) return this.run.claimLost(this.step, this.analysis, this.outbox.key);
         return this.enter(RUNNING_SAVED);
       case RUNNING_SAVED:
         return this.execute();
@@ -320,7 +338,7 @@ class StepRun implements Continuation {
     const { store } = this.run.deps;
     switch (stage) {
       case PENDING_WRITTEN:
-        return writeOutbox(store, this.outbox);
+        return store.claimOutbox ? store.claimOutbox(this.outbox) : writeOutbox(store, this.outbox);
       case EXECUTED:
         return this.callExecutor();
       case OUTCOME_WRITTEN:

@@ -418,6 +418,14 @@ export interface StateStore {
    * runs again as if it had never started.
    */
   saveOutbox?(entry: OutboxEntry): MaybePromise<void>;
+  /**
+   * Claims a fresh trigger's step: writes its `pending` entry only when the key has none, and answers
+   * whether this call wrote it. Optional (without it `saveOutbox` writes the entry). When the claim is
+   * lost, another run of the same trigger (a host that owned the query before) wrote the entry first:
+   * the step is not run as new, the entry decides as after a restart (an outcome is taken as is, a
+   * `pending` entry is a send in doubt, settled under its execution and idempotency key).
+   */
+  claimOutbox?(entry: OutboxEntry): MaybePromise<boolean>;
   /** The outbox entry of an idempotency key, if any (read when a restart resumes a trigger). */
   outboxEntry?(key: string): MaybePromise<OutboxEntry | undefined>;
   /**

@@ -10,6 +10,8 @@ import type { HistoryRecorder } from './history-recorder.js';
 import type { MalformedMessageLog } from './malformed-messages.js';
 import type { BusObservation, BusReading, MarketBus } from './market-bus.js';
 import type { PartitionPosition, PgPartitionPositions } from './partition-positions.js';
+import type { FencedWriteError } from '../store/fence.js';
+import { fencedStore } from './fenced-store.js';
 
 /** Builds the engine of one partition: its clock, its source (the bus), its history and its store (writes tracked). */
 export type PartitionEngineFactory = (wiring: { scheduler: FeedClock; sources: DataSource[]; history: PriceHistory[]; store: HostStore }) => HostEngine;
@@ -39,12 +41,21 @@ export interface BusPartitionsOptions {
   malformedLog?: MalformedMessageLog;
   /** The host's history recorder (its state is shown in the readiness while it runs). */
   recorder?: HistoryRecorder;
+  /**
+   * A write of a partition's engine was refused as fenced: the partition's lease at `epoch` is no longer
+   * this host's. The partition is closed (its engine has no further effect); the lease loop may drop it.
+   */
+  onFenced?: (partition: number, epoch: number) => void;
   warn?: (message: string, error?: unknown) => void;
 }
 
 interface Partition {
   partition: number;
   epoch: number;
+  /** Whether the partition's lease is surely still this host's: no message is handed to the engine while it is not. */
+  leased: () => boolean;
+  /** The start of its reading, under way or done. */
+  starting?: Promise<void>;
   engine: HostEngine;
   push: PushSource;
   clock: FeedClock;
@@ -68,6 +79,8 @@ interface Partition {
   closed: boolean;
   /** Whether a save was refused (the lease at this epoch is no longer this host's): said once. */
   refused?: boolean;
+  /** Whether a write of its engine was refused as fenced (it is being closed). */
+  fenced?: boolean;
 }
 
 /**
@@ -75,6 +88,9 @@ interface Partition {
  * leases' renewal; requests): a backlog read in a burst must not hold a host's heartbeat back.
  */
 const YIELD_AFTER_MS = 10;
+
+/** How often a partition whose lease is not surely this host's looks again whether it was renewed (ms). */
+const LEASE_RECHECK_MS = 20;
 
 /** `target` with the promises its methods return tracked in `pending` until they settle (store writes, history loads). */
 function tracking<T extends object>(target: T, pending: Set<Promise<unknown>>): T {
@@ -112,6 +128,8 @@ function tracking<T extends object>(target: T, pending: Set<Promise<unknown>>): 
 export class BusPartitions implements QueryHost, PartitionLifecycle {
   readonly recording: Recording;
   private readonly open = new Map<number, Partition>();
+  /** Partitions being closed: closing one again waits for the same close. */
+  private readonly closing = new Map<number, Promise<void>>();
   /** When the event loop last had a turn between two messages (see {@link YIELD_AFTER_MS}). */
   private turnAt = performance.now();
   private readonly listeners = {
@@ -135,8 +153,10 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
    * Prepares a partition just taken: its engine, with its clock at the saved position (or the stream's
    * end for a partition never read), so that the history its queries warm from ends there.
    */
-  async openPartition(partition: number, epoch: number): Promise<void> {
-    if (this.open.has(partition)) return;
+  async openPartition(partition: number, epoch: number, leased: () => boolean = () => true): Promise<void> {
+    // A close under way (a fenced partition closing itself, or one the cluster abandoned) is left to end on
+    // its own: it works on its own engine, whose writes are refused by now.
+    if ((this.open.get(partition)?.epoch ?? -1) >= epoch) return;
     let saved = await this.options.positions.get(partition);
     if (saved === undefined) {
       // Never read: it starts at the stream's end, saved at once, so that a host taking it over before
@@ -145,14 +165,20 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
       await this.options.positions.save(partition, epoch, saved);
     }
     await this.historyPast(saved.seq);
+    // An opening abandoned by the cluster (it took longer than the TTL) may end after a later take-over's: the later epoch stays.
+    const current = this.open.get(partition);
+    if (current && current.epoch >= epoch) return;
+    if (current) await this.closePartition(partition);
     const clock = new FeedClock();
     clock.catchUpFrom(saved.at);
     const push = new PushSource();
     // What the engine has under way: store writes, and history loads (ticks that come meanwhile wait in the engine).
     const writes = new Set<Promise<unknown>>();
-    const store = tracking(this.options.store, writes);
+    // Every write of the engine is fenced by this lease: once it is refused, the partition stops.
+    const fence = { partition, epoch, nodeId: this.options.positions.nodeId };
+    const store = tracking(fencedStore(this.options.store, fence, (error) => this.fenced(partition, epoch, error)), writes);
     const engine = this.options.engineFor({ scheduler: clock, sources: [push], history: [tracking(this.options.history, writes)], store });
-    const entry: Partition = { partition, epoch, engine, push, clock, writes, handled: saved, safe: saved, saved, backlogUntil: 0, judged: 0, malformed: 0, unsubscribe: [], closed: false };
+    const entry: Partition = { partition, epoch, leased, engine, push, clock, writes, handled: saved, safe: saved, saved, backlogUntil: 0, judged: 0, malformed: 0, unsubscribe: [], closed: false };
     entry.unsubscribe.push(
       engine.onNotification((notification) => this.listeners.notification.forEach((listener) => listener(notification))),
       engine.onConditionStates((change) => this.listeners.states.forEach((listener) => listener(change))),
@@ -162,29 +188,32 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
     this.open.set(partition, entry);
   }
 
-  /** Starts reading the bus for the partitions opened (their queries are added by now). */
+  /** Starts reading the bus for the partitions opened (their queries are added by now), each on its own: a slow one holds back no other. */
   async startPartitions(): Promise<void> {
-    for (const entry of this.open.values()) {
-      if (entry.reading || entry.closed) continue;
-      // The history of its queries first: the backlog is judged on warm series.
-      await this.quiesce(entry);
-      const last = await this.options.bus.last();
-      entry.backlogUntil = last?.seq ?? 0;
-      if (entry.backlogUntil <= entry.handled.seq) entry.clock.live();
-      entry.reading = await this.options.bus.read(entry.handled.seq + 1, (message) => this.handle(entry, message), {
-        onMalformed: (message) => {
-          this.options.malformedLog?.report(message);
-          return this.skip(entry, message.seq);
-        },
-        onError: (error, { seq, delayMs }) => this.options.warn?.(`bus: partition ${entry.partition} failed to read message ${seq} (reading again from there in ${delayMs} ms)`, error),
-      });
-      if (entry.closed) {
-        await entry.reading.stop();
-        continue;
-      }
-      entry.timer = setInterval(() => void this.save(entry), this.options.saveEveryMs ?? 200);
-      entry.timer.unref();
+    const starts: Array<Promise<void>> = [];
+    for (const entry of this.open.values()) if (!entry.closed) starts.push((entry.starting ??= this.startReading(entry)));
+    await Promise.all(starts);
+  }
+
+  private async startReading(entry: Partition): Promise<void> {
+    // The history of its queries first: the backlog is judged on warm series.
+    await this.quiesce(entry);
+    const last = await this.options.bus.last();
+    entry.backlogUntil = last?.seq ?? 0;
+    if (entry.backlogUntil <= entry.handled.seq) entry.clock.live();
+    entry.reading = await this.options.bus.read(entry.handled.seq + 1, (message) => this.handle(entry, message), {
+      onMalformed: (message) => {
+        this.options.malformedLog?.report(message);
+        return this.skip(entry, message.seq);
+      },
+      onError: (error, { seq, delayMs }) => this.options.warn?.(`bus: partition ${entry.partition} failed to read message ${seq} (reading again from there in ${delayMs} ms)`, error),
+    });
+    if (entry.closed) {
+      await entry.reading.stop();
+      return;
     }
+    entry.timer = setInterval(() => void this.save(entry), this.options.saveEveryMs ?? 200);
+    entry.timer.unref();
   }
 
   /**
@@ -195,9 +224,16 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
    */
   private handle(entry: Partition, message: BusObservation): Promise<void> | undefined {
     if (entry.closed || message.seq <= entry.handled.seq) return undefined;
+    // Another host may hold the lease by now: the message waits (the reading holds) until it is renewed or the partition closes.
+    if (!entry.leased()) return this.whenLeased(entry).then(() => this.handle(entry, message));
     entry.clock.at(message.observation.at, () => entry.push.push(message.observation));
     entry.judged += 1;
     return this.passed(entry, { seq: message.seq, at: message.observation.at });
+  }
+
+  /** Resolves once the partition's lease is surely this host's again, or the partition is closed. */
+  private async whenLeased(entry: Partition): Promise<void> {
+    while (!entry.closed && !entry.leased()) await new Promise((resolve) => setTimeout(resolve, LEASE_RECHECK_MS));
   }
 
   /** A message that is no observation: the engine never sees it, and the position moves past it (at the instant of the last observation). */
@@ -261,12 +297,38 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
     return entry.saving;
   }
 
-  /** Stops reading a partition lost or handed over, saves its position once its writes are done, and disposes its engine. */
-  async closePartition(partition: number): Promise<void> {
+  /**
+   * A write of the partition's engine was refused as fenced: another host holds its lease now. The
+   * partition stops handing messages to its engine at once and is closed (its other writes are refused
+   * too); the host goes on with its other partitions.
+   */
+  private fenced(partition: number, epoch: number, error: FencedWriteError): void {
     const entry = this.open.get(partition);
-    if (!entry) return;
-    this.open.delete(partition);
+    // Once per opening (its writes under way are refused too); a partition reopened since is not this one.
+    if (!entry || entry.epoch !== epoch || entry.fenced) return;
+    entry.fenced = true;
     entry.closed = true;
+    this.options.warn?.(`bus: partition ${partition} stops: a write was refused, its lease at epoch ${epoch} is no longer this host's`, error);
+    this.options.onFenced?.(partition, epoch);
+    this.closePartition(partition).catch((closeError: unknown) => this.options.warn?.(`bus: partition ${partition} did not close cleanly`, closeError));
+  }
+
+  /** Stops reading a partition lost or handed over, saves its position once its writes are done, and disposes its engine. */
+  closePartition(partition: number): Promise<void> {
+    const under = this.closing.get(partition);
+    if (under) return under;
+    const entry = this.open.get(partition);
+    if (!entry) return Promise.resolve();
+    const closed = this.close(entry).finally(() => this.closing.delete(partition));
+    this.closing.set(partition, closed);
+    return closed;
+  }
+
+  private async close(entry: Partition): Promise<void> {
+    this.open.delete(entry.partition);
+    entry.closed = true;
+    // A reading being started stops itself once started (it finds the partition closed).
+    await entry.starting?.catch(() => undefined);
     if (entry.timer) clearInterval(entry.timer);
     await entry.reading?.stop();
     // What the messages read set going (a history load with ticks waiting on it, a trigger's writes) ends before the engine goes.

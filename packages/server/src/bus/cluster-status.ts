@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { openPgPool } from '../store/pg/pg-pool.js';
 import { FEED_PARTITION } from '../cluster/partitions.js';
 import { MarketBus } from './market-bus.js';
 import type { NatsAuth } from './nats-settings.js';
@@ -42,8 +43,7 @@ export async function clusterStatus(pool: pg.Pool, bus: MarketBus, ttlMs: number
 
 /** {@link clusterStatus} over connections of its own (`eql bus status`), closed before it returns. */
 export async function readClusterStatus(options: { databaseUrl: string; natsUrl: string; natsAuth?: NatsAuth; stream?: string; ttlMs: number }): Promise<ClusterStatus> {
-  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 1 });
-  pool.on('error', () => undefined);
+  const pool = openPgPool(options.databaseUrl, { maxConnections: 1 });
   try {
     const bus = await MarketBus.connect(options.natsUrl, { name: 'eql bus status', ...(options.stream ? { stream: options.stream } : {}), ...(options.natsAuth ? { auth: options.natsAuth } : {}) });
     try {

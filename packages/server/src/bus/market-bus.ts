@@ -129,6 +129,8 @@ export class MarketBus {
   openWarning: string | undefined;
 
   private hintSeal: HintSeal | undefined;
+  /** Told each time the connection is back after a loss (the readings waiting to retry go at once). */
+  private readonly reconnectListeners = new Set<() => void>();
   private warnUnreadableHint: ((message: string) => void) | undefined;
 
   private constructor(
@@ -145,7 +147,10 @@ export class MarketBus {
     void (async () => {
       for await (const status of connection.status()) {
         if (status.type === 'disconnect' || status.type === 'close') this.connected = false;
-        else if (status.type === 'reconnect') this.connected = true;
+        else if (status.type === 'reconnect') {
+          this.connected = true;
+          for (const listener of [...this.reconnectListeners]) listener();
+        }
       }
       this.connected = false;
     })().catch(() => (this.connected = false));
@@ -253,11 +258,30 @@ export class MarketBus {
         this.stream,
         next > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: next } : { deliver_policy: DeliverPolicy.New },
       );
-      return consumer.consume({ max_messages: 1_000 });
+      // A pull request lasts 5 s (the client's default is 30 s): after a reconnect the client re-checks the
+      // consumer and, should the server not answer yet, tries again after this long, not 30 s later.
+      return consumer.consume({ max_messages: 1_000, expires: 5_000 });
     };
     let messages: ConsumerMessages | undefined = await open();
     let stopped = false;
     let wake: (() => void) | undefined;
+    let failures = 0;
+    let reopen = false;
+    // The connection is back after a loss (the server restarted, or the network came back): the reading
+    // opens a new consumer at once from the next message, rather than leave it to the client, which
+    // re-checks its consumer and, while the server's JetStream is not ready yet, waits a whole pull
+    // expiry between checks; and a reading waiting to retry after a failure (a wait that grows to 30 s
+    // through a long outage) tries now.
+    let interruptOpen: (() => void) | undefined;
+    const reconnected = () => {
+      failures = 0;
+      reopen = true;
+      void messages?.close().catch(() => undefined);
+      // An opening under way may wait for an answer the old server will never give (5 s): a new one goes.
+      interruptOpen?.();
+      wake?.();
+    };
+    this.reconnectListeners.add(reconnected);
     const pause = (ms: number) =>
       new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, ms);
@@ -267,9 +291,20 @@ export class MarketBus {
         };
       });
     const done = (async () => {
-      for (let failures = 0; !stopped; ) {
+      while (!stopped) {
         try {
-          messages ??= await open();
+          reopen = false;
+          if (!messages) {
+            const opening = open();
+            const interrupted = new Promise<undefined>((resolve) => (interruptOpen = () => resolve(undefined)));
+            const opened = await Promise.race([opening, interrupted]);
+            interruptOpen = undefined;
+            if (!opened) {
+              void opening.then((abandoned) => abandoned.close(), () => undefined);
+              continue;
+            }
+            messages = opened;
+          }
           if (stopped) break;
           for await (const message of messages) {
             const checked = readBusMessage(message.data);
@@ -280,6 +315,11 @@ export class MarketBus {
             if (settled) await settled;
             next = message.seq + 1;
             failures = 0;
+          }
+          if (reopen && !stopped) {
+            reopen = false;
+            messages = undefined;
+            continue;
           }
           // Stopped, or the connection closed.
           return;
@@ -298,7 +338,7 @@ export class MarketBus {
         }
       }
       await messages?.close().catch(() => undefined);
-    })();
+    })().finally(() => this.reconnectListeners.delete(reconnected));
     return {
       done,
       stop: async () => {

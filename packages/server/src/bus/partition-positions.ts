@@ -11,12 +11,14 @@ export interface PartitionPosition {
 /**
  * The positions of the partitions on the market bus, in PostgreSQL (migration 5). A position only moves
  * forward, and only its partition's lease holder moves it (the write is fenced by the lease's node and
- * epoch): a host that lost a partition while it hung cannot move the position of its new owner.
+ * epoch, as every write of a partition's engine: store/fence.ts): a host that lost a partition while it
+ * hung cannot move the position of its new owner.
  */
 export class PgPartitionPositions {
   constructor(
     private readonly pool: pg.Pool,
-    private readonly nodeId: string,
+    /** This host's node id: the holder the leases name (and the fences of its partitions' writes). */
+    readonly nodeId: string,
   ) {}
 
   /** The saved position of a partition, or undefined when none was ever saved. */
@@ -34,12 +36,13 @@ export class PgPartitionPositions {
 
   /**
    * Saves a partition's position when this host holds its lease at `epoch` and the position moves
-   * forward; returns whether it was saved.
+   * forward; returns whether it was saved. The lease row is share-locked (pg-fence.ts): a save either
+   * commits before a take-over of the partition or sees its new epoch.
    */
   async save(partition: number, epoch: number, position: PartitionPosition): Promise<boolean> {
     const { rowCount } = await this.pool.query(
       `INSERT INTO partition_positions AS p (partition, seq, at, node_id, saved_at)
-         SELECT $1, $2, $3, $4, now() WHERE EXISTS (SELECT 1 FROM partition_leases WHERE partition = $1 AND node_id = $4 AND epoch = $5)
+         SELECT $1, $2, $3, $4, now() WHERE EXISTS (SELECT 1 FROM partition_leases WHERE partition = $1 AND node_id = $4 AND epoch = $5 FOR SHARE)
        ON CONFLICT (partition) DO UPDATE SET seq = EXCLUDED.seq, at = EXCLUDED.at, node_id = EXCLUDED.node_id, saved_at = EXCLUDED.saved_at
          WHERE p.seq < EXCLUDED.seq`,
       [partition, position.seq, position.at, this.nodeId, epoch],

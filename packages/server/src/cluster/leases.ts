@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import pg from 'pg';
 
 /** A lease a host holds on a partition: its epoch grows each time the partition changes hands. */
 export interface Lease {
@@ -13,6 +13,9 @@ export interface Lease {
  * the live hosts take them.
  */
 export class PgLeases {
+  /** Whether {@link close} ends the pool (it is the leases' own). */
+  private ownsPool = false;
+
   constructor(
     private readonly pool: pg.Pool,
     /** This host's id (EQL_NODE_ID). */
@@ -20,6 +23,33 @@ export class PgLeases {
     /** How long a lease and a heartbeat last without renewal. */
     readonly ttlMs: number,
   ) {}
+
+  /**
+   * Leases on a pool of their own (at most two connections, the settings of `from`): a renewal never
+   * waits for a connection behind the data path's transactions (a full pool, a write waiting on a
+   * lock), and a statement of theirs that hangs is cancelled by the server after the TTL.
+   */
+  static ownPool(from: pg.Pool, nodeId: string, ttlMs: number): PgLeases {
+    const pool = new pg.Pool({
+      ...from.options,
+      // Not enumerable in pg-pool's copy of the options: taken explicitly.
+      password: from.options.password,
+      max: 2,
+      connectionTimeoutMillis: ttlMs,
+      statement_timeout: ttlMs,
+      keepAlive: true,
+    });
+    // An idle connection the server closes is dropped by the pool; without a listener its error would end the process.
+    pool.on('error', () => undefined);
+    const leases = new PgLeases(pool, nodeId, ttlMs);
+    leases.ownsPool = true;
+    return leases;
+  }
+
+  /** Closes the leases' own pool (nothing when they run on a pool they were given). */
+  async close(): Promise<void> {
+    if (this.ownsPool) await this.pool.end();
+  }
 
   /**
    * Reads a setting of the cluster, storing `proposed` when it has none: the first host to boot fixes
@@ -43,13 +73,17 @@ export class PgLeases {
     return rows.map((row) => row.node_id);
   }
 
-  /** Takes the partitions whose lease is free or expired (or already this host's); returns those taken, with their new epochs. */
+  /**
+   * Takes the partitions whose lease is free or expired (or already this host's); returns those taken, with
+   * their new epochs. Epochs come from one sequence (migration 8), so a partition's epoch only grows, even
+   * when its lease was released (deleted) in between: a fence of an earlier lease never matches again.
+   */
   async acquire(partitions: readonly number[]): Promise<Lease[]> {
     if (partitions.length === 0) return [];
     const { rows } = await this.pool.query<{ partition: number; epoch: string }>(
       `INSERT INTO partition_leases (partition, node_id, epoch, expires_at)
-         SELECT p, $2, 1, now() + make_interval(secs => $3::double precision / 1000) FROM unnest($1::int[]) AS p
-       ON CONFLICT (partition) DO UPDATE SET node_id = EXCLUDED.node_id, epoch = partition_leases.epoch + 1, expires_at = EXCLUDED.expires_at
+         SELECT p, $2, nextval('partition_lease_epochs'), now() + make_interval(secs => $3::double precision / 1000) FROM unnest($1::int[]) AS p
+       ON CONFLICT (partition) DO UPDATE SET node_id = EXCLUDED.node_id, epoch = EXCLUDED.epoch, expires_at = EXCLUDED.expires_at
          WHERE partition_leases.expires_at < now() OR partition_leases.node_id = EXCLUDED.node_id
        RETURNING partition, epoch`,
       [partitions, this.nodeId, this.ttlMs],

@@ -12,9 +12,13 @@ import { FEED_PARTITION, ownerOf, partitionOf, partitionsOf } from './partitions
  * previous owner stopped.
  */
 export interface PartitionLifecycle {
-  /** Prepares a partition just taken (called before its queries are added). */
-  openPartition(partition: number, epoch: number): Promise<void>;
-  /** Starts the partitions opened (their queries are added by now). */
+  /**
+   * Prepares a partition just taken (called before its queries are added). `leased()` says whether its
+   * lease is surely still this host's (renewed within 80 % of the TTL): while it is not, the partition
+   * hands no message to its engine.
+   */
+  openPartition(partition: number, epoch: number, leased: () => boolean): Promise<void>;
+  /** Starts the partitions opened (their queries are added by now); called again while a start is under way, it does not begin that one again. */
   startPartitions(): Promise<void>;
   /** Closes a partition lost or handed over (its queries removed already); resolves when its effects are stored. */
   closePartition(partition: number): Promise<void>;
@@ -54,41 +58,71 @@ export interface PartitionedHostOptions {
   warn?: (message: string, error?: unknown) => void;
 }
 
+/** Resolves true when `work` settles within `ms`, false when it is still under way then (it goes on beside). */
+async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([work.then(
+      () => true,
+      () => true,
+    ), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * The queries of a cluster of hosts on one PostgreSQL database, shared out by partition (a hash of the
- * query id). Every `ttl/3` each host records its heartbeat, renews its leases, hands over the
- * partitions rendezvous hashing now gives to another live host, takes the free or expired ones it is
- * given, and reconciles: it starts the active queries of its partitions it does not run yet (created
- * through another host, or owned by a host that died) from their persisted state, and stops those
- * cancelled or deleted through another host.
+ * query id). Every `ttl/3` each host beats: it records its heartbeat and renews its leases (on the
+ * leases' own connections, see {@link PgLeases.ownPool}). Beside the beat, never inside it, the host
+ * works: it hands over the partitions rendezvous hashing now gives to another live host, takes the
+ * free or expired ones it is given, and reconciles: it starts the active queries of its partitions it
+ * does not run yet (created through another host, or owned by a host that died) from their persisted
+ * state, and stops those cancelled or deleted through another host.
  *
- * A host that cannot renew stops its partitions before its leases can expire (at 80 % of the TTL
- * since its last renewal), so two hosts never run a partition at once while the database's clock
- * and theirs agree to within a fifth of the TTL.
- *
- * The renewal never waits behind engine work: a beat that takes partitions over, starts queries or
- * reconciles may last longer than the TTL on a loaded machine, so while one is under way each tick
- * renews the leases held (and those being opened) on its own.
+ * The beat never awaits engine or data-path work: a partition that opens or closes slowly, a write
+ * waiting on a lock or a full pool hold back the work (each of its steps bounded by the TTL) but no
+ * renewal. Each partition's lease is surely this host's until 80 % of the TTL after the renewal that
+ * kept it was sent (its validity): past it, the partition hands no message to its engine
+ * (`openPartition`'s `leased`), and the next tick drops it. A partition dropped is
+ * not taken again before its close ended (or was abandoned, a TTL after it began), so two hosts
+ * never run a partition at once while the database's clock and theirs agree to within a fifth of the
+ * TTL.
  */
 export class PartitionedHost implements QueryHost {
   readonly recording: Recording;
   /** Partitions held, with the epoch of their lease. */
   private readonly owned = new Map<number, number>();
-  /** Partitions whose lease a beat has taken and whose engine it is opening (renewed too; a lost one is not added). */
-  private readonly opening = new Set<number>();
+  /** Partitions whose lease the work has taken and whose engine it is opening, with their epoch (renewed too; a lost one is not added). */
+  private readonly opening = new Map<number, number>();
+  /** Partitions dropped whose engine is still closing: not taken again before it is closed (or abandoned). */
+  private readonly closing = new Map<number, Promise<void>>();
   /** Ids of the active queries this host started (its engine may also keep ended ones for inspection). */
   private readonly running = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
+  /** The heartbeat and renewal under way. */
   private beating: Promise<void> | undefined;
-  /** A renewal run beside a beat that is taking long. */
-  private renewing: Promise<void> | undefined;
-  /** When (local ms) the last renewal that kept each lease held or being opened was sent: it is surely this host's for 80 % of the TTL after. */
-  private readonly renewedAt = new Map<number, number>();
+  /** The hand-over, take-over and reconciliation under way, beside the beats. */
+  private working: Promise<void> | undefined;
+  /** A reconciliation under way (one at a time; one that outlasts its bound goes on beside). */
+  private reconciling: Promise<void> | undefined;
+  /** Partitions opened so far, and how many of them the last reconciliation that ended had begun after: those have their queries added. */
+  private opened = 0;
+  private reconciled = 0;
+  /** Local time (ms) until which each lease held or being opened is surely this host's: 80 % of the TTL after the renewal that kept it was sent. */
+  private readonly validUntil = new Map<number, number>();
+  /** When (local ms) the last beat that was answered (heartbeat and renewal) was sent; the readiness says when it is older than the TTL. */
+  private renewedAt: number | undefined;
+  /** The live hosts, as the last heartbeat answered. */
+  private nodes: string[] = [];
   /** Local time (ms) until which the feed's lease is surely this host's. */
   private feedValidUntil = 0;
   private stopped = false;
   /** The epoch of the feed's lease while this host reads the feed into the bus. */
   private feedEpoch: number | undefined;
+  /** The feed's stop under way (its lease lost): the feed is not started again before it ended. */
+  private feedStopping: Promise<void> | undefined;
 
   private readonly unsubscribe: Array<() => void> = [];
 
@@ -118,154 +152,227 @@ export class PartitionedHost implements QueryHost {
     return this.options.leases.nodeId;
   }
 
-  /** Takes back the paper venue, beats once (taking this host's partitions and starting their queries), then beats every TTL/3. */
+  private get ttlMs(): number {
+    return this.options.leases.ttlMs;
+  }
+
+  /** Takes back the paper venue, beats every TTL/3 from now on, and resolves after the first beat and round of work (this host's partitions taken, their queries started). */
   async start(): Promise<number> {
     await this.options.engine.start(() => false);
-    await this.beat();
-    this.timer = setInterval(() => this.tick(), Math.max(50, Math.floor(this.options.leases.ttlMs / 3)));
+    this.renewedAt ??= Date.now();
+    // Beating from now on: the first round of work may outlast the TTL (a partition slow to open).
+    this.timer = setInterval(() => this.tick(), Math.max(50, Math.floor(this.ttlMs / 3)));
     this.timer.unref();
+    await this.beat();
     return this.running.size;
   }
 
-  /**
-   * A beat; while the last one is still under way, a renewal of the leases beside it; and when neither
-   * has renewed them by the leases' safe time (PostgreSQL hangs), the partitions stop.
-   */
+  /** A beat (unless the last one is still waiting for its answer), and the partitions whose lease has surely expired dropped. */
   private tick(): void {
-    if (this.beating === undefined) {
-      void this.beat();
-      return;
-    }
-    this.renewing ??= this.renewal().finally(() => (this.renewing = undefined));
-    this.fenceIfExpired();
+    this.beating ??= this.renewal().finally(() => (this.beating = undefined));
+    this.dropExpired();
   }
 
-  /** Heartbeat and renewal of the leases held and being opened, beside a beat; a lease lost stops its partition at once. */
+  /** A beat and then a round of work, awaited (the first beat at start; tests). */
+  async beat(): Promise<void> {
+    this.beating ??= this.renewal().finally(() => (this.beating = undefined));
+    await this.beating;
+    await this.working;
+    if (this.stopped) return;
+    // Tracked like the rounds the beats start: never two at once.
+    this.working ??= this.work().finally(() => (this.working = undefined));
+    await this.working;
+  }
+
+  /** Whether the lease of `partition` at `epoch` is surely still this host's (held or being opened, and within its validity). */
+  private leased(partition: number, epoch: number): boolean {
+    return (this.owned.get(partition) ?? this.opening.get(partition)) === epoch && Date.now() < (this.validUntil.get(partition) ?? 0);
+  }
+
+  /**
+   * The beat: heartbeat and renewal of the leases held and being opened (and the feed's), on the
+   * leases' own connections. It awaits no engine work: a lease lost drops its partition beside it, and
+   * the work that follows (hand-over, take-over) is started beside it.
+   */
   private async renewal(): Promise<void> {
     if (this.stopped) return;
     const { leases } = this.options;
+    const feedEpoch = this.feedEpoch;
+    const mine = new Map([...this.owned, ...this.opening]);
+    const sentAt = Date.now();
     try {
-      await leases.heartbeat();
-      const feedEpoch = this.feedEpoch;
-      const mine = [...this.owned.keys(), ...this.opening];
-      const sentAt = Date.now();
-      const held = new Set(await leases.renew(feedEpoch === undefined ? mine : [...mine, FEED_PARTITION]));
+      const [nodes, renewed] = await Promise.all([leases.heartbeat(), leases.renew(feedEpoch === undefined ? [...mine.keys()] : [...mine.keys(), FEED_PARTITION])]);
+      const held = new Set(renewed);
+      this.nodes = nodes;
+      this.renewedAt = Math.max(this.renewedAt ?? 0, sentAt);
       if (feedEpoch !== undefined && feedEpoch === this.feedEpoch) {
         if (held.has(FEED_PARTITION)) this.feedValidUntil = Math.max(this.feedValidUntil, sentAt + leases.ttlMs * 0.8);
-        else {
-          this.feedEpoch = undefined;
-          await this.options.feed?.stop();
-        }
+        else this.stopFeed();
       }
-      for (const partition of mine) {
-        if (held.has(partition)) {
-          if (this.renewedAt.has(partition)) this.renewedAt.set(partition, Math.max(this.renewedAt.get(partition) ?? 0, sentAt));
-        } else this.opening.delete(partition);
+      const lost: number[] = [];
+      for (const [partition, epoch] of mine) {
+        const still = this.owned.get(partition) === epoch || this.opening.get(partition) === epoch;
+        if (!still) continue;
+        if (held.has(partition)) this.validUntil.set(partition, Math.max(this.validUntil.get(partition) ?? 0, sentAt + leases.ttlMs * 0.8));
+        else if (this.opening.delete(partition)) this.validUntil.delete(partition);
+        else lost.push(partition);
       }
-      const lost = mine.filter((partition) => !held.has(partition) && this.owned.has(partition));
-      if (lost.length > 0) await this.drop(lost);
+      if (lost.length > 0) {
+        this.options.warn?.(`cluster: the leases of partitions ${lost.join(',')} are no longer this host's; stopping them`);
+        void this.drop(lost);
+      }
     } catch (error) {
-      this.options.warn?.('cluster: a lease renewal failed', error);
+      this.options.warn?.('cluster: a heartbeat or lease renewal failed', error);
+      return;
     }
+    if (!this.stopped) this.working ??= this.work().finally(() => (this.working = undefined));
   }
 
-  /** Stops the feed, and every partition, whose lease was not renewed within 80 % of the TTL: another host may take it soon. */
-  private fenceIfExpired(): void {
+  /** Stops the feed at once (its lease is lost or not surely this host's): it publishes nothing from now on. */
+  private stopFeed(): void {
+    if (this.feedEpoch === undefined) return;
+    this.feedEpoch = undefined;
+    const stopping = (async () => {
+      try {
+        await this.options.feed?.stop();
+      } catch (error) {
+        this.options.warn?.('cluster: the feed did not stop cleanly', error);
+      }
+    })();
+    this.feedStopping = stopping.finally(() => {
+      if (this.feedStopping === stopping) this.feedStopping = undefined;
+    });
+  }
+
+  /**
+   * Drops the partitions (and stops the feed) whose validity has passed (not renewed within 80 % of
+   * the TTL): another host may take them soon. From that moment they handed no message to their
+   * engines already; the drop stops their queries before the lease can expire.
+   */
+  private dropExpired(): void {
     const now = Date.now();
-    if (this.feedEpoch !== undefined && now >= this.feedValidUntil) {
-      this.feedEpoch = undefined;
-      void this.options.feed?.stop();
-    }
-    if (this.owned.size === 0 || now < this.safeUntil()) return;
-    this.options.warn?.(`cluster: leases not renewed within ${Math.round(this.options.leases.ttlMs * 0.8)} ms; stopping partitions ${[...this.owned.keys()].join(',')}`);
-    void this.drop([...this.owned.keys()]);
+    if (this.feedEpoch !== undefined && now >= this.feedValidUntil) this.stopFeed();
+    const expired = [...this.owned.keys()].filter((partition) => now >= (this.validUntil.get(partition) ?? 0));
+    if (expired.length === 0) return;
+    this.options.warn?.(`cluster: leases not renewed within ${Math.round(this.ttlMs * 0.8)} ms; stopping partitions ${expired.join(',')}`);
+    void this.drop(expired);
   }
 
-  /** Local time (ms) until which every lease held is surely this host's: 80 % of the TTL after the oldest renewal. */
-  private safeUntil(): number {
-    let oldest = Infinity;
-    for (const partition of this.owned.keys()) oldest = Math.min(oldest, this.renewedAt.get(partition) ?? 0);
-    return oldest + this.options.leases.ttlMs * 0.8;
-  }
-
-  /** One round of heartbeat, lease renewal, hand-over, take-over and reconciliation (never two at once). */
-  beat(): Promise<void> {
-    this.beating ??= this.round().finally(() => (this.beating = undefined));
-    return this.beating;
-  }
-
-  private async round(): Promise<void> {
-    if (this.stopped) return;
-    const { leases, partitions } = this.options;
+  /**
+   * The work beside the beats: the feed's lease, the hand-over of what another live host is now given,
+   * the take-over of what this host is given (one partition opened at a time, each bounded by the TTL),
+   * then reconciliation and the start of the partitions opened (each bounded by the TTL).
+   */
+  private async work(): Promise<void> {
+    // Before a heartbeat has been answered the live hosts are unknown: nothing is taken or handed over.
+    if (this.stopped || this.nodes.length === 0) return;
+    const { leases, partitions, engine, warn } = this.options;
     try {
-      const nodes = await leases.heartbeat();
+      const nodes = this.nodes.includes(this.nodeId) ? this.nodes : [...this.nodes, this.nodeId].sort();
       const desired = new Set(partitionsOf(this.nodeId, nodes, partitions));
       if (this.options.feed) await this.leadFeed(nodes, this.options.feed);
-      const renewing = Date.now();
-      const held = new Set(await leases.renew([...this.owned.keys()]));
-      for (const partition of held) if (this.owned.has(partition)) this.renewedAt.set(partition, Math.max(this.renewedAt.get(partition) ?? 0, renewing));
-      const lost = [...this.owned.keys()].filter((partition) => !held.has(partition));
-      if (lost.length > 0) await this.drop(lost);
       // Hand over what another live host is now given: stop first, then give the lease back.
       const handOver = [...this.owned.keys()].filter((partition) => !desired.has(partition));
       if (handOver.length > 0) {
         await this.drop(handOver);
         await leases.release(handOver);
       }
-      const wanted = [...desired].filter((partition) => !this.owned.has(partition));
+      // A partition whose previous engine is still closing is not taken again yet.
+      const wanted = [...desired].filter((partition) => !this.owned.has(partition) && !this.opening.has(partition) && !this.closing.has(partition));
       const acquiring = Date.now();
-      const taken = await leases.acquire(wanted);
-      // Renewed beside this beat from now on: opening them may take longer than their TTL.
+      const taken = this.stopped ? [] : await leases.acquire(wanted);
+      // Renewed by the beats from now on: opening them may take longer than their TTL.
       for (const lease of taken) {
-        this.opening.add(lease.partition);
-        this.renewedAt.set(lease.partition, acquiring);
+        this.opening.set(lease.partition, lease.epoch);
+        this.validUntil.set(lease.partition, acquiring + this.ttlMs * 0.8);
       }
-      for (const lease of taken) {
-        await this.options.engine.openPartition?.(lease.partition, lease.epoch);
-        if (this.opening.delete(lease.partition)) this.owned.set(lease.partition, lease.epoch);
-        else {
-          // Lost while it opened (a renewal beside found it another host's): never run.
-          this.renewedAt.delete(lease.partition);
-          await this.options.engine.closePartition?.(lease.partition);
-        }
-      }
+      for (const lease of taken) await this.open(lease.partition, lease.epoch);
       if (this.stopped) return;
-      await this.reconcile();
-      await this.options.engine.startPartitions?.();
+      // A partition starts reading once its queries are added: after a reconciliation begun since it opened.
+      let inTime = await within(this.reconcileOnce(), this.ttlMs);
+      if (inTime && this.reconciled < this.opened) inTime = await within(this.reconcileOnce(), this.ttlMs);
+      if (!inTime) warn?.(`cluster: reconciling the queries took longer than ${this.ttlMs} ms (it goes on beside)`);
+      // Called each round (a start under way for one partition is not begun again), so that one slow to start holds back no other.
+      if (engine.startPartitions && this.reconciled >= this.opened) {
+        const starting = engine.startPartitions().catch((error: unknown) => warn?.('cluster: starting the partitions failed (tried again after the next beat)', error));
+        if (!(await within(starting, this.ttlMs))) warn?.(`cluster: starting the partitions took longer than ${this.ttlMs} ms (it goes on beside)`);
+      }
     } catch (error) {
-      this.options.warn?.('cluster: a heartbeat failed', error);
-      // Not renewed in time: the leases may be another host's soon. Stop before they are.
-      this.fenceIfExpired();
+      warn?.('cluster: taking partitions over failed (tried again after the next beat)', error);
     }
   }
 
-  /** Renews, takes or gives back the feed's lease, starting or stopping the feed with it. */
+  /** Opens a partition just taken, within the TTL: one that opens slower is given back (and closed once opened), fencing only itself. */
+  private async open(partition: number, epoch: number): Promise<void> {
+    const { engine, leases } = this.options;
+    if (this.opening.get(partition) !== epoch || this.stopped) {
+      // Lost before it opened (a beat found it another host's), or the host is leaving.
+      if (this.opening.get(partition) === epoch) this.opening.delete(partition);
+      this.validUntil.delete(partition);
+      return;
+    }
+    let failed = false;
+    const opened = (async () => {
+      try {
+        await engine.openPartition?.(partition, epoch, () => this.leased(partition, epoch));
+      } catch (error) {
+        failed = true;
+        this.options.warn?.(`cluster: partition ${partition} did not open`, error);
+      }
+    })();
+    const inTime = await within(opened, this.ttlMs);
+    if (inTime && !failed && this.opening.get(partition) === epoch) {
+      this.opening.delete(partition);
+      this.owned.set(partition, epoch);
+      this.opened += 1;
+      return;
+    }
+    // Never run: lost while it opened, failed, or too slow. Closed once it has opened, and not taken again before.
+    if (this.opening.get(partition) === epoch) this.opening.delete(partition);
+    this.validUntil.delete(partition);
+    if (!inTime) this.options.warn?.(`cluster: partition ${partition} did not open within ${this.ttlMs} ms; given back`);
+    void this.close(partition, opened);
+    if (!inTime || failed) await leases.release([partition]).catch((error: unknown) => this.options.warn?.(`cluster: could not give partition ${partition} back (its lease expires after the TTL)`, error));
+  }
+
+  /** Gives the feed's lease back when another host is now given it, or takes it (and starts the feed) when this host is; the beats renew it. */
   private async leadFeed(nodes: string[], feed: NonNullable<PartitionedHostOptions['feed']>): Promise<void> {
     const { leases } = this.options;
     const mine = ownerOf(FEED_PARTITION, nodes) === this.nodeId;
-    if (this.feedEpoch !== undefined) {
-      const renewedAt = Date.now();
-      const held = (await leases.renew([FEED_PARTITION])).length > 0;
-      if (held) this.feedValidUntil = Math.max(this.feedValidUntil, renewedAt + leases.ttlMs * 0.8);
-      if (!held || !mine) {
-        this.feedEpoch = undefined;
-        await feed.stop();
-        if (held) await leases.release([FEED_PARTITION]);
-      }
+    if (this.feedEpoch !== undefined && !mine) {
+      this.stopFeed();
+      await this.feedStopping;
+      await leases.release([FEED_PARTITION]);
     }
-    if (mine && this.feedEpoch === undefined && !this.stopped) {
-      const acquiredAt = Date.now();
-      const [lease] = await leases.acquire([FEED_PARTITION]);
-      if (lease) {
-        this.feedEpoch = lease.epoch;
-        this.feedValidUntil = acquiredAt + leases.ttlMs * 0.8;
-        const epoch = lease.epoch;
-        await feed.start(epoch, () => this.feedEpoch === epoch && Date.now() < this.feedValidUntil);
-      }
-    }
+    if (!mine || this.feedEpoch !== undefined || this.stopped) return;
+    // A feed stopped (its lease lost) is not started again before it has stopped.
+    if (this.feedStopping && !(await within(this.feedStopping, this.ttlMs))) return;
+    const acquiredAt = Date.now();
+    const [lease] = await leases.acquire([FEED_PARTITION]);
+    if (!lease || this.stopped) return;
+    this.feedEpoch = lease.epoch;
+    this.feedValidUntil = acquiredAt + leases.ttlMs * 0.8;
+    const epoch = lease.epoch;
+    await feed.start(epoch, () => this.feedEpoch === epoch && Date.now() < this.feedValidUntil);
   }
 
   /** Starts the active queries of the held partitions not running here; stops those ended through another host. */
+  /** The reconciliation under way, or a new one; a failure is logged (the next round tries again). */
+  private reconcileOnce(): Promise<void> {
+    this.reconciling ??= (async () => {
+      const opened = this.opened;
+      try {
+        await this.reconcile();
+        this.reconciled = Math.max(this.reconciled, opened);
+      } catch (error) {
+        this.options.warn?.('cluster: reconciling the queries failed (tried again after the next beat)', error);
+      } finally {
+        this.reconciling = undefined;
+      }
+    })();
+    return this.reconciling;
+  }
+
   private async reconcile(): Promise<void> {
     const { pool, partitions, engine } = this.options;
     const { rows } = await pool.query<{ id: string }>("SELECT id FROM queries WHERE status = 'active' AND deleted_at IS NULL");
@@ -274,7 +381,8 @@ export class PartitionedHost implements QueryHost {
     for (const id of active) {
       if (this.running.has(id) || engine.inspect(id) !== undefined) continue;
       const record = await this.options.store.queryById(id);
-      if (record && record.status === 'active' && record.deletedAt === null && this.owned.has(partitionOf(id, partitions))) this.startQuery(record);
+      // Checked again after the read: a query signal may have started it meanwhile.
+      if (record && record.status === 'active' && record.deletedAt === null && this.owned.has(partitionOf(id, partitions)) && !this.running.has(id) && engine.inspect(id) === undefined) this.startQuery(record);
     }
     for (const id of [...this.running]) {
       if (active.has(id)) continue;
@@ -295,17 +403,44 @@ export class PartitionedHost implements QueryHost {
     this.running.delete(id);
   }
 
-  /** Stops the queries of partitions this host no longer holds; resolves when the partitions are closed. */
+  /**
+   * Stops the queries of partitions this host no longer holds; resolves when their engines are closed,
+   * or a TTL after (an engine that has not closed by then is abandoned, which is logged).
+   */
   private async drop(partitions: number[]): Promise<void> {
     const dropped = new Set(partitions);
     for (const partition of partitions) {
       this.owned.delete(partition);
-      this.renewedAt.delete(partition);
+      this.validUntil.delete(partition);
     }
     // A partition stops reading before its queries go: no observation is counted as read that no query saw.
-    const closing = partitions.map((partition) => this.options.engine.closePartition?.(partition) ?? Promise.resolve());
+    const closing = partitions.map((partition) => this.close(partition));
     for (const id of [...this.running]) if (dropped.has(partitionOf(id, this.options.partitions))) this.stopQuery(id);
-    for (const result of await Promise.allSettled(closing)) if (result.status === 'rejected') this.options.warn?.('cluster: a partition did not close cleanly', result.reason);
+    await Promise.all(closing);
+  }
+
+  /**
+   * Closes a partition's engine (after `before`, its opening); the partition is not taken again until
+   * the close ended or, a TTL after it began, its engine was abandoned.
+   */
+  private close(partition: number, before: Promise<unknown> = Promise.resolve()): Promise<void> {
+    const under = this.closing.get(partition);
+    if (under) return under;
+    const closed = (async () => {
+      await before;
+      // Taken again meanwhile (this close was abandoned): the engine keeps the later opening, not this one's.
+      if (this.owned.has(partition) || this.opening.has(partition)) return;
+      await this.options.engine.closePartition?.(partition);
+    })().catch((error: unknown) => this.options.warn?.(`cluster: partition ${partition} did not close cleanly`, error));
+    const bounded = within(closed, this.ttlMs)
+      .then((inTime) => {
+        if (!inTime) this.options.warn?.(`cluster: partition ${partition} did not close within ${this.ttlMs} ms; its engine is abandoned`);
+      })
+      .finally(() => {
+        if (this.closing.get(partition) === bounded) this.closing.delete(partition);
+      });
+    this.closing.set(partition, bounded);
+    return bounded;
   }
 
   /** Starts a query just stored when its partition is this host's; else its owner starts it at its next beat. */
@@ -338,6 +473,7 @@ export class PartitionedHost implements QueryHost {
       nodeId: this.nodeId,
       partitions: { owned: [...this.owned.keys()].sort((a, b) => a - b), count: this.options.partitions },
       ...(this.options.feed ? { feedLeader: this.feedEpoch !== undefined } : {}),
+      ...(this.renewedAt !== undefined && !this.stopped && Date.now() - this.renewedAt > this.ttlMs ? { unready: `leases not renewed within ${this.ttlMs} ms` } : {}),
     };
   }
 
@@ -387,13 +523,11 @@ export class PartitionedHost implements QueryHost {
     for (const unsubscribe of this.unsubscribe) unsubscribe();
     if (this.timer) clearInterval(this.timer);
     await this.beating;
-    await this.renewing;
+    await this.working;
     const partitions = [...this.owned.keys()];
     const ledFeed = this.feedEpoch !== undefined;
-    if (ledFeed) {
-      this.feedEpoch = undefined;
-      await this.options.feed?.stop();
-    }
+    this.stopFeed();
+    await this.feedStopping;
     await this.drop(partitions);
     try {
       await this.options.leases.release(ledFeed ? [...partitions, FEED_PARTITION] : partitions);

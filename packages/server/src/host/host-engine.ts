@@ -270,6 +270,8 @@ export class HostEngine implements QueryHost {
       saveSession: (session: LlmSession) => store.saveSession(this.keyOf(session.queryId), session),
       addNotification: (draft: NotificationDraft) => store.addNotification(this.keyOf(draft.data.queryId), draft),
       saveOutbox: (entry: OutboxEntry) => store.saveOutbox(this.keyOf(entry.queryId), entry),
+      // A fresh step runs only when its claim won (a host that lost the partition may have claimed it first).
+      claimOutbox: (entry: OutboxEntry) => store.claimOutbox(this.keyOf(entry.queryId), entry),
       outboxEntry: (key: string) => store.outboxEntry(key),
     };
   }

@@ -31,6 +31,8 @@ export interface HostReadiness {
   nodeId?: string;
   /** The partitions this host holds, of how many. */
   partitions?: { owned: number[]; count: number };
+  /** Why this host should get no traffic now, when so (a cluster host whose leases were not renewed within the TTL): `/ready` answers 503 with it. */
+  unready?: string;
   /** On the market bus: its stream, whether this host is connected to it, and per partition the last message handed to the engine and the last saved position. */
   /** Whether this host reads the cluster's feed into the market bus (a cluster with a bus and a feed). */
   feedLeader?: boolean;

@@ -1,6 +1,10 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ModelError } from '@eql/llm';
 import { PaymentHttpError } from '@eql/x402';
+import { databaseTrouble } from './database-unavailable.js';
+
+/** `Retry-After` of a 503 for the database (seconds): a PostgreSQL restart takes a few. */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
 
 /**
  * Every error of the host has one body: `{success: false, error: {code, message, details?}}`, with a
@@ -27,6 +31,14 @@ export interface ErrorBody {
 
 export function errorBody(code: string, message: string, details?: unknown): ErrorBody {
   return details === undefined ? { success: false, error: { code, message } } : { success: false, error: { code, message, details } };
+}
+
+/**
+ * What a list route throws when its store failed to read a page: a cursor the host did not give is the
+ * caller's doing (400 invalid_cursor); the database being down, or a failure without a cursor, is not.
+ */
+export function pageError(error: unknown, cursor: string | undefined): unknown {
+  return cursor && !databaseTrouble(error) ? new ApiError(400, 'invalid_cursor', 'the cursor is not one this host gave') : error;
 }
 
 export const notFound = (what: string): ApiError => new ApiError(404, 'not_found', `${what} not found`);
@@ -76,6 +88,14 @@ export function handleError(error: FastifyError | ApiError | PaymentHttpError, r
     return reply.status(error.statusCode).send(errorBody(error.code, error.message, error.details));
   }
   if (error instanceof PaymentHttpError) return reply.status(error.statusCode).send(errorBody(error.code, error.message));
+  const trouble = databaseTrouble(error);
+  if (trouble) {
+    // Not the request's fault nor a bug: the database restarts, is cut off or is held up. Logged as a
+    // warning (an outage makes many), answered so that clients retry.
+    request.log.warn({ err: error }, `database ${trouble}`);
+    const body = trouble === 'busy' ? errorBody('database_busy', 'the database did not answer in time; retry shortly') : errorBody('database_unavailable', 'the database cannot be reached now; retry shortly');
+    return reply.status(503).header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS)).send(body);
+  }
   const classified = classify(error);
   if (classified.status >= 500) request.log.error({ err: error }, 'unhandled error');
   return reply.status(classified.status).send(errorBody(classified.code, classified.message, classified.details));

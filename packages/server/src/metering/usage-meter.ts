@@ -24,7 +24,9 @@ export class UsageMeter {
     private readonly store: HostStore,
     flushMs = 1_000,
   ) {
-    this.timer = setInterval(() => void this.flush(), flushMs);
+    // A flush that fails (the database restarting) keeps its counts for the next one; it must not end the
+    // process as an unhandled rejection.
+    this.timer = setInterval(() => void this.flush().catch(() => undefined), flushMs);
     this.timer.unref();
   }
 
@@ -49,14 +51,19 @@ export class UsageMeter {
     return { daily: entry.daily + entry.pending, monthly: entry.monthly + entry.pending };
   }
 
-  /** Writes the pending counts; entries of past days are dropped once written. */
+  /** Writes the pending counts; entries of past days are dropped once written. Counts it could not write stay pending. */
   flush(today?: string): Promise<void> {
     this.flushing ??= (async () => {
       for (const [name, entry] of this.entries) {
         if (entry.pending > 0) {
           const pending = entry.pending;
           entry.pending = 0;
-          await this.store.addRequests(entry.keyId, entry.day, pending);
+          try {
+            await this.store.addRequests(entry.keyId, entry.day, pending);
+          } catch (error) {
+            entry.pending += pending;
+            throw error;
+          }
           entry.daily += pending;
           entry.monthly += pending;
         }

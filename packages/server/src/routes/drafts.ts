@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isRecord, isTradeFlavouredQuery, preview, type QueryRequest, randomUuid, validate } from '@eql/core';
 import { callerKey } from '../auth/authenticate.js';
 import type { HostContext } from '../context.js';
-import { ApiError, notFound } from '../http/errors.js';
+import { ApiError, notFound, pageError } from '../http/errors.js';
 import { TEXT_FORM_ROUTE } from '../http/text-form-body.js';
 import { createQuery, hostValidation, invalidQuery, requestBody } from '../host/query-service.js';
 import { maskRequestSecrets, restoreMaskedSecrets, SECRET_MASK, type SecretRequired } from '../store/request-secrets.js';
@@ -65,8 +65,8 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
     let page;
     try {
       page = await store.listDrafts(key.id, { limit: limit ?? 20, ...(cursor ? { cursor } : {}) });
-    } catch {
-      throw new ApiError(400, 'invalid_cursor', 'the cursor is not one this host gave');
+    } catch (error) {
+      throw pageError(error, cursor);
     }
     return {
       drafts: page.items.map((draft) => ({

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { formatIsoTime, parseInstant, validate } from '@eql/core';
 import { callerKey } from '../auth/authenticate.js';
 import type { HostContext } from '../context.js';
-import { ApiError, notFound } from '../http/errors.js';
+import { ApiError, notFound, pageError } from '../http/errors.js';
 import { TEXT_FORM_ROUTE } from '../http/text-form-body.js';
 import { cancelQuery, deleteQuery, sessionOfQuery, sessionsOfQuery } from '../host/query-actions.js';
 import { bodyHash, createQuery, executionView, hostValidation, pollView, requestBody } from '../host/query-service.js';
@@ -56,8 +56,8 @@ export function queryRoutes(app: FastifyInstance, context: HostContext): void {
     let page;
     try {
       page = await store.listQueries(key.id, { limit: query.limit ?? 20, ...(query.status ? { status: query.status } : {}), ...(query.cursor ? { cursor: query.cursor } : {}) });
-    } catch {
-      throw new ApiError(400, 'invalid_cursor', 'the cursor is not one this host gave');
+    } catch (error) {
+      throw pageError(error, query.cursor);
     }
     return {
       queries: page.items.map((record) => ({
@@ -137,8 +137,8 @@ export function queryRoutes(app: FastifyInstance, context: HostContext): void {
         ...(bounds.until !== undefined ? { until: new Date(bounds.until).toISOString() } : {}),
         ...(query.cursor ? { cursor: query.cursor } : {}),
       });
-    } catch {
-      throw new ApiError(400, 'invalid_cursor', 'the cursor is not one this host gave');
+    } catch (error) {
+      throw pageError(error, query.cursor);
     }
     return { executions: page.items.map(executionView), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   });

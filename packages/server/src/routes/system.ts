@@ -10,6 +10,7 @@ const READINESS = {
   required: ['status', 'store', 'queries'],
   properties: {
     status: { type: 'string', enum: ['ready', 'unavailable'] },
+    reason: { type: 'string', description: 'Why the host is unavailable (with 503): the store does not answer, or its leases were not renewed within the TTL' },
     store: { type: 'object', required: ['kind', 'ok'], properties: { kind: { type: 'string', enum: ['sqlite', 'postgresql'] }, ok: { type: 'boolean' } } },
     queries: { type: 'integer', description: "Queries in this host's engine" },
     nodeId: { type: 'string', description: "This host's id (EQL_NODE_ID), on PostgreSQL" },
@@ -52,7 +53,7 @@ const READINESS = {
 /** `GET /ready`: 200 when the host can serve (its store answers), else 503; what it runs either way. */
 const READY_SCHEMA = {
   summary: 'Readiness of this host',
-  description: 'For load balancers: 200 when the store answers, 503 when it does not. Says what the host runs; on PostgreSQL also its node id and the partitions of queries it holds (docs/scale-out.md).',
+  description: 'For load balancers: 200 when the store answers (and, on PostgreSQL, the host renewed its leases within the TTL), 503 with the reason when not. Says what the host runs; on PostgreSQL also its node id and the partitions of queries it holds (docs/scale-out.md).',
   tags: ['system'],
   security: [],
   response: { 200: READINESS, 503: READINESS },
@@ -64,13 +65,15 @@ export function systemRoutes(app: FastifyInstance, context: HostContext): void {
 
   // Readiness for load balancers and orchestrators (no auth): the store answers, and what this host runs.
   app.get('/ready', { schema: READY_SCHEMA }, async (_request, reply) => {
-    const readiness = context.host.readiness();
+    const { unready, ...readiness } = context.host.readiness();
     const store = context.store instanceof PgHostStore ? 'postgresql' : 'sqlite';
     try {
       await context.store.keyById(0);
     } catch {
-      return reply.status(503).send({ status: 'unavailable', store: { kind: store, ok: false }, ...readiness });
+      return reply.status(503).send({ status: 'unavailable', reason: 'the store does not answer', store: { kind: store, ok: false }, ...readiness });
     }
+    // A cluster host that has not renewed its leases within the TTL may have lost its partitions: no traffic until it renews.
+    if (unready !== undefined) return reply.status(503).send({ status: 'unavailable', reason: unready, store: { kind: store, ok: true }, ...readiness });
     return { status: 'ready', store: { kind: store, ok: true }, ...readiness };
   });
 

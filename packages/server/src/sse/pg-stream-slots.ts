@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import { inTransaction } from '../store/pg/checked-out.js';
 import type { StreamSlot, StreamSlots } from './stream-slots.js';
 
 /**
@@ -133,21 +134,11 @@ export class PgStreamSlots implements StreamSlots {
   }
 
   private async insert(id: string, keyId: number, max: number): Promise<boolean> {
-    const client = await this.pool.connect();
-    let failed = false;
-    try {
-      await client.query('BEGIN');
+    return inTransaction(this.pool, async (client) => {
       await client.query(LOCK_KEY, [STREAM_SLOT_LOCK_CLASS, keyId]);
       const inserted = await client.query(RESERVE, [id, keyId, this.options.nodeId, this.options.ttlMs, max]);
-      await client.query('COMMIT');
       return (inserted.rowCount ?? 0) > 0;
-    } catch (error) {
-      failed = true;
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release(failed);
-    }
+    });
   }
 
   private slot(id: string, keyId: number): StreamSlot {

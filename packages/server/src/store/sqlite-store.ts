@@ -19,6 +19,7 @@ import type {
   StoredSession,
 } from './records.js';
 import type { HostStore, KeyPatch } from './store.js';
+import { observationOf, sameObservation, StaleNotificationError } from './fence.js';
 import { API_KEY_COLUMNS, apiKeyValues } from './key-row.js';
 import { storedJson, storedTextOrNull } from './stored-text.js';
 import {
@@ -480,7 +481,12 @@ export class SqliteStore implements HostStore {
         triggerIndex,
         stepId,
       );
-      if (earlier) return notificationOf(earlier);
+      if (earlier) {
+        const stored = notificationOf(earlier);
+        const given = (JSON.parse(storedJson(draft)) as NotificationDraft).data;
+        if (!sameObservation(stored.data, given)) throw new StaleNotificationError(draft.data.queryId, triggerIndex, stepId, observationOf(stored.data), observationOf(given));
+        return stored;
+      }
     }
     const body = storedJson(draft);
     const result = this.run('INSERT INTO notifications (key_id, query_id, body, created_at) VALUES (?, ?, ?, ?)', keyId, draft.data.queryId, body, draft.createdAt);
@@ -526,6 +532,12 @@ export class SqliteStore implements HostStore {
       entry.finishedAt ?? null,
       Object.keys(outcome).length === 0 ? null : storedJson(outcome),
     );
+  }
+
+  claimOutbox(keyId: number, entry: OutboxEntry): boolean {
+    if (this.outboxEntry(entry.key) !== undefined) return false;
+    this.saveOutbox(keyId, entry);
+    return true;
   }
 
   outboxEntry(key: string): OutboxEntry | undefined {

@@ -12,6 +12,9 @@ import type {
   StoredNotification,
   StoredSession,
 } from './records.js';
+import type { Fence } from './fence.js';
+
+export { FencedWriteError, isFencedWrite, StaleNotificationError, type Fence } from './fence.js';
 
 /**
  * Everything the host keeps. The SQLite store answers synchronously; a store over a remote database
@@ -21,6 +24,13 @@ import type {
  * the SQLite store seals them with the host's box (`sealRequestSecrets`) and opens them on read.
  * A NUL (U+0000) in any string given to keep, in text or at any depth of a JSON value, is kept as
  * U+FFFD (stored-text.ts): PostgreSQL cannot hold one, and both stores must read back the same.
+ *
+ * **Fenced writes.** The writes a partition's engine makes (runtime state, executions, sessions,
+ * notifications, outbox entries) carry its lease as a {@link Fence}: a store shared by several hosts
+ * (PostgreSQL) checks it in the write's transaction and throws a `FencedWriteError` when the lease is no
+ * longer that fence's, so a host that lost a partition (a zombie) has no effect on it. A store of one
+ * process (SQLite) accepts and ignores fences. Writes without a fence (a host without partitions) are
+ * not checked.
  */
 export interface HostStore {
   // keys
@@ -84,8 +94,13 @@ export interface HostStore {
   setQueryStatus(id: string, status: QueryStatus, patch?: { cancelledAt?: string }): MaybePromise<void>;
   /** Marks a query deleted at `at`: lists leave it out, its record stays. */
   softDeleteQuery(id: string, at: string): MaybePromise<void>;
-  /** Stores the engine's runtime state of a query; its status follows the state's, except that a cancelled query stays cancelled. */
-  saveRuntime(id: string, state: RuntimeState): MaybePromise<void>;
+  /**
+   * Stores the engine's runtime state of a query; its status follows the state's, except that a cancelled
+   * query stays cancelled. A fenced save carries a `version` that grows with every save under its fence:
+   * the state's version is `(fence.epoch, version)`, and a save older than the stored one is refused
+   * (`FencedWriteError`), never overwriting newer state.
+   */
+  saveRuntime(id: string, state: RuntimeState, fence?: Fence, version?: number): MaybePromise<void>;
 
   // drafts
   /** Stores a draft, or updates its request and `updatedAt` when the id exists. */
@@ -101,7 +116,7 @@ export interface HostStore {
 
   // records of the engine
   /** Stores an execution of an action step, or updates its status, attempts, result and error when its id exists. */
-  saveExecution(keyId: number, record: ExecutionRecord): MaybePromise<void>;
+  saveExecution(keyId: number, record: ExecutionRecord, fence?: Fence): MaybePromise<void>;
   /**
    * At boot: executions still `running` were cut off by the previous process; they become `failed` with
    * code `HOST_RESTARTED`. A resumed trigger then settles the step (docs/semantics.md, "Once across
@@ -115,13 +130,18 @@ export interface HostStore {
   /** Every execution of a query, oldest first. */
   executionsOfQuery(queryId: string): MaybePromise<StoredExecution[]>;
   /** Stores the LLM session of an llm action, or replaces it when its id exists. */
-  saveSession(keyId: number, session: LlmSession): MaybePromise<void>;
+  saveSession(keyId: number, session: LlmSession, fence?: Fence): MaybePromise<void>;
   /** The LLM sessions of a query, oldest first. */
   sessionsOfQuery(queryId: string): MaybePromise<StoredSession[]>;
   /** An LLM session by id, or undefined. */
   sessionById(id: string): MaybePromise<StoredSession | undefined>;
-  /** Stores a notification and returns it with its id (increasing: the SSE event id); a step run again after a restart gets the one it stored before. */
-  addNotification(keyId: number, draft: NotificationDraft): MaybePromise<StoredNotification>;
+  /**
+   * Stores a notification and returns it with its id (increasing per key in commit order: the SSE event
+   * id); a step run again after a restart gets the one it stored before (same query, trigger index and
+   * step, and the same observation `data.observedAt`). One stored for another observation is not answered:
+   * the trigger index was reused by stale state, and the call throws a `StaleNotificationError`.
+   */
+  addNotification(keyId: number, draft: NotificationDraft, fence?: Fence): MaybePromise<StoredNotification>;
   /** Notifications of a key (optionally one query) with id > afterId, oldest first; none of a deleted query. */
   notificationsAfter(keyId: number, afterId: number, queryId?: string, limit?: number): MaybePromise<StoredNotification[]>;
   /** How many notifications of a key (optionally one query) have an id above `afterId`, not counting a deleted query's. */
@@ -129,7 +149,13 @@ export interface HostStore {
 
   // once across restarts (docs/semantics.md)
   /** Writes an action step's outbox entry (by its idempotency key), replacing the one with its key; durable when it returns. */
-  saveOutbox(keyId: number, entry: OutboxEntry): MaybePromise<void>;
+  saveOutbox(keyId: number, entry: OutboxEntry, fence?: Fence): MaybePromise<void>;
+  /**
+   * Claims an action step for a fresh trigger: writes its `pending` outbox entry only when its key has
+   * none (`INSERT ... ON CONFLICT DO NOTHING`) and returns whether this call wrote it. Of two runs of one
+   * step (a zombie owner and the new one), one wins; the other must not run the step.
+   */
+  claimOutbox(keyId: number, entry: OutboxEntry, fence?: Fence): MaybePromise<boolean>;
   /** The outbox entry of an idempotency key, or undefined. */
   outboxEntry(key: string): MaybePromise<OutboxEntry | undefined>;
   /** Saves an order of the paper venue, replacing the one with its client order id; durable when it returns. */

@@ -22,6 +22,12 @@ export interface TestNatsServer {
   dir: string;
   /** Everything the server logged so far. */
   log(): string;
+  /**
+   * Stops the server (SIGTERM, a clean shutdown, unless `signal` says SIGKILL) and starts it again on the
+   * same port with the same store, `downMs` later (default at once); resolves once it is ready. With
+   * `jetstream: false` it comes back without JetStream (as a server whose JetStream is not ready yet).
+   */
+  restart(options?: { signal?: NodeJS.Signals; downMs?: number; jetstream?: boolean }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -40,31 +46,46 @@ export async function startNatsServer(config: string | ((dir: string) => string 
   const dir = await mkdtemp(join(tmpdir(), 'eql-nats-'));
   const body = typeof config === 'string' ? config : await config(dir);
   const file = join(dir, 'server.conf');
-  await writeFile(file, [`listen: "${options.listen ?? '127.0.0.1'}:-1"`, `jetstream { store_dir: ${JSON.stringify(join(dir, 'js'))} }`, body].join('\n'));
-  // `env`: variables the configuration refers to (`password: $EQL_HOST_PASSWORD`).
-  const child = spawn(NATS_SERVER_BIN, ['-c', file, '-js'], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', ...options.env } });
-  running.add(child);
+  const launch = async (listenPort: number | undefined, withJetStream = true): Promise<{ child: ChildProcess; exited: Promise<void>; port: number }> => {
+    await writeFile(file, [`listen: "${options.listen ?? '127.0.0.1'}:${listenPort ?? -1}"`, ...(withJetStream ? [`jetstream { store_dir: ${JSON.stringify(join(dir, 'js'))} }`] : []), body].join('\n'));
+    // `env`: variables the configuration refers to (`password: $EQL_HOST_PASSWORD`).
+    const child = spawn(NATS_SERVER_BIN, ['-c', file, ...(withJetStream ? ['-js'] : [])], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', ...options.env } });
+    running.add(child);
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    let heardSoFar = '';
+    const port = await new Promise<number>((resolve, reject) => {
+      const heard = (chunk: string) => {
+        output += chunk;
+        heardSoFar += chunk;
+        const listening = /Listening for client connections on [^\n]*:(\d+)/.exec(heardSoFar);
+        if (listening && heardSoFar.includes('Server is ready')) resolve(Number(listening[1]));
+      };
+      child.stdout?.setEncoding('utf8').on('data', heard);
+      child.stderr?.setEncoding('utf8').on('data', heard);
+      void exited.then(() => reject(new Error(`nats-server exited before it was ready:\n${output}`)));
+    });
+    return { child, exited, port };
+  };
   let output = '';
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const port = await new Promise<number>((resolve, reject) => {
-    const heard = (chunk: string) => {
-      output += chunk;
-      const listening = /Listening for client connections on [^\n]*:(\d+)/.exec(output);
-      if (listening && output.includes('Server is ready')) resolve(Number(listening[1]));
-    };
-    child.stdout.setEncoding('utf8').on('data', heard);
-    child.stderr.setEncoding('utf8').on('data', heard);
-    void exited.then(() => reject(new Error(`nats-server exited before it was ready:\n${output}`)));
-  });
+  let server = await launch(undefined);
+  const { port } = server;
+  const halt = async (signal: NodeJS.Signals = 'SIGTERM') => {
+    server.child.kill(signal);
+    await server.exited;
+    running.delete(server.child);
+  };
   return {
     url: `nats://127.0.0.1:${port}`,
     port,
     dir,
     log: () => output,
+    restart: async ({ signal, downMs, jetstream = true } = {}) => {
+      await halt(signal);
+      if (downMs) await new Promise((resolve) => setTimeout(resolve, downMs));
+      server = await launch(port, jetstream);
+    },
     stop: async () => {
-      child.kill('SIGTERM');
-      await exited;
-      running.delete(child);
+      await halt();
       await rm(dir, { recursive: true, force: true });
     },
   };

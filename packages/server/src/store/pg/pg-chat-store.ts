@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { ChatMessageRecord, ChatSessionRecord, ChatStore } from '../chat-store.js';
+import { inTransaction } from './checked-out.js';
 import { storedJson, storedText, storedTextOrNull } from '../stored-text.js';
 
 interface SessionRow {
@@ -49,22 +50,12 @@ export class PgChatStore implements ChatStore {
 
   /** Appends a turn (its messages) and the new state, in one transaction. */
   async appendTurn(sessionId: string, messages: readonly ChatMessageRecord[], state: unknown, at: string): Promise<void> {
-    const client = await this.pool.connect();
-    let failed = false;
-    try {
-      await client.query('BEGIN');
+    await inTransaction(this.pool, async (client) => {
       for (const message of messages) {
         await client.query('INSERT INTO chat_messages (session_id, role, content, credits, created_at) VALUES ($1, $2, $3, $4, $5)', [sessionId, message.role, storedText(message.content), message.credits, message.createdAt]);
       }
       await client.query('UPDATE chat_sessions SET state = $1, updated_at = $2 WHERE id = $3', [state === undefined ? null : storedJson(state), at, sessionId]);
-      await client.query('COMMIT');
-    } catch (error) {
-      failed = true;
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release(failed);
-    }
+    });
   }
 
   /** The last `limit` messages, oldest first. */

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { withClient } from './checked-out.js';
 
 /** One PostgreSQL migration: its version (applied in increasing order, each once) and SQL. */
 export interface PgMigration {
@@ -301,6 +302,21 @@ export const PG_MIGRATIONS: ReadonlyArray<PgMigration> = [
       );
     `,
   },
+  {
+    version: 8,
+    name: 'fenced writes (the node and lease epoch that wrote each engine record; a runtime state version that only moves forward; lease epochs from a sequence)',
+    // Null on rows written without a fence (a host without partitions, and every row before this version).
+    sql: `
+      ALTER TABLE queries ADD COLUMN runtime_written_by TEXT, ADD COLUMN runtime_epoch BIGINT, ADD COLUMN runtime_version BIGINT;
+      ALTER TABLE executions ADD COLUMN written_by TEXT, ADD COLUMN written_epoch BIGINT;
+      ALTER TABLE notifications ADD COLUMN written_by TEXT, ADD COLUMN written_epoch BIGINT;
+      ALTER TABLE action_outbox ADD COLUMN written_by TEXT, ADD COLUMN written_epoch BIGINT;
+      -- Lease epochs from one sequence: a lease released (its row deleted) and taken again gets a higher
+      -- epoch, never 1 again, so a fence (and a runtime version) of an earlier lease never matches again.
+      CREATE SEQUENCE partition_lease_epochs;
+      SELECT setval('partition_lease_epochs', (SELECT COALESCE(MAX(epoch), 0) + 1 FROM partition_leases), false);
+    `,
+  },
 ];
 
 /**
@@ -310,38 +326,37 @@ export const PG_MIGRATIONS: ReadonlyArray<PgMigration> = [
  * one transaction with its `schema_migrations` row: a crash leaves a version applied wholly or not at all.
  */
 export async function migratePg(pool: pg.Pool, migrations: ReadonlyArray<PgMigration> = PG_MIGRATIONS): Promise<number[]> {
-  const client = await pool.connect();
-  let broken = false;
-  try {
+  return withClient(pool, async (client) => {
+    // The host's session timeouts are for requests: a host waits for another's migration as long as it
+    // takes, and a migration rewriting a large table is not cut off. Set back before the client is reused.
+    await client.query("SELECT set_config('lock_timeout', '0', false), set_config('statement_timeout', '0', false)");
     await client.query("SELECT pg_advisory_lock($1, hashtext(COALESCE(current_schema(), '')))", [MIGRATION_LOCK_CLASS]);
+    const done = await applyMigrations(client, migrations);
+    // A failure above (or here) releases the client with the error: the pool closes it, and with it the
+    // session's lock and settings.
+    await client.query("SELECT pg_advisory_unlock($1, hashtext(COALESCE(current_schema(), '')))", [MIGRATION_LOCK_CLASS]);
+    await client.query('RESET lock_timeout; RESET statement_timeout');
+    return done;
+  });
+}
+
+/** Applies the migrations not yet recorded, each in a transaction with its `schema_migrations` row. */
+async function applyMigrations(client: pg.PoolClient, migrations: ReadonlyArray<PgMigration>): Promise<number[]> {
+  await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  const applied = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((row) => Number(row.version)));
+  const done: number[] = [];
+  for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+    if (applied.has(migration.version)) continue;
+    await client.query('BEGIN');
     try {
-      await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-      const applied = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((row) => Number(row.version)));
-      const done: number[] = [];
-      for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
-        if (applied.has(migration.version)) continue;
-        await client.query('BEGIN');
-        try {
-          await client.query(migration.sql);
-          await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [migration.version, migration.name, new Date().toISOString()]);
-          await client.query('COMMIT');
-        } catch (error) {
-          await client.query('ROLLBACK').catch(() => undefined);
-          throw error;
-        }
-        done.push(migration.version);
-      }
-      return done;
-    } finally {
-      await client.query("SELECT pg_advisory_unlock($1, hashtext(COALESCE(current_schema(), '')))", [MIGRATION_LOCK_CLASS]).catch(() => {
-        broken = true;
-      });
+      await client.query(migration.sql);
+      await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [migration.version, migration.name, new Date().toISOString()]);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
     }
-  } catch (error) {
-    broken = true;
-    throw error;
-  } finally {
-    // A connection whose unlock failed may still hold the lock: it is closed, not pooled.
-    client.release(broken);
+    done.push(migration.version);
   }
+  return done;
 }

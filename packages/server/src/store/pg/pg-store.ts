@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { ExecutionRecord, LlmSession, NotificationDraft, OutboxEntry, PaperOrderRecord, QueryRequest, RuntimeState } from '@eql/core';
 import type { SecretBox } from '../../secrets.js';
 import { openRequestSecrets, sealRequestSecrets } from '../request-secrets.js';
@@ -23,16 +23,24 @@ import {
 } from '../rows.js';
 import { API_KEY_COLUMNS, apiKeyValues } from '../key-row.js';
 import { storedJson, storedTextOrNull } from '../stored-text.js';
+import { type Fence, FencedWriteError, observationOf, sameObservation, StaleNotificationError } from '../fence.js';
 import type { HostStore, KeyPatch } from '../store.js';
+import { checkFence } from './pg-fence.js';
 import { migratePg } from './pg-migrations.js';
+import { inTransaction } from './checked-out.js';
+import { openPgPool, type PgSessionTimeouts } from './pg-pool.js';
 import { judgeSecretKey } from '../secret-key-check.js';
 
 /**
- * The advisory lock class taken (per schema, for the length of a transaction) to add a notification: ids
- * are handed out and committed in the same order, so a reader resuming after id N never misses a
- * notification with a smaller id that committed later (SSE `Last-Event-ID`).
+ * The advisory lock class taken per API key (and schema), for the length of a transaction, to add a
+ * notification: a key's ids are handed out and committed in the same order, so a reader of the key
+ * resuming after id N never misses a notification of the key with a smaller id that committed later
+ * (SSE `Last-Event-ID`; every reader reads one key's notifications). Keys do not wait on each other.
  */
-export const NOTIFICATION_LOCK_CLASS = 0x45514c02;
+export const NOTIFICATION_KEY_LOCK_CLASS = 0x45514c03;
+
+/** Takes a key's notification ordering lock (`$1`: the key id) until the transaction ends. */
+export const NOTIFICATION_KEY_LOCK_SQL = `SELECT pg_advisory_xact_lock(${NOTIFICATION_KEY_LOCK_CLASS}, hashtext(COALESCE(current_schema(), '') || ':' || $1::text))`;
 
 /** Options of {@link PgHostStore.open}. */
 export interface PgHostStoreOptions {
@@ -42,6 +50,8 @@ export interface PgHostStoreOptions {
   maxConnections?: number;
   /** How long to wait for a connection (ms; default 10,000), at boot and under load. */
   connectionTimeoutMs?: number;
+  /** The timeouts of every session of the pool (pg-pool.ts; default DEFAULT_PG_SESSION_TIMEOUTS). */
+  timeouts?: Partial<PgSessionTimeouts>;
 }
 
 /**
@@ -50,8 +60,9 @@ export interface PgHostStoreOptions {
  * promise resolves. Writes to one record (a query, an execution, an outbox entry, ...) are applied in the
  * order they were called, even when the caller does not wait for the first (the engine's runtime saves):
  * each record has a lane its writes queue on. Claims are single statements (`INSERT ... ON CONFLICT DO
- * NOTHING`), so two hosts sharing the database cannot both win one. Notification ids increase in commit
- * order (a transaction advisory lock). Keys are reused for a second, like the SQLite store; queries are
+ * NOTHING`), so two hosts sharing the database cannot both win one. A key's notification ids increase in
+ * commit order (an advisory lock per key). A write with a {@link Fence} is refused once the partition's
+ * lease has moved on (pg-fence.ts). Keys are reused for a second, like the SQLite store; queries are
  * read from the database every time (another host may have changed them). The schema is migrated at
  * {@link PgHostStore.open} (pg-migrations.ts); the schema used is the connection's `search_path`.
  */
@@ -75,10 +86,7 @@ export class PgHostStore implements HostStore {
    * reached or migrated.
    */
   static async open(url: string, options: PgHostStoreOptions = {}): Promise<PgHostStore> {
-    const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10, connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000 });
-    // An idle connection the server closes (a restart of PostgreSQL) is dropped by the pool; without a
-    // listener its error would end the process. The next query opens a new connection.
-    pool.on('error', () => undefined);
+    const pool = openPgPool(url, options);
     try {
       await migratePg(pool);
       if (options.box) await checkSecretKey(pool, options.box);
@@ -128,21 +136,21 @@ export class PgHostStore implements HostStore {
   }
 
   /** Runs `work` in a transaction on one connection: committed when it resolves, rolled back when it throws. */
-  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    let failed = false;
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
+  private transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, work);
+  }
+
+  /**
+   * Runs a write on the pool when it has no fence; with one, in a transaction that checks the fence
+   * last (pg-fence.ts): the write is refused (rolled back, `FencedWriteError`) when the lease moved on.
+   */
+  private fencedWrite<T>(fence: Fence | undefined, what: string, write: (db: pg.Pool | pg.PoolClient) => Promise<T>): Promise<T> {
+    if (!fence) return write(this.pool);
+    return this.transaction(async (client) => {
+      const result = await write(client);
+      await checkFence(client, fence, what);
       return result;
-    } catch (error) {
-      failed = true;
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release(failed);
-    }
+    });
   }
 
   private storedRequest(request: QueryRequest): string {
@@ -350,12 +358,24 @@ export class PgHostStore implements HostStore {
     });
   }
 
-  saveRuntime(id: string, state: RuntimeState): Promise<void> {
+  saveRuntime(id: string, state: RuntimeState, fence?: Fence, version = 0): Promise<void> {
     const runtime = storedJson(state);
-    return this.inLane(`query:${id}`, async () => {
-      // The status column follows the engine's, except that a cancel decided by the API stays.
-      await this.pool.query("UPDATE queries SET runtime = $1, status = CASE WHEN status = 'cancelled' THEN status ELSE $2 END WHERE id = $3", [runtime, state.status, id]);
-    });
+    // The status column follows the engine's, except that a cancel decided by the API stays.
+    const status = "status = CASE WHEN status = 'cancelled' THEN status ELSE $2 END";
+    if (!fence) return this.inLane(`query:${id}`, async () => void (await this.pool.query(`UPDATE queries SET runtime = $1, ${status} WHERE id = $3`, [runtime, state.status, id])));
+    const what = `the runtime state of query ${id}`;
+    return this.inLane(`query:${id}`, () =>
+      this.transaction(async (client) => {
+        // The state's version (epoch, version) only moves forward: an older save never replaces a newer state.
+        const { rowCount } = await client.query(
+          `UPDATE queries SET runtime = $1, ${status}, runtime_written_by = $4, runtime_epoch = $5::bigint, runtime_version = $6::bigint
+           WHERE id = $3 AND (runtime_epoch IS NULL OR (runtime_epoch, runtime_version) < ($5::bigint, $6::bigint))`,
+          [runtime, state.status, id, fence.nodeId, fence.epoch, version],
+        );
+        if (!rowCount && (await client.query('SELECT 1 FROM queries WHERE id = $1', [id])).rowCount) throw new FencedWriteError(fence, `${what} (a newer state is stored)`);
+        await checkFence(client, fence, what);
+      }),
+    );
   }
 
   // ------------------------------------------------------------------ drafts
@@ -402,7 +422,7 @@ export class PgHostStore implements HostStore {
 
   // ------------------------------------------------------------------ engine records
 
-  saveExecution(keyId: number, record: ExecutionRecord): Promise<void> {
+  saveExecution(keyId: number, record: ExecutionRecord, fence?: Fence): Promise<void> {
     const params = [
       record.id,
       keyId,
@@ -417,16 +437,20 @@ export class PgHostStore implements HostStore {
       record.result === undefined ? null : storedJson(record.result),
       storedTextOrNull(record.error?.code),
       storedTextOrNull(record.error?.message),
+      fence?.nodeId ?? null,
+      fence?.epoch ?? null,
     ];
-    return this.inLane(`execution:${record.id}`, async () => {
-      await this.pool.query(
-        `INSERT INTO executions (id, key_id, query_id, step_id, type, status, trigger_index, created_at, finished_at, attempts, result, error_code, error_message)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-         ON CONFLICT (id) DO UPDATE SET status = excluded.status, finished_at = excluded.finished_at, attempts = excluded.attempts,
-           result = excluded.result, error_code = excluded.error_code, error_message = excluded.error_message`,
-        params,
-      );
-    });
+    return this.inLane(`execution:${record.id}`, () =>
+      this.fencedWrite(fence, `execution ${record.id}`, async (db) => {
+        await db.query(
+          `INSERT INTO executions (id, key_id, query_id, step_id, type, status, trigger_index, created_at, finished_at, attempts, result, error_code, error_message, written_by, written_epoch)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+           ON CONFLICT (id) DO UPDATE SET status = excluded.status, finished_at = excluded.finished_at, attempts = excluded.attempts,
+             result = excluded.result, error_code = excluded.error_code, error_message = excluded.error_message, written_by = excluded.written_by, written_epoch = excluded.written_epoch`,
+          params,
+        );
+      }),
+    );
   }
 
   interruptRunningExecutions(at: string): Promise<number> {
@@ -460,14 +484,16 @@ export class PgHostStore implements HostStore {
     return (await this.rows('SELECT * FROM executions WHERE query_id = $1 ORDER BY created_at, seq', [queryId])).map(executionOf);
   }
 
-  saveSession(keyId: number, session: LlmSession): Promise<void> {
+  saveSession(keyId: number, session: LlmSession, fence?: Fence): Promise<void> {
     const body = storedJson(session);
-    return this.inLane(`session:${session.sessionId}`, async () => {
-      await this.pool.query(
-        'INSERT INTO sessions (id, key_id, query_id, body, executed_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO UPDATE SET body = excluded.body, executed_at = excluded.executed_at',
-        [session.sessionId, keyId, session.queryId, body, session.executedAt],
-      );
-    });
+    return this.inLane(`session:${session.sessionId}`, () =>
+      this.fencedWrite(fence, `session ${session.sessionId}`, async (db) => {
+        await db.query(
+          'INSERT INTO sessions (id, key_id, query_id, body, executed_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO UPDATE SET body = excluded.body, executed_at = excluded.executed_at',
+          [session.sessionId, keyId, session.queryId, body, session.executedAt],
+        );
+      }),
+    );
   }
 
   async sessionsOfQuery(queryId: string): Promise<StoredSession[]> {
@@ -479,30 +505,34 @@ export class PgHostStore implements HostStore {
     return row ? sessionOf(row) : undefined;
   }
 
-  addNotification(keyId: number, draft: NotificationDraft): Promise<StoredNotification> {
+  addNotification(keyId: number, draft: NotificationDraft, fence?: Fence): Promise<StoredNotification> {
     const { stepId, triggerIndex } = draft.data;
     const body = storedJson(draft);
     const step = typeof stepId === 'string' && typeof triggerIndex === 'number' && Number.isSafeInteger(triggerIndex) ? { stepId, triggerIndex } : undefined;
-    // One lane for every notification of this process: ids follow the order of the calls.
-    return this.inLane('notifications', () =>
+    // One lane per key in this process: a key's ids follow the order of the calls.
+    return this.inLane(`notifications:${keyId}`, () =>
       this.transaction(async (client) => {
-        await client.query("SELECT pg_advisory_xact_lock($1, hashtext(COALESCE(current_schema(), '')))", [NOTIFICATION_LOCK_CLASS]);
+        await client.query(NOTIFICATION_KEY_LOCK_SQL, [keyId]);
         // A notify step that a restart interrupted after its notification was stored runs again (the
-        // step was not recorded as completed): the notification of that trigger and step is not added twice.
+        // step was not recorded as completed): the notification of that trigger and step is not added
+        // twice. (A query's notifications are all its key's: the key's lock covers this read.)
         if (step) {
           const earlier = (
             await client.query<Row>('SELECT * FROM notifications WHERE query_id = $1 AND trigger_index = $2 AND step_id = $3 ORDER BY id LIMIT 1', [draft.data.queryId, step.triggerIndex, step.stepId])
           ).rows[0];
-          if (earlier) return notificationOf(earlier);
+          if (earlier) {
+            const stored = notificationOf(earlier);
+            const given = (JSON.parse(body) as NotificationDraft).data;
+            if (!sameObservation(stored.data, given)) throw new StaleNotificationError(draft.data.queryId, step.triggerIndex, step.stepId, observationOf(stored.data), observationOf(given));
+            if (fence) await checkFence(client, fence, `a notification of query ${draft.data.queryId}`);
+            return stored;
+          }
         }
-        const inserted = await client.query<Row>('INSERT INTO notifications (key_id, query_id, step_id, trigger_index, body, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id', [
-          keyId,
-          draft.data.queryId,
-          step?.stepId ?? null,
-          step?.triggerIndex ?? null,
-          body,
-          draft.createdAt,
-        ]);
+        const inserted = await client.query<Row>(
+          'INSERT INTO notifications (key_id, query_id, step_id, trigger_index, body, created_at, written_by, written_epoch) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id',
+          [keyId, draft.data.queryId, step?.stepId ?? null, step?.triggerIndex ?? null, body, draft.createdAt, fence?.nodeId ?? null, fence?.epoch ?? null],
+        );
+        if (fence) await checkFence(client, fence, `a notification of query ${draft.data.queryId}`);
         // The notification as stored (stored-text.ts), which the stream sends live: a replay reads the same.
         return { ...(JSON.parse(body) as NotificationDraft), id: Number(inserted.rows[0]?.id), keyId };
       }),
@@ -526,32 +556,28 @@ export class PgHostStore implements HostStore {
 
   // ------------------------------------------------------------------ once across restarts
 
-  saveOutbox(keyId: number, entry: OutboxEntry): Promise<void> {
-    const outcome: Record<string, unknown> = {};
-    if (entry.result !== undefined) outcome.result = entry.result;
-    if (entry.analysis !== undefined) outcome.analysis = entry.analysis;
-    if (entry.error !== undefined) outcome.error = entry.error;
-    const params = [
-      entry.key,
-      keyId,
-      entry.queryId,
-      entry.triggerIndex,
-      entry.stepId,
-      entry.type,
-      entry.executionId,
-      entry.status,
-      entry.createdAt,
-      entry.finishedAt ?? null,
-      Object.keys(outcome).length === 0 ? null : storedJson(outcome),
-    ];
-    return this.inLane(`outbox:${entry.key}`, async () => {
-      await this.pool.query(
-        `INSERT INTO action_outbox (idempotency_key, key_id, query_id, trigger_index, step_id, type, execution_id, status, created_at, finished_at, outcome)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-         ON CONFLICT (idempotency_key) DO UPDATE SET execution_id = excluded.execution_id, status = excluded.status, finished_at = excluded.finished_at, outcome = excluded.outcome`,
-        params,
-      );
-    });
+  saveOutbox(keyId: number, entry: OutboxEntry, fence?: Fence): Promise<void> {
+    const params = outboxValues(keyId, entry, fence);
+    return this.inLane(`outbox:${entry.key}`, () =>
+      this.fencedWrite(fence, `the outbox entry ${entry.key}`, async (db) => {
+        await db.query(
+          `INSERT INTO action_outbox (${OUTBOX_COLUMNS}) VALUES (${OUTBOX_PARAMS})
+           ON CONFLICT (idempotency_key) DO UPDATE SET execution_id = excluded.execution_id, status = excluded.status, finished_at = excluded.finished_at, outcome = excluded.outcome,
+             written_by = excluded.written_by, written_epoch = excluded.written_epoch`,
+          params,
+        );
+      }),
+    );
+  }
+
+  claimOutbox(keyId: number, entry: OutboxEntry, fence?: Fence): Promise<boolean> {
+    const params = outboxValues(keyId, entry, fence);
+    return this.inLane(`outbox:${entry.key}`, () =>
+      this.fencedWrite(fence, `the claim of outbox entry ${entry.key}`, async (db) => {
+        const { rowCount } = await db.query(`INSERT INTO action_outbox (${OUTBOX_COLUMNS}) VALUES (${OUTBOX_PARAMS}) ON CONFLICT (idempotency_key) DO NOTHING`, params);
+        return rowCount === 1;
+      }),
+    );
   }
 
   async outboxEntry(key: string): Promise<OutboxEntry | undefined> {
@@ -613,4 +639,32 @@ async function checkSecretKey(pool: pg.Pool, box: SecretBox): Promise<void> {
   if (write === undefined) return;
   await pool.query('INSERT INTO secret_key_check (id, sealed, created_at) VALUES (1, $1, $2) ON CONFLICT (id) DO NOTHING', [write, new Date().toISOString()]);
   judgeSecretKey(box, { check: await check(), sample: undefined });
+}
+
+const OUTBOX_COLUMNS = 'idempotency_key, key_id, query_id, trigger_index, step_id, type, execution_id, status, created_at, finished_at, outcome, written_by, written_epoch';
+const OUTBOX_PARAMS = OUTBOX_COLUMNS.split(', ')
+  .map((_, index) => `$${index + 1}`)
+  .join(', ');
+
+/** The values of an outbox entry's row, in the order of {@link OUTBOX_COLUMNS}. */
+function outboxValues(keyId: number, entry: OutboxEntry, fence: Fence | undefined): unknown[] {
+  const outcome: Record<string, unknown> = {};
+  if (entry.result !== undefined) outcome.result = entry.result;
+  if (entry.analysis !== undefined) outcome.analysis = entry.analysis;
+  if (entry.error !== undefined) outcome.error = entry.error;
+  return [
+    entry.key,
+    keyId,
+    entry.queryId,
+    entry.triggerIndex,
+    entry.stepId,
+    entry.type,
+    entry.executionId,
+    entry.status,
+    entry.createdAt,
+    entry.finishedAt ?? null,
+    Object.keys(outcome).length === 0 ? null : storedJson(outcome),
+    fence?.nodeId ?? null,
+    fence?.epoch ?? null,
+  ];
 }

@@ -1,0 +1,322 @@
+import Fastify from 'fastify';
+import pg from 'pg';
+import { afterAll, expect, it, vi } from 'vitest';
+import type { DataSource, Recording } from '@eql/core';
+import { BusPartitions, type PartitionEngineFactory } from '../src/bus/bus-partitions.js';
+import type { BusObservation, MarketBus } from '../src/bus/market-bus.js';
+import type { PartitionPosition, PgPartitionPositions } from '../src/bus/partition-positions.js';
+import { PgLeases } from '../src/cluster/leases.js';
+import { type PartitionEngine, PartitionedHost } from '../src/cluster/partitioned-host.js';
+import { ownerOf } from '../src/cluster/partitions.js';
+import type { HostContext } from '../src/context.js';
+import type { HostEngine } from '../src/host/host-engine.js';
+import { PgHostStore, SecretBox } from '../src/index.js';
+import { systemRoutes } from '../src/routes/system.js';
+import type { HostStore } from '../src/store/store.js';
+import { SECRET_KEY_HEX } from './support/host.js';
+import { describeWithPostgres, freshSchema, type TestSchema } from './support/postgres.js';
+import { type TcpProxy, tcpProxy } from './support/tcp-proxy.js';
+
+// A lease loop that never waits on data (issue 46, point 2; docs/scale-out.md, "Who runs which query"):
+// the beat (heartbeat and renewal) runs on the leases' own connections and never awaits engine work, a
+// partition whose lease is not surely this host's hands no message to its engine, and /ready says 503
+// with the reason while the host has not renewed within the TTL. Hosts are PartitionedHosts on real
+// leases in PostgreSQL with stand-in engines; every wait is for a state or an event.
+
+const schemas: TestSchema[] = [];
+const closers: Array<() => Promise<unknown>> = [];
+afterAll(async () => {
+  for (const close of closers.splice(0).reverse()) await close().catch(() => undefined);
+  for (const schema of schemas) await schema.drop();
+});
+
+async function database(label: string): Promise<{ schema: TestSchema; store: PgHostStore }> {
+  const schema = await freshSchema(label);
+  schemas.push(schema);
+  const store = await PgHostStore.open(schema.url, { box: SecretBox.fromKey(SECRET_KEY_HEX) });
+  closers.push(() => store.close());
+  return { schema, store };
+}
+
+/** Leases on their own pool, as a host makes them. */
+function ownLeases(pool: pg.Pool, nodeId: string, ttlMs: number): PgLeases {
+  const leases = PgLeases.ownPool(pool, nodeId, ttlMs);
+  closers.push(() => leases.close());
+  return leases;
+}
+
+/** Resolves when `check` holds, polled every 5 ms (the test's timeout bounds it). */
+async function until(check: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+/** Counts the renewals that kept `count` partitions (the beat's, answered). */
+function countRenewals(leases: PgLeases, count: number): () => number {
+  let renewals = 0;
+  const renew = leases.renew.bind(leases);
+  vi.spyOn(leases, 'renew').mockImplementation(async (partitions) => {
+    const kept = await renew(partitions);
+    if (kept.length === count) renewals += 1;
+    return kept;
+  });
+  return () => renewals;
+}
+
+/** A promise that never settles unless released. */
+function gate(): { wait: Promise<void>; release: () => void } {
+  let release!: () => void;
+  return { wait: new Promise<void>((resolve) => (release = resolve)), release };
+}
+
+/** An engine that runs no query: it records the partitions opened and closed; opening, closing or starting can be made to hang. */
+function standInEngine(hang: { open?: { partition: number; until: Promise<void> }; close?: Promise<void>; start?: Promise<void> } = {}): { engine: PartitionEngine; opened: number[]; closed: number[]; leased: Map<number, () => boolean> } {
+  const opened: number[] = [];
+  const closed: number[] = [];
+  const leased = new Map<number, () => boolean>();
+  const engine = {
+    recording: { observations: [] } as unknown as Recording,
+    start: () => Promise.resolve(0),
+    add: () => undefined,
+    remove: () => undefined,
+    cancel: () => undefined,
+    inspect: () => undefined,
+    readiness: () => ({ queries: 0 }),
+    dispose: () => undefined,
+    openPartition: async (partition: number, _epoch: number, isLeased: () => boolean) => {
+      opened.push(partition);
+      leased.set(partition, isLeased);
+      if (hang.open?.partition === partition) await hang.open.until;
+    },
+    closePartition: async (partition: number) => {
+      closed.push(partition);
+      await hang.close;
+    },
+    startPartitions: () => hang.start ?? Promise.resolve(),
+  } as unknown as PartitionEngine;
+  return { engine, opened, closed, leased };
+}
+
+/** The partitions each live lease's holder has, per node (expired leases left out). */
+async function holders(leases: PgLeases): Promise<Map<number, string>> {
+  return new Map((await leases.all()).filter((lease) => !lease.expired && lease.partition >= 0).map((lease) => [lease.partition, lease.nodeId]));
+}
+
+const tick = (seq: number): BusObservation => ({ seq, observation: { at: 1_700_000_000_000 + seq, source: 'price', symbol: 'BTC', price: 100 + seq } });
+
+/** A bus the test publishes to: readings hand its messages over in order from where they start, the next waiting for what `deliver` returns. */
+function liveBus(): { bus: MarketBus; publish: (seq: number) => void } {
+  const messages: BusObservation[] = [];
+  const wakers = new Set<() => void>();
+  const bus = {
+    stream: 'STUB',
+    connected: true,
+    last: () => Promise.resolve(messages.at(-1)),
+    read: (fromSeq: number, deliver: (message: BusObservation) => Promise<void> | undefined) => {
+      let stopped = false;
+      let wake: (() => void) | undefined;
+      const done = (async () => {
+        let next = Math.max(1, fromSeq);
+        while (!stopped) {
+          const message = messages.find((candidate) => candidate.seq === next);
+          if (!message) {
+            await new Promise<void>((resolve) => {
+              wake = resolve;
+              wakers.add(resolve);
+            });
+            continue;
+          }
+          const settled = deliver(message);
+          if (settled) await settled;
+          next += 1;
+        }
+      })();
+      return Promise.resolve({
+        done,
+        stop: async () => {
+          stopped = true;
+          wake?.();
+          await done;
+        },
+      });
+    },
+    close: () => Promise.resolve(),
+  } as unknown as MarketBus;
+  return {
+    bus,
+    publish: (seq) => {
+      messages.push(tick(seq));
+      for (const wake of [...wakers]) wake();
+      wakers.clear();
+    },
+  };
+}
+
+/** Engines that record the sequence of each observation handed to them (one list per engine made). */
+function recordingEngines(): { engineFor: PartitionEngineFactory; seen: number[][] } {
+  const seen: number[][] = [];
+  const engineFor: PartitionEngineFactory = ({ sources }) => {
+    const mine: number[] = [];
+    seen.push(mine);
+    const subscription = (sources[0] as DataSource).observe({ source: 'price', symbol: 'BTC' }).subscribe((observation) => mine.push((observation as { price: number }).price - 100));
+    const off = () => () => undefined;
+    return { onNotification: off, onConditionStates: off, onStatusChange: off, onProblem: off, readiness: () => ({ queries: 0 }), dispose: () => subscription.unsubscribe() } as unknown as HostEngine;
+  };
+  return { engineFor, seen };
+}
+
+/** Positions in memory. */
+function memoryPositions(saved: Map<number, PartitionPosition>): PgPartitionPositions {
+  return {
+    get: (partition: number) => Promise.resolve(saved.get(partition)),
+    save: (partition: number, _epoch: number, position: PartitionPosition) => {
+      saved.set(partition, position);
+      return Promise.resolve(true);
+    },
+  } as unknown as PgPartitionPositions;
+}
+
+await describeWithPostgres('a lease loop that never waits on data', () => {
+  it("a full data pool (every connection waiting on a lock another session holds) and a partition that never opens do not stop the renewals: the host keeps its leases and no other host takes them", { timeout: 60_000 }, async () => {
+    const { schema, store } = await database('loop_blocked');
+    const ttlMs = 900;
+    const leases = ownLeases(store.pool, 'blocked-host', ttlMs);
+    // Partition 4 never opens: it is given back after the TTL, its opening abandoned a TTL later.
+    const openHangs = gate();
+    const warn = vi.fn();
+    const { engine, opened, closed } = standInEngine({ open: { partition: 4, until: openHangs.wait } });
+    const host = new PartitionedHost({ engine, store, pool: store.pool, leases, partitions: 5, warn });
+    closers.push(() => host.dispose());
+    await host.start();
+    expect(host.readiness().partitions?.owned).toEqual([0, 1, 2, 3]);
+    // Another session holds an advisory lock; the data path's every connection waits on it (the pool is full).
+    const blocker = new pg.Client({ connectionString: schema.url });
+    await blocker.connect();
+    closers.push(() => blocker.end());
+    await blocker.query('SELECT pg_advisory_lock(46)');
+    const waiting = Array.from({ length: store.pool.options.max + 2 }, () => store.pool.query('SELECT pg_advisory_xact_lock(46)').catch(() => undefined));
+    await until(() => store.pool.waitingCount > 0);
+    // Another host would take the leases the moment they expired: they are renewed throughout.
+    const renewals = countRenewals(leases, 4);
+    const other = ownLeases(store.pool, 'other-host', ttlMs);
+    const start = renewals();
+    await until(() => renewals() >= start + 4);
+    for (const lease of await other.all()) expect(lease).toMatchObject({ nodeId: 'blocked-host', expired: false });
+    expect(await other.acquire([0, 1, 2, 3])).toEqual([]);
+    expect(closed).toEqual([]);
+    expect(host.readiness().unready).toBeUndefined();
+    expect(warn.mock.calls.map(([message]) => String(message)).filter((message) => /lease|not renewed/.test(message))).toEqual([]);
+    // Partition 4 is tried again only once its opening was abandoned (a TTL after it was given back).
+    expect(opened.filter((partition) => partition !== 4)).toEqual([0, 1, 2, 3]);
+    expect(opened).toContain(4);
+    await blocker.query('SELECT pg_advisory_unlock(46)');
+    await Promise.all(waiting);
+    openHangs.release();
+    vi.restoreAllMocks();
+  });
+
+  it('an engine whose partitions never start and never close fences only itself: another host keeps its partitions, a host that leaves has its partitions taken, and one that joins gets its own', { timeout: 120_000 }, async () => {
+    const { store } = await database('loop_stuck');
+    const ttlMs = 900;
+    const partitions = 6;
+    const stuck = gate();
+    const hosts = new Map<string, { host: PartitionedHost; leases: PgLeases; leased: Map<number, () => boolean> }>();
+    const join = async (nodeId: string, hang: Parameters<typeof standInEngine>[0] = {}) => {
+      const leases = ownLeases(store.pool, nodeId, ttlMs);
+      const { engine, leased } = standInEngine(hang);
+      const host = new PartitionedHost({ engine, store, pool: store.pool, leases, partitions, warn: () => undefined });
+      closers.push(() => host.dispose());
+      hosts.set(nodeId, { host, leases, leased });
+      await host.start();
+    };
+    /** Every partition held (unexpired) by the host rendezvous hashing gives it among `nodes`, and each host says it owns its own. */
+    const settled = (nodes: string[]) => async () => {
+      const held = await holders(hosts.get(nodes[0]!)!.leases);
+      for (let partition = 0; partition < partitions; partition += 1) if (held.get(partition) !== ownerOf(partition, nodes, partitions)) return false;
+      return nodes.every((nodeId) => {
+        const owned = hosts.get(nodeId)!.host.readiness().partitions?.owned ?? [];
+        return owned.length === [...held.values()].filter((holder) => holder === nodeId).length;
+      });
+    };
+    // Host a's engine never finishes starting its partitions nor closing one (its data path is stuck).
+    await join('host-a', { start: stuck.wait, close: stuck.wait });
+    await join('host-b');
+    await join('host-c');
+    await until(settled(['host-a', 'host-b', 'host-c']));
+    // b keeps its partitions, each surely its own, across renewals.
+    const b = hosts.get('host-b')!;
+    const bOwned = b.host.readiness().partitions?.owned ?? [];
+    const renewals = countRenewals(b.leases, bOwned.length);
+    await until(() => renewals() >= 3);
+    expect(b.host.readiness().partitions?.owned).toEqual(bOwned);
+    for (const partition of bOwned) expect(b.leased.get(partition)?.()).toBe(true);
+    vi.restoreAllMocks();
+    // c leaves: its partitions are taken by a and b (a's stuck start holds back no take-over).
+    await hosts.get('host-c')!.host.dispose();
+    hosts.delete('host-c');
+    await until(settled(['host-a', 'host-b']));
+    // d joins: a hands over what d is given, though its engine never closes a partition (abandoned after the TTL).
+    await join('host-d');
+    await until(settled(['host-a', 'host-b', 'host-d']));
+    stuck.release();
+  });
+
+  it('a host whose renewals stop hands no message to its engines once their validity has passed, says 503 with the reason on /ready, and is ready again once it renews', { timeout: 60_000 }, async () => {
+    const { schema, store } = await database('loop_cut');
+    const ttlMs = 2_000;
+    const target = new URL(schema.url);
+    const proxy: TcpProxy = await tcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+    closers.push(() => proxy.close());
+    const viaProxy = new URL(schema.url);
+    viaProxy.port = String(proxy.port);
+    const proxied = new pg.Pool({ connectionString: viaProxy.toString(), max: 1 });
+    proxied.on('error', () => undefined);
+    closers.push(() => proxied.end());
+    const leases = ownLeases(proxied, 'cut-host', ttlMs);
+    const { bus, publish } = liveBus();
+    const { engineFor, seen } = recordingEngines();
+    const base = { recording: { observations: [] } as unknown as Recording, start: () => Promise.resolve(0), dispose: () => undefined } as unknown as HostEngine;
+    const engine = new BusPartitions({ bus, positions: memoryPositions(new Map([[0, { seq: 0, at: 0 }]])), store: {} as HostStore, history: {} as never, partitions: 1, base, engineFor, historyWaitMs: 0, saveEveryMs: 5 });
+    let leased: (() => boolean) | undefined;
+    const openPartition = engine.openPartition.bind(engine);
+    vi.spyOn(engine, 'openPartition').mockImplementation((partition, epoch, isLeased) => {
+      leased = isLeased;
+      return openPartition(partition, epoch, isLeased);
+    });
+    const host = new PartitionedHost({ engine: engine, store, pool: store.pool, leases, partitions: 1, warn: () => undefined });
+    closers.push(() => host.dispose());
+    await host.start();
+    const app = Fastify();
+    systemRoutes(app, { host, store } as unknown as HostContext);
+    closers.push(() => app.close());
+    const ready = async () => {
+      const response = await app.inject({ method: 'GET', url: '/ready' });
+      return { code: response.statusCode, body: response.json<{ status: string; reason?: string }>() };
+    };
+    // Ready once a renewal was answered within the TTL (on a loaded machine the first may be slow).
+    await until(async () => (await ready()).code === 200);
+    expect((await ready()).body).toMatchObject({ status: 'ready' });
+    // Every observation judged, whichever engine of the partition judged it (a loaded machine may see it taken again).
+    const judged = () => seen.flat();
+    publish(1);
+    await until(() => judged().length === 1);
+
+    // The leases' connection is cut: no renewal is answered from now on.
+    proxy.cut();
+    await until(() => leased?.() === false);
+    publish(2);
+    // The message waits: by the time the partition is dropped (its lease surely expired), its engine never saw it.
+    await until(() => (host.readiness().partitions?.owned ?? []).length === 0);
+    expect(judged()).toEqual([1]);
+    // A TTL after the last renewal answered, the host says it is not ready, and why.
+    await until(async () => (await ready()).code === 503);
+    expect(judged()).toEqual([1]);
+    expect(await ready()).toEqual({ code: 503, body: expect.objectContaining({ status: 'unavailable', reason: `leases not renewed within ${ttlMs} ms`, store: { kind: 'postgresql', ok: true } }) as unknown });
+
+    // Renewed again: ready, the partition taken back, and the message judged there once.
+    proxy.restore();
+    await until(async () => (await ready()).code === 200);
+    await until(() => judged().length === 2);
+    expect(judged()).toEqual([1, 2]);
+    vi.restoreAllMocks();
+  });
+});
