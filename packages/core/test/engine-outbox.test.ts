@@ -359,3 +359,37 @@ describe('a fresh step claims its outbox entry (a host that lost the query may h
     expect(store.executionsOf(QUERY)).toEqual([expect.objectContaining({ id: 'other-owner', status: 'succeeded' })]);
   });
 });
+
+describe('a query that leaves its engine while a trigger runs (deleted, or its partition handed to another host)', () => {
+  it('saves nothing more: its trigger stays pending in the store as last saved, and the engine that runs it next resumes it, each step once', async () => {
+    // A host's store keeps a removed query's records (the query may run on another host now).
+    const store = Object.assign(new MemoryStateStore(), { forgetQuery: undefined });
+    let finish: ((outcome: { result: Record<string, unknown> }) => void) | undefined;
+    const slow: ActionExecutor = { execute: vi.fn(() => new Promise((resolve) => (finish = resolve))) };
+    const actions = [
+      { stepId: 'hook', type: 'webhook', params: { url: 'https://hooks.example.com/x' } },
+      { stepId: 'n', type: 'notify', params: { message: 'fired' } },
+    ];
+    const first = engineOn(store, { executors: { webhook: slow } });
+    first.engine.add({ queryId: QUERY, request: request(actions), createdAt: T0 });
+    first.tick(101);
+    expect(slow.execute).toHaveBeenCalledTimes(1);
+    first.engine.remove(QUERY);
+    // The step under way ends after the query left: its outcome is on record in the outbox, nothing else moves.
+    finish?.({ result: { status: 200 } });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(store.outboxEntry(`${QUERY}:1:hook`)).toMatchObject({ status: 'succeeded' });
+    expect(store.runtime.get(QUERY)).toMatchObject({ status: 'active', triggerCount: 1, pendingTrigger: { triggerIndex: 1, completedSteps: [] } });
+    expect(store.notifications).toEqual([]);
+
+    const second = engineOn(store, { executors: { webhook: slow }, start: T0 + 60_000 });
+    second.engine.add({ queryId: QUERY, request: request(actions), createdAt: T0 }, store.runtime.get(QUERY));
+    await statusOf(second.engine, 'triggered');
+    expect(slow.execute).toHaveBeenCalledTimes(1);
+    expect(store.notifications.map((notification) => notification.data.triggerIndex)).toEqual([1]);
+    expect(store.executionsOf(QUERY).map((execution) => [execution.stepId, execution.status])).toEqual([
+      ['hook', 'succeeded'],
+      ['n', 'succeeded'],
+    ]);
+  });
+});

@@ -13,6 +13,8 @@ import type { HostEngine } from '../src/host/host-engine.js';
 import { PgHostStore, SecretBox } from '../src/index.js';
 import { systemRoutes } from '../src/routes/system.js';
 import type { HostStore } from '../src/store/store.js';
+import type { QueryRecord } from '../src/store/records.js';
+import { createApiKey } from '../src/auth/api-keys.js';
 import { SECRET_KEY_HEX } from './support/host.js';
 import { describeWithPostgres, freshSchema, type TestSchema } from './support/postgres.js';
 import { type TcpProxy, tcpProxy } from './support/tcp-proxy.js';
@@ -69,15 +71,17 @@ function gate(): { wait: Promise<void>; release: () => void } {
 }
 
 /** An engine that runs no query: it records the partitions opened and closed; opening, closing or starting can be made to hang. */
-function standInEngine(hang: { open?: { partition: number; until: Promise<void> }; close?: Promise<void>; start?: Promise<void> } = {}): { engine: PartitionEngine; opened: number[]; closed: number[]; leased: Map<number, () => boolean> } {
+function standInEngine(hang: { open?: { partition: number; until: Promise<void> }; close?: Promise<void>; start?: Promise<void> } = {}): { engine: PartitionEngine; opened: number[]; closed: number[]; leased: Map<number, () => boolean>; log: string[] } {
   const opened: number[] = [];
   const closed: number[] = [];
   const leased = new Map<number, () => boolean>();
+  // The queries added and removed, and the partitions closed, in the order the host asked.
+  const log: string[] = [];
   const engine = {
     recording: { observations: [] } as unknown as Recording,
     start: () => Promise.resolve(0),
-    add: () => undefined,
-    remove: () => undefined,
+    add: (query: QueryRecord) => void log.push(`add:${query.id}`),
+    remove: (queryId: string) => void log.push(`remove:${queryId}`),
     cancel: () => undefined,
     inspect: () => undefined,
     readiness: () => ({ queries: 0 }),
@@ -89,11 +93,12 @@ function standInEngine(hang: { open?: { partition: number; until: Promise<void> 
     },
     closePartition: async (partition: number) => {
       closed.push(partition);
+      log.push(`close:${partition}`);
       await hang.close;
     },
     startPartitions: () => hang.start ?? Promise.resolve(),
   } as unknown as PartitionEngine;
-  return { engine, opened, closed, leased };
+  return { engine, opened, closed, leased, log };
 }
 
 /** The partitions each live lease's holder has, per node (expired leases left out). */
@@ -258,6 +263,25 @@ await describeWithPostgres('a lease loop that never waits on data', () => {
     await join('host-d');
     await until(settled(['host-a', 'host-b', 'host-d']));
     stuck.release();
+  });
+
+  it('a partition dropped is closed before its queries leave: they never leave an engine still reading (a query removed mid-trigger would stop its trigger there)', { timeout: 60_000 }, async () => {
+    const { store } = await database('loop_order');
+    const { record: key } = await createApiKey(store, SecretBox.fromKey(SECRET_KEY_HEX), { name: 'order', plan: 'pro' });
+    const ids = ['order-q1', 'order-q2'];
+    const request = { title: 'o', query: { conditions: { AND: [{ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '>', value: 1 }] }, actions: [{ stepId: 'n', type: 'notify', params: { message: 'm' } }], expiresIn: '1h' } };
+    const now = new Date();
+    for (const id of ids) await store.insertQuery({ id, keyId: key.id, request: request as never, status: 'active', tradeFlavoured: false, estimatedCredits: 1, credits: 1, createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + 3_600_000).toISOString(), cancelledAt: null, deletedAt: null, runtime: null, fromDraft: null });
+    const leases = ownLeases(store.pool, 'order-host', 900);
+    const { engine, log } = standInEngine();
+    const host = new PartitionedHost({ engine, store, pool: store.pool, leases, partitions: 1, warn: () => undefined });
+    await host.start();
+    await until(() => ids.every((id) => log.includes(`add:${id}`)));
+    // Leaving drops the partition (a hand-over and a lease not renewed in time drop it the same way).
+    await host.dispose();
+    const closedAt = log.indexOf('close:0');
+    expect(closedAt).toBeGreaterThanOrEqual(0);
+    for (const id of ids) expect(log.indexOf(`remove:${id}`)).toBeGreaterThan(closedAt);
   });
 
   it('a host whose renewals stop hands no message to its engines once their validity has passed, says 503 with the reason on /ready, and is ready again once it renews', { timeout: 60_000 }, async () => {

@@ -26,6 +26,12 @@ export interface ActionRunnerDeps {
   emit(event: EngineEvent): void;
   /** Persists the query's runtime state (after each completed step). */
   persist(query: QueryRuntime): MaybePromise<unknown>;
+  /**
+   * Whether the engine still runs the query. One it no longer runs (removed: deleted, or handed to another
+   * host; or its engine disposed) starts no further step and saves nothing: its trigger stays pending in
+   * the store as last saved, for whoever runs the query next to resume from the outbox.
+   */
+  holds(query: QueryRuntime): boolean;
 }
 
 export type TriggerOutcome = 'succeeded' | 'failed' | 'stopped';
@@ -103,7 +109,7 @@ class TriggerRun implements Continuation {
     while (this.index < steps.length) {
       const step = steps[this.index++] as ActionStep;
       // A cancel stops the rest of the chain; an expiry during a re-arming trigger lets it finish.
-      if (query.status === 'cancelled' || query.status === 'failed') return this.done('stopped');
+      if (query.status === 'cancelled' || query.status === 'failed' || !this.deps.holds(query)) return this.done('stopped');
       if (this.completedSteps.includes(step.stepId)) continue;
       const analysis = step.callbackOf === undefined ? undefined : this.analyses?.get(step.callbackOf);
       if (step.callbackOf !== undefined && analysis === undefined) continue;

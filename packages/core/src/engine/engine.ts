@@ -136,7 +136,8 @@ export class Engine {
       newId: this.newId,
       listening: (type) => this.wants(type),
       emit: (event: EngineEvent) => this.emit(event),
-      persist: (target: QueryRuntime) => this.store.saveRuntime(target.id, target.runtimeState()),
+      persist: (target: QueryRuntime) => (this.holds(target) ? this.store.saveRuntime(target.id, target.runtimeState()) : undefined),
+      holds: (target: QueryRuntime) => this.holds(target),
     };
     this.expiries = new ExpiryQueue<QueryRuntime>(() => this.now(), (delayMs, work) => this.services.schedule(delayMs, work), (query) => this.expire(query));
   }
@@ -378,11 +379,22 @@ export class Engine {
     this.saves.saveThen(query, () => runTrigger(this.actionDeps, query, trigger, completedSteps, resumed, (outcome) => this.settleTrigger(query, final, outcome)));
   }
 
+  /** Whether the engine runs this query object now (not removed, not replaced by a query of the same id, the engine not disposed). */
+  private holds(query: QueryRuntime): boolean {
+    return this.queries.get(query.id) === query;
+  }
+
   /** The trigger's outcome, as one batch (batch() spelled out: no closure per fire). */
   private settleTrigger(query: QueryRuntime, final: boolean, outcome: TriggerOutcome): void {
     this.enterBatch();
     try {
-      this.recordOutcome(query, final, outcome);
+      // A query the engine no longer runs records no outcome: its trigger stays pending in the store, and
+      // whoever runs the query next (the host its partition went to) resumes it from the outbox.
+      if (this.holds(query)) this.recordOutcome(query, final, outcome);
+      else {
+        query.firing = false;
+        query.pendingTrigger = undefined;
+      }
       // Removed while its actions ran: its last save is done, the store may forget it (unless its id was taken again).
       if (this.leftWhileFiring.size > 0 && this.leftWhileFiring.delete(query)) {
         if (!this.queries.has(query.id)) this.saves.forget(query.id);

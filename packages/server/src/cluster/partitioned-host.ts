@@ -423,11 +423,13 @@ export class PartitionedHost implements QueryHost {
    * Closes a partition's engine (after `before`, its opening); the partition is not taken again until
    * the close ended or, a TTL after it began, its engine was abandoned.
    */
-  private close(partition: number, before: Promise<unknown> = Promise.resolve()): Promise<void> {
+  private close(partition: number, before?: Promise<unknown>): Promise<void> {
     const under = this.closing.get(partition);
     if (under) return under;
     const closed = (async () => {
-      await before;
+      // Without an opening to wait for, the engine's close begins now, before `drop` removes the queries:
+      // the partition stops reading first, and its queries leave with its engine, never from a running one.
+      if (before) await before;
       // Taken again meanwhile (this close was abandoned): the engine keeps the later opening, not this one's.
       if (this.owned.has(partition) || this.opening.has(partition)) return;
       await this.options.engine.closePartition?.(partition);
