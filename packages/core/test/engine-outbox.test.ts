@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { filter, firstValueFrom, of } from 'rxjs';
 import {
   type ActionExecutor,
+  type ActionOutcome,
   Engine,
   type EngineEvent,
   EpochVirtualScheduler,
@@ -363,9 +364,11 @@ describe('a fresh step claims its outbox entry (a host that lost the query may h
 describe('a query that leaves its engine while a trigger runs (deleted, or its partition handed to another host)', () => {
   it('saves nothing more: its trigger stays pending in the store as last saved, and the engine that runs it next resumes it, each step once', async () => {
     // A host's store keeps a removed query's records (the query may run on another host now).
-    const store = Object.assign(new MemoryStateStore(), { forgetQuery: undefined });
-    let finish: ((outcome: { result: Record<string, unknown> }) => void) | undefined;
-    const slow: ActionExecutor = { execute: vi.fn(() => new Promise((resolve) => (finish = resolve))) };
+    const store = new MemoryStateStore();
+    store.forgetQuery = () => undefined;
+    let finish: ((outcome: ActionOutcome) => void) | undefined;
+    const execute = vi.fn(() => new Promise<ActionOutcome>((resolve) => (finish = resolve)));
+    const slow: ActionExecutor = { execute };
     const actions = [
       { stepId: 'hook', type: 'webhook', params: { url: 'https://hooks.example.com/x' } },
       { stepId: 'n', type: 'notify', params: { message: 'fired' } },
@@ -373,7 +376,7 @@ describe('a query that leaves its engine while a trigger runs (deleted, or its p
     const first = engineOn(store, { executors: { webhook: slow } });
     first.engine.add({ queryId: QUERY, request: request(actions), createdAt: T0 });
     first.tick(101);
-    expect(slow.execute).toHaveBeenCalledTimes(1);
+    expect(execute).toHaveBeenCalledTimes(1);
     first.engine.remove(QUERY);
     // The step under way ends after the query left: its outcome is on record in the outbox, nothing else moves.
     finish?.({ result: { status: 200 } });
@@ -385,7 +388,7 @@ describe('a query that leaves its engine while a trigger runs (deleted, or its p
     const second = engineOn(store, { executors: { webhook: slow }, start: T0 + 60_000 });
     second.engine.add({ queryId: QUERY, request: request(actions), createdAt: T0 }, store.runtime.get(QUERY));
     await statusOf(second.engine, 'triggered');
-    expect(slow.execute).toHaveBeenCalledTimes(1);
+    expect(execute).toHaveBeenCalledTimes(1);
     expect(store.notifications.map((notification) => notification.data.triggerIndex)).toEqual([1]);
     expect(store.executionsOf(QUERY).map((execution) => [execution.stepId, execution.status])).toEqual([
       ['hook', 'succeeded'],

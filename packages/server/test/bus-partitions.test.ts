@@ -66,9 +66,11 @@ function busyEngines(costMs: number, first: () => void = () => undefined): { eng
   return { engineFor, handled: () => handled };
 }
 
-function partitions(bus: MarketBus, positions: PgPartitionPositions, engineFor: PartitionEngineFactory, warn = vi.fn(), more: { store?: HostStore; onFenced?: (partition: number, epoch: number) => void } = {}): BusPartitions {
+function partitions(bus: MarketBus, positions: PgPartitionPositions, engineFor: PartitionEngineFactory, warn = vi.fn(), more: { store?: HostStore; onStopped?: (partition: number, epoch: number, reason: 'fenced' | 'failed') => void } = {}): BusPartitions {
   const base = { recording: { observations: [] } as unknown as Recording, dispose: () => undefined } as unknown as HostEngine;
-  return new BusPartitions({ bus, positions, store: more.store ?? ({} as HostStore), history: {} as never, partitions: 1, base, engineFor, historyWaitMs: 0, saveEveryMs: 5, warn, ...(more.onFenced ? { onFenced: more.onFenced } : {}) });
+  const host = new BusPartitions({ bus, positions, store: more.store ?? ({} as HostStore), history: {} as never, partitions: 1, base, engineFor, historyWaitMs: 0, saveEveryMs: 5, warn });
+  if (more.onStopped) host.onPartitionStopped(more.onStopped);
+  return host;
 }
 
 describe('the partitions of a host on the market bus', () => {
@@ -144,11 +146,11 @@ describe('the partitions of a host on the market bus', () => {
     };
     const onFenced = vi.fn();
     const warn = vi.fn();
-    const host = partitions(stubBus(50), stubPositions(new Map([[0, { seq: 0, at: 0 }]])).positions, engineFor, warn, { store, onFenced });
+    const host = partitions(stubBus(50), stubPositions(new Map([[0, { seq: 0, at: 0 }]])).positions, engineFor, warn, { store, onStopped: onFenced });
     await host.openPartition(0, 1);
     await host.startPartitions();
     while (onFenced.mock.calls.length === 0 || disposed === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(onFenced).toHaveBeenCalledWith(0, 1);
+    expect(onFenced).toHaveBeenCalledWith(0, 1, 'fenced');
     expect(fences[0]).toEqual({ partition: 0, epoch: 1, nodeId: 'node-a' });
     // The message whose writes were refused was the last the engine got.
     expect(handled).toBe(3);
@@ -164,5 +166,61 @@ describe('the partitions of a host on the market bus', () => {
     expect(host.readiness().bus?.positions[0]).toBeDefined();
     await host.dispose();
     expect(onFenced).toHaveBeenCalledTimes(1);
+  });
+
+  it('a write that fails (the connection cut) stops its partition with its position before the message: the engine gets nothing more, its later writes never reach the store, and the partition opened again judges that message again', async () => {
+    // The runtime save of the third message fails once, as a write on a connection PostgreSQL cut.
+    const calls: Array<{ epoch: number; seq: number }> = [];
+    let failures = 1;
+    const store = {
+      saveRuntime: (_id: string, state: { triggerCount: number }, fence: Fence) => {
+        calls.push({ epoch: fence.epoch, seq: state.triggerCount });
+        if (state.triggerCount === 3 && failures > 0) {
+          failures -= 1;
+          return Promise.reject(new Error('Connection terminated unexpectedly'));
+        }
+        return Promise.resolve();
+      },
+    } as unknown as HostStore;
+    const seen: Array<{ engine: number; seq: number }> = [];
+    let engines = 0;
+    let disposed = 0;
+    const storeOf: HostStore[] = [];
+    const engineFor: PartitionEngineFactory = ({ sources, store: engineStore }) => {
+      const engine = (engines += 1);
+      storeOf.push(engineStore);
+      const subscription = (sources[0] as DataSource).observe({ source: 'price', symbol: 'BTC' }).subscribe((observation) => {
+        const seq = (observation as { price: number }).price - 100;
+        seen.push({ engine, seq });
+        // Each observation is a trigger: its runtime state saved (the trigger count is the message here).
+        if (seq <= 4) void Promise.resolve(engineStore.saveRuntime('q', { status: 'active', triggerCount: seq, latched: {}, verdicts: {}, cronPulses: {} })).catch(() => undefined);
+      });
+      const off = () => () => undefined;
+      return { onNotification: off, onConditionStates: off, onStatusChange: off, onProblem: off, readiness: () => ({ queries: 0 }), dispose: () => ((disposed += 1), subscription.unsubscribe()) } as unknown as HostEngine;
+    };
+    const saved = new Map([[0, { seq: 0, at: 0 }]]);
+    const onStopped = vi.fn();
+    const warn = vi.fn();
+    const host = partitions(stubBus(6), stubPositions(saved).positions, engineFor, warn, { store, onStopped });
+    await host.openPartition(0, 1);
+    await host.startPartitions();
+    while (onStopped.mock.calls.length === 0 || disposed === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(onStopped).toHaveBeenCalledWith(0, 1, 'failed');
+    // The failing message was the last the engine got, and the position stays before it.
+    expect(seen).toEqual([1, 2, 3].map((seq) => ({ engine: 1, seq })));
+    expect(saved.get(0)?.seq).toBe(2);
+    expect(String(warn.mock.calls.find((call) => /stops/.test(String(call[0])))?.[0])).toMatch(/partition 0 stops: a write failed/);
+    // A write of the stopped engine (a timer's, say) never reaches the store.
+    await expect(storeOf[0]!.saveRuntime('q', { status: 'active', triggerCount: 9, latched: {}, verdicts: {}, cronPulses: {} })).rejects.toThrow(FencedWriteError);
+    const stoppedWrites = calls.length;
+    await host.openPartition(0, 2);
+    await host.startPartitions();
+    while (host.readiness().bus?.positions[0]?.handled !== 6) await new Promise((resolve) => setTimeout(resolve, 5));
+    await host.dispose();
+    expect(calls.slice(0, stoppedWrites)).toEqual([1, 2, 3].map((seq) => ({ epoch: 1, seq })));
+    // Opened again: the message whose write failed is judged again, and its write made.
+    expect(seen.filter((entry) => entry.engine === 2).map((entry) => entry.seq)).toEqual([3, 4, 5, 6]);
+    expect(calls.slice(stoppedWrites)).toEqual([3, 4].map((seq) => ({ epoch: 2, seq })));
+    expect(saved.get(0)?.seq).toBe(6);
   });
 });

@@ -71,13 +71,26 @@ function gate(): { wait: Promise<void>; release: () => void } {
 }
 
 /** An engine that runs no query: it records the partitions opened and closed; opening, closing or starting can be made to hang. */
-function standInEngine(hang: { open?: { partition: number; until: Promise<void> }; close?: Promise<void>; start?: Promise<void> } = {}): { engine: PartitionEngine; opened: number[]; closed: number[]; leased: Map<number, () => boolean>; log: string[] } {
+function standInEngine(hang: { open?: { partition: number; until: Promise<void> }; close?: Promise<void>; start?: Promise<void> } = {}): {
+  engine: PartitionEngine;
+  opened: number[];
+  closed: number[];
+  leased: Map<number, () => boolean>;
+  log: string[];
+  /** Stops a partition on its own, as an engine whose write failed does. */
+  stop: (partition: number, epoch: number, reason: 'fenced' | 'failed') => void;
+} {
   const opened: number[] = [];
   const closed: number[] = [];
   const leased = new Map<number, () => boolean>();
   // The queries added and removed, and the partitions closed, in the order the host asked.
   const log: string[] = [];
+  const stoppedListeners = new Set<(partition: number, epoch: number, reason: 'fenced' | 'failed') => void>();
   const engine = {
+    onPartitionStopped: (listener: (partition: number, epoch: number, reason: 'fenced' | 'failed') => void) => {
+      stoppedListeners.add(listener);
+      return () => stoppedListeners.delete(listener);
+    },
     recording: { observations: [] } as unknown as Recording,
     start: () => Promise.resolve(0),
     add: (query: QueryRecord) => void log.push(`add:${query.id}`),
@@ -86,8 +99,9 @@ function standInEngine(hang: { open?: { partition: number; until: Promise<void> 
     inspect: () => undefined,
     readiness: () => ({ queries: 0 }),
     dispose: () => undefined,
-    openPartition: async (partition: number, _epoch: number, isLeased: () => boolean) => {
+    openPartition: async (partition: number, epoch: number, isLeased: () => boolean) => {
       opened.push(partition);
+      log.push(`open:${partition}@${epoch}`);
       leased.set(partition, isLeased);
       if (hang.open?.partition === partition) await hang.open.until;
     },
@@ -98,7 +112,7 @@ function standInEngine(hang: { open?: { partition: number; until: Promise<void> 
     },
     startPartitions: () => hang.start ?? Promise.resolve(),
   } as unknown as PartitionEngine;
-  return { engine, opened, closed, leased, log };
+  return { engine, opened, closed, leased, log, stop: (partition, epoch, reason) => stoppedListeners.forEach((listener) => listener(partition, epoch, reason)) };
 }
 
 /** The partitions each live lease's holder has, per node (expired leases left out). */
@@ -282,6 +296,37 @@ await describeWithPostgres('a lease loop that never waits on data', () => {
     const closedAt = log.indexOf('close:0');
     expect(closedAt).toBeGreaterThanOrEqual(0);
     for (const id of ids) expect(log.indexOf(`remove:${id}`)).toBeGreaterThan(closedAt);
+  });
+
+  it('a partition that stops on its own (a write failed) is dropped and opened again by the same host at a new epoch; one fenced is left to its new holder', { timeout: 60_000 }, async () => {
+    const { store } = await database('loop_stopped');
+    const leases = ownLeases(store.pool, 'stop-host', 900);
+    const { engine, log, stop } = standInEngine();
+    const host = new PartitionedHost({ engine, store, pool: store.pool, leases, partitions: 2, warn: () => undefined });
+    closers.push(() => host.dispose());
+    await host.start();
+    const epochOf = async (partition: number) => (await leases.all()).find((lease) => lease.partition === partition)!.epoch;
+    const first = await epochOf(0);
+    expect(log).toContain(`open:0@${first}`);
+    stop(0, first, 'failed');
+    await until(() => log.includes('close:0') && log.some((entry) => entry.startsWith('open:0@') && entry !== `open:0@${first}`));
+    const second = await epochOf(0);
+    expect(second).toBeGreaterThan(first);
+    expect(log.filter((entry) => /^(open|close):0/.test(entry))).toEqual([`open:0@${first}`, 'close:0', `open:0@${second}`]);
+    expect(host.readiness().partitions?.owned).toEqual([0, 1]);
+    // A stop of an epoch no longer held changes nothing.
+    stop(0, first, 'fenced');
+    await host.beat();
+    expect(log.filter((entry) => /^(open|close):0/.test(entry))).toHaveLength(3);
+    // Fenced: another host holds the lease now; this one drops the partition and does not take it while that lease lives.
+    const other = ownLeases(store.pool, 'other-host', 60_000);
+    await store.pool.query("UPDATE partition_leases SET node_id = 'other-host', epoch = epoch + 1000, expires_at = now() + interval '1 minute' WHERE partition = 1");
+    const otherEpoch = await epochOf(1);
+    stop(1, (await leases.all()).find((lease) => lease.partition === 1)!.epoch - 1000, 'fenced');
+    await until(() => !(host.readiness().partitions?.owned ?? []).includes(1));
+    await host.beat();
+    expect(await epochOf(1)).toBe(otherEpoch);
+    expect((await other.all()).find((lease) => lease.partition === 1)).toMatchObject({ nodeId: 'other-host' });
   });
 
   it('a host whose renewals stop hands no message to its engines once their validity has passed, says 503 with the reason on /ready, and is ready again once it renews', { timeout: 60_000 }, async () => {

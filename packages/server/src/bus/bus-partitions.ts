@@ -10,7 +10,7 @@ import type { HistoryRecorder } from './history-recorder.js';
 import type { MalformedMessageLog } from './malformed-messages.js';
 import type { BusObservation, BusReading, MarketBus } from './market-bus.js';
 import type { PartitionPosition, PgPartitionPositions } from './partition-positions.js';
-import type { FencedWriteError } from '../store/fence.js';
+import { isFencedWrite } from '../store/fence.js';
 import { fencedStore } from './fenced-store.js';
 
 /** Builds the engine of one partition: its clock, its source (the bus), its history and its store (writes tracked). */
@@ -41,11 +41,6 @@ export interface BusPartitionsOptions {
   malformedLog?: MalformedMessageLog;
   /** The host's history recorder (its state is shown in the readiness while it runs). */
   recorder?: HistoryRecorder;
-  /**
-   * A write of a partition's engine was refused as fenced: the partition's lease at `epoch` is no longer
-   * this host's. The partition is closed (its engine has no further effect); the lease loop may drop it.
-   */
-  onFenced?: (partition: number, epoch: number) => void;
   warn?: (message: string, error?: unknown) => void;
 }
 
@@ -79,8 +74,12 @@ interface Partition {
   closed: boolean;
   /** Whether a save was refused (the lease at this epoch is no longer this host's): said once. */
   refused?: boolean;
-  /** Whether a write of its engine was refused as fenced (it is being closed). */
-  fenced?: boolean;
+  /**
+   * Why the partition stopped before it was closed, if it did: a write of its engine was refused as
+   * fenced (its lease is another host's), or a write or history load failed (its engine's memory may be
+   * ahead of the store). From then on its engine gets no message and its writes are refused.
+   */
+  stopped?: 'fenced' | 'failed';
 }
 
 /**
@@ -92,8 +91,8 @@ const YIELD_AFTER_MS = 10;
 /** How often a partition whose lease is not surely this host's looks again whether it was renewed (ms). */
 const LEASE_RECHECK_MS = 20;
 
-/** `target` with the promises its methods return tracked in `pending` until they settle (store writes, history loads). */
-function tracking<T extends object>(target: T, pending: Set<Promise<unknown>>): T {
+/** `target` with the promises its methods return tracked in `pending` until they settle (store writes, history loads); a rejection is told to `failed`. */
+function tracking<T extends object>(target: T, pending: Set<Promise<unknown>>, failed: (error: unknown) => void): T {
   return new Proxy(target, {
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
@@ -104,7 +103,10 @@ function tracking<T extends object>(target: T, pending: Set<Promise<unknown>>): 
           pending.add(result);
           void result.then(
             () => pending.delete(result),
-            () => pending.delete(result),
+            (error: unknown) => {
+              pending.delete(result);
+              failed(error);
+            },
           );
         }
         return result;
@@ -133,6 +135,7 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
   /** When the event loop last had a turn between two messages (see {@link YIELD_AFTER_MS}). */
   private turnAt = performance.now();
   private readonly listeners = {
+    stopped: new Set<(partition: number, epoch: number, reason: 'fenced' | 'failed') => void>(),
     notification: new Set<(notification: StoredNotification) => void>(),
     states: new Set<(change: ConditionStatesChange) => void>(),
     status: new Set<(change: StatusChange) => void>(),
@@ -174,11 +177,15 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
     const push = new PushSource();
     // What the engine has under way: store writes, and history loads (ticks that come meanwhile wait in the engine).
     const writes = new Set<Promise<unknown>>();
-    // Every write of the engine is fenced by this lease: once it is refused, the partition stops.
+    // Every write of the engine is fenced by this lease; once one is refused or fails, the partition stops.
     const fence = { partition, epoch, nodeId: this.options.positions.nodeId };
-    const store = tracking(fencedStore(this.options.store, fence, (error) => this.fenced(partition, epoch, error)), writes);
-    const engine = this.options.engineFor({ scheduler: clock, sources: [push], history: [tracking(this.options.history, writes)], store });
-    const entry: Partition = { partition, epoch, leased, engine, push, clock, writes, handled: saved, safe: saved, saved, backlogUntil: 0, judged: 0, malformed: 0, unsubscribe: [], closed: false };
+    const made: { entry?: Partition } = {};
+    const failed = (error: unknown): void => {
+      if (made.entry) this.stop(made.entry, error);
+    };
+    const store = tracking(fencedStore(this.options.store, fence, () => made.entry?.stopped !== undefined), writes, failed);
+    const engine = this.options.engineFor({ scheduler: clock, sources: [push], history: [tracking(this.options.history, writes, failed)], store });
+    const entry: Partition = (made.entry = { partition, epoch, leased, engine, push, clock, writes, handled: saved, safe: saved, saved, backlogUntil: 0, judged: 0, malformed: 0, unsubscribe: [], closed: false });
     entry.unsubscribe.push(
       engine.onNotification((notification) => this.listeners.notification.forEach((listener) => listener(notification))),
       engine.onConditionStates((change) => this.listeners.states.forEach((listener) => listener(change))),
@@ -248,11 +255,12 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
     entry.handled = position;
     if (entry.clock.isCatchingUp && position.seq >= entry.backlogUntil) entry.clock.live();
     if (entry.writes.size === 0) {
-      entry.safe = position;
+      if (entry.stopped === undefined) entry.safe = position;
       return this.turn();
     }
     return this.quiesce(entry).then(() => {
-      if (position.seq > entry.safe.seq) entry.safe = position;
+      // A write that failed meanwhile leaves the position where it was: the message is judged again.
+      if (entry.stopped === undefined && position.seq > entry.safe.seq) entry.safe = position;
     });
   }
 
@@ -298,19 +306,33 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
   }
 
   /**
-   * A write of the partition's engine was refused as fenced: another host holds its lease now. The
-   * partition stops handing messages to its engine at once and is closed (its other writes are refused
-   * too); the host goes on with its other partitions.
+   * A write of the partition's engine was refused as fenced (another host holds its lease now) or failed
+   * (the database cut the connection, a timeout), or a history load failed: the engine's memory may be
+   * ahead of what the store holds (a trigger fired whose alert was never stored). The partition stops
+   * handing messages to its engine at once, its further writes are refused, and it is closed with its
+   * position left at the last message whose writes all succeeded; the cluster opens it again from there,
+   * on what the store has ({@link onPartitionStopped}). The host goes on with its other partitions.
    */
-  private fenced(partition: number, epoch: number, error: FencedWriteError): void {
-    const entry = this.open.get(partition);
-    // Once per opening (its writes under way are refused too); a partition reopened since is not this one.
-    if (!entry || entry.epoch !== epoch || entry.fenced) return;
-    entry.fenced = true;
+  private stop(entry: Partition, error: unknown): void {
+    // Once per opening (its writes under way fail too).
+    if (entry.stopped !== undefined) return;
+    entry.stopped = isFencedWrite(error) ? 'fenced' : 'failed';
     entry.closed = true;
-    this.options.warn?.(`bus: partition ${partition} stops: a write was refused, its lease at epoch ${epoch} is no longer this host's`, error);
-    this.options.onFenced?.(partition, epoch);
-    this.closePartition(partition).catch((closeError: unknown) => this.options.warn?.(`bus: partition ${partition} did not close cleanly`, closeError));
+    const { partition, epoch } = entry;
+    this.options.warn?.(
+      entry.stopped === 'fenced'
+        ? `bus: partition ${partition} stops: a write was refused, its lease at epoch ${epoch} is no longer this host's`
+        : `bus: partition ${partition} stops: a write failed; it is opened again from its last message whose writes all succeeded`,
+      error,
+    );
+    this.listeners.stopped.forEach((listener) => listener(partition, epoch, entry.stopped!));
+    if (this.open.get(partition) === entry) this.closePartition(partition).catch((closeError: unknown) => this.options.warn?.(`bus: partition ${partition} did not close cleanly`, closeError));
+  }
+
+  /** Called when a partition stops on its own (see {@link stop}): the cluster drops it, and takes it again if it is still this host's. */
+  onPartitionStopped(listener: (partition: number, epoch: number, reason: 'fenced' | 'failed') => void): () => void {
+    this.listeners.stopped.add(listener);
+    return () => this.listeners.stopped.delete(listener);
   }
 
   /** Stops reading a partition lost or handed over, saves its position once its writes are done, and disposes its engine. */
@@ -335,7 +357,8 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
     await this.quiesce(entry);
     entry.engine.dispose();
     await Promise.allSettled([...entry.writes]);
-    entry.safe = entry.handled;
+    // Every message handed over is stored by now, unless a write failed: then the position stays at the last safe one.
+    if (entry.stopped === undefined) entry.safe = entry.handled;
     await entry.saving;
     await this.save(entry);
     for (const unsubscribe of entry.unsubscribe) unsubscribe();

@@ -1,4 +1,4 @@
-import { type Fence, type FencedWriteError, isFencedWrite } from '../store/fence.js';
+import { type Fence, FencedWriteError } from '../store/fence.js';
 import type { HostStore } from '../store/store.js';
 
 /** The writes of a partition's engine, with how many arguments they take before the fence. */
@@ -20,30 +20,22 @@ let runtimeVersion = 0;
 /**
  * `store` as a partition's engine writes to it: every write of the engine carries the partition's lease
  * (`fence`; runtime states a growing version too), so that the store refuses it once the lease moved on.
- * A refused write is told to `onFenced` (the partition has lost its lease and must stop), then fails as
- * it would have. Reads and the host's other writes pass as they are.
+ * Once `stopped()` says the partition has stopped (a write of it was refused or failed), every further
+ * write is refused here, without reaching the store: the engine's memory may be ahead of what the store
+ * holds, and the partition is opened again from what the store has. Reads and the host's other writes
+ * pass as they are.
  */
-export function fencedStore(store: HostStore, fence: Fence, onFenced: (error: FencedWriteError) => void): HostStore {
-  const told = (error: unknown): void => {
-    if (isFencedWrite(error)) onFenced(error);
-  };
+export function fencedStore(store: HostStore, fence: Fence, stopped: () => boolean): HostStore {
   return new Proxy(store, {
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
       const before = FENCED_WRITES[property as keyof HostStore];
       if (typeof value !== 'function' || before === undefined) return value;
       return (...args: unknown[]) => {
+        if (stopped()) return Promise.reject(new FencedWriteError(fence, `${String(property)} after partition ${fence.partition} stopped`));
         const given = args.slice(0, before);
         const call = property === 'saveRuntime' ? [...given, fence, (runtimeVersion += 1)] : [...given, fence];
-        let result: unknown;
-        try {
-          result = (value as (...a: unknown[]) => unknown).apply(target, call);
-        } catch (error) {
-          told(error);
-          throw error;
-        }
-        if (result instanceof Promise) result.catch(told);
-        return result;
+        return (value as (...a: unknown[]) => unknown).apply(target, call);
       };
     },
   });

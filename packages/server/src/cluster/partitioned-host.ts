@@ -22,6 +22,12 @@ export interface PartitionLifecycle {
   startPartitions(): Promise<void>;
   /** Closes a partition lost or handed over (its queries removed already); resolves when its effects are stored. */
   closePartition(partition: number): Promise<void>;
+  /**
+   * Called when a partition stops on its own: a write of its engine was refused as fenced or failed. The
+   * cluster drops it (its close is under way) and takes it again at a later round if it is still this
+   * host's, from the position and the state the store has.
+   */
+  onPartitionStopped?(listener: (partition: number, epoch: number, reason: 'fenced' | 'failed') => void): () => void;
 }
 
 /** The engine a {@link PartitionedHost} runs its partitions' queries in. */
@@ -129,6 +135,17 @@ export class PartitionedHost implements QueryHost {
   constructor(private readonly options: PartitionedHostOptions) {
     this.recording = options.engine.recording;
     if (options.signals) this.unsubscribe.push(options.signals.on('query', (data) => void this.reconcileOne(data.queryId)));
+    if (options.engine.onPartitionStopped) this.unsubscribe.push(options.engine.onPartitionStopped((partition, epoch) => this.partitionStopped(partition, epoch)));
+  }
+
+  /** A partition stopped on its own (a write refused or failed): dropped now; a later round takes it again if it is still this host's. */
+  private partitionStopped(partition: number, epoch: number): void {
+    if (this.stopped) return;
+    // Stopped while it opened: the opening finds it lost, and closes it.
+    if (this.opening.get(partition) === epoch) {
+      this.opening.delete(partition);
+      this.validUntil.delete(partition);
+    } else if (this.owned.get(partition) === epoch) void this.drop([partition]);
   }
 
   /** A query another host created or ended: brought in line with the store now when its partition is this host's. */
