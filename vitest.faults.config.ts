@@ -10,6 +10,8 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['@eql/source'] } },
   test: {
     include: ['packages/server/test/faults/**/*.fault.ts'],
+    // The same summary lines as `npm test` (`.ci/run` adds the two runs' counts).
+    reporters: ['default', './test/support/summary-reporter.ts'],
     testTimeout: 600_000,
     hookTimeout: 180_000,
     pool: 'forks',
