@@ -315,7 +315,22 @@ export class Engine {
 
   // ------------------------------------------------------------------ internals
 
+  /**
+   * Settles what the batch left (breaks, pulses, firing) with the writes it makes grouped by the store
+   * when the store can (`StateStore.together`: a synchronous store commits a storm's writes once).
+   */
   private flush(): void {
+    if (this.store.together === undefined) return this.settleBatch();
+    try {
+      this.store.together(this.settleBatchBound);
+    } catch (error) {
+      this.problem('', 'STATE_STORE_ERROR', error);
+    }
+  }
+
+  private readonly settleBatchBound = (): void => this.settleBatch();
+
+  private settleBatch(): void {
     this.enterBatch();
     try {
       while (this.settlements.length > 0 || this.pulses.length > 0 || this.candidates.size > 0) {

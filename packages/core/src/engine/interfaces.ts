@@ -436,6 +436,14 @@ export interface StateStore {
    * query's executions after it ended) leaves it out. `dispose` never calls it: state must survive restarts.
    */
   forgetQuery?(queryId: string): MaybePromise<void>;
+  /**
+   * Runs `work` (the engine settling one instant: what fires, and the writes of its triggers) with the
+   * writes that answer at once inside it grouped: a synchronous store (SQLite) commits them once rather
+   * than each alone, so a tick that fires thousands of queries is one commit. A write failing inside is
+   * answered as it would be alone; the group commits what was written. Optional: a store whose writes
+   * answer later may group them itself.
+   */
+  together?(work: () => void): void;
 }
 
 /** A query as the engine receives it. */

@@ -273,6 +273,7 @@ export class HostEngine implements QueryHost {
       // A fresh step runs only when its claim won (a host that lost the partition may have claimed it first).
       claimOutbox: (entry: OutboxEntry) => store.claimOutbox(this.keyOf(entry.queryId), entry),
       outboxEntry: (key: string) => store.outboxEntry(key),
+      ...(store.together ? { together: (work: () => void) => store.together!(work) } : {}),
     };
   }
 

@@ -156,6 +156,8 @@ export interface HostStore {
    * step (a zombie owner and the new one), one wins; the other must not run the step.
    */
   claimOutbox(keyId: number, entry: OutboxEntry, fence?: Fence): MaybePromise<boolean>;
+  /** Runs the engine's settling of one instant with its writes in one transaction (a synchronous store; see `StateStore.together`). */
+  together?(work: () => void): void;
   /** The outbox entry of an idempotency key, or undefined. */
   outboxEntry(key: string): MaybePromise<OutboxEntry | undefined>;
   /** Saves an order of the paper venue, replacing the one with its client order id; durable when it returns. */
