@@ -103,7 +103,8 @@ await describeWithPostgres('the leases of a busy host', () => {
       const fenced = until(() => closed.length > 0);
       expect(await first({ renewed: threeRenewals, fenced })).toBe('renewed');
       expect(closed).toEqual([]);
-      expect(warn).not.toHaveBeenCalled();
+      // The engine work held past the TTL may be said to be slow (it goes on beside); nothing about the leases is.
+      expect(warn.mock.calls.map(([message]) => String(message)).filter((message) => /lease|renew|stopping|fence/i.test(message))).toEqual([]);
       const all = await leases.all();
       expect(all.map(({ partition, nodeId, expired }) => ({ partition, nodeId, expired }))).toEqual([0, 1, 2, 3].map((partition) => ({ partition, nodeId: 'busy-host', expired: false })));
     } finally {
