@@ -1,4 +1,10 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
+import { buildServer } from '../src/build-server.js';
+import { removeDir } from './support/harness.js';
+import { SECRET_KEY_HEX } from './support/host.js';
 import { configFromEnv } from '../src/config.js';
 import { withClient, inTransaction } from '../src/store/pg/checked-out.js';
 import { openPgPool } from '../src/store/pg/pg-pool.js';
@@ -46,6 +52,24 @@ await describeWithPostgres('PostgreSQL sessions of the host', () => {
     cleanups.push(() => store.close());
     const { rows } = await store.pool.query<Record<string, string>>('SELECT current_setting($1) AS statement, current_setting($2) AS lock, current_setting($3) AS idle', ['statement_timeout', 'lock_timeout', 'idle_in_transaction_session_timeout']);
     expect(rows[0]).toEqual({ statement: '30s', lock: '10s', idle: '1min' });
+  });
+
+  it("a host's sessions idle in a transaction at most its lease TTL (5 s at least), unless EQL_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS says: a host paused inside a fenced write, its lease row share-locked, holds a take-over only that long", async () => {
+    const idleOf = async (config: Record<string, unknown>) => {
+      const { url } = await schema();
+      const dir = await mkdtemp(join(tmpdir(), 'eql-pg-sessions-'));
+      const host = await buildServer({ config: { dataDir: dir, databaseUrl: url, secretKey: SECRET_KEY_HEX, marketSeed: false, nodeId: 'idle-host', ...config }, logger: false });
+      try {
+        const { rows } = await (host.context.store as PgHostStore).pool.query<{ idle: string }>("SELECT current_setting('idle_in_transaction_session_timeout') AS idle");
+        return rows[0]!.idle;
+      } finally {
+        await host.close();
+        await removeDir(dir);
+      }
+    };
+    expect(await idleOf({ leaseTtlMs: 9_000 })).toBe('9s');
+    expect(await idleOf({ leaseTtlMs: 1_500 })).toBe('5s');
+    expect(await idleOf({ leaseTtlMs: 9_000, pgTimeouts: { idleInTransactionMs: 60_000 } })).toBe('1min');
   });
 
   it('takes the timeouts it is given', async () => {
