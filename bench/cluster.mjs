@@ -19,12 +19,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { createApiKey, MarketBus, PgHostStore, SecretBox } from '@eql/server';
 import { mulberry32 } from '../scripts/seeded-random.mjs';
+import { admin, DATABASE_URL, NATS_URL } from './support/pg-admin.mjs';
 
-const DATABASE_URL = process.env.EQL_TEST_DATABASE_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/test';
-const NATS_URL = process.env.EQL_TEST_NATS_URL?.trim() || 'nats://127.0.0.1:4222';
 const BIN = fileURLToPath(new URL('../packages/cli/bin/eql.js', import.meta.url));
 const SECRET = 'cd'.repeat(32);
 const PARTITIONS = 8;
@@ -63,16 +61,6 @@ function ticks(start) {
     prices[symbol] = prices[symbol] * (1 + (next() - 0.5) * 0.004);
     return { at: start + index * 2_000, source: 'price', symbol, price: Number(prices[symbol].toPrecision(8)) };
   });
-}
-
-async function admin(sql, params = []) {
-  const client = new pg.Client({ connectionString: DATABASE_URL });
-  await client.connect();
-  try {
-    return (await client.query(sql, params)).rows;
-  } finally {
-    await client.end();
-  }
 }
 
 /** A fresh schema and stream, the keys, and the env of a host. */

@@ -28,9 +28,8 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { PushSource } from '@eql/core';
 import { buildServer, createApiKey, MarketBus, PgHostStore, SecretBox, SqliteStore } from '@eql/server';
+import { admin, DATABASE_URL, NATS_URL } from './support/pg-admin.mjs';
 
-const DATABASE_URL = process.env.EQL_TEST_DATABASE_URL?.trim() || 'postgres://postgres@127.0.0.1:5432/test';
-const NATS_URL = process.env.EQL_TEST_NATS_URL?.trim() || 'nats://127.0.0.1:4222';
 const BIN = fileURLToPath(new URL('../packages/cli/bin/eql.js', import.meta.url));
 const SECRET = 'ef'.repeat(32);
 const PARTITIONS = 8;
@@ -230,16 +229,6 @@ async function sqliteLimit(count) {
   } finally {
     db.close();
     await rm(dir, { recursive: true, force: true });
-  }
-}
-
-async function admin(sql, params = []) {
-  const client = new pg.Client({ connectionString: DATABASE_URL });
-  await client.connect();
-  try {
-    return (await client.query(sql, params)).rows;
-  } finally {
-    await client.end();
   }
 }
 
