@@ -31,7 +31,7 @@ describe('fault verdict', () => {
       referenceDeliveries: [{ key: 'q-1|1', webhookId: 'x:1:hook' }],
       clusterDeliveries: [
         { key: 'q-1|1', webhookId: 'y:1:hook' },
-        { key: 'q-1|1', webhookId: 'y:1:hook' },
+        { key: 'q-1|1', webhookId: 'y:7:hook' },
       ],
       backwards: ['q-1: 2 -> 1'],
       exitedOnTheirOwn: ['n-1 exited with 1: boom'],
@@ -49,5 +49,18 @@ describe('fault verdict', () => {
       `no partition owned for ${MAX_NO_OWNER_SECONDS + 1} s while a majority lived (bound ${MAX_NO_OWNER_SECONDS} s)`,
     ]);
     expect(report(broken)).toContain('BROKEN');
+  });
+
+  it('takes each webhook-id once, as the documented receiver does: a resend with the same id holds and is noted', () => {
+    const reference = ledger(['q-1|1|tell|t1']);
+    const deliveries = (...ids: string[]) => ids.map((webhookId) => ({ key: 'q-1|1', webhookId }));
+    const base = { scenario: 'resend', settled: true, ticks: 10, reference, cluster: reference, referenceDeliveries: deliveries('x:1:hook'), backwards: [], exitedOnTheirOwn: [], longestNoOwnerSeconds: 1, longestSomeUnownedSeconds: 2 };
+    const resent = judge({ ...base, clusterDeliveries: deliveries('y:1:hook', 'y:1:hook') });
+    expect(failures(resent)).toEqual([]);
+    expect(resent.webhooks).toMatchObject({ got: 1, twice: 0 });
+    expect(resent.notes).toEqual(['1 webhook-id(s) delivered more than once (the same id each time: a receiver deduplicating by webhook-id sees each once)']);
+    const firedTwice = judge({ ...base, clusterDeliveries: deliveries('y:1:hook', 'y:2:hook') });
+    expect(failures(firedTwice)).toEqual(['webhooks: 0 missing, 0 extra, 1 twice (of 1 expected, 2 stored)']);
+    expect(failures(judge({ ...base, clusterDeliveries: [] }))).toEqual(['webhooks: 1 missing, 0 extra, 0 twice (of 1 expected, 0 stored)']);
   });
 });
