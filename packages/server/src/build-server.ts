@@ -39,7 +39,7 @@ import { SqliteChatStore } from './store/sqlite-chat-store.js';
 import { PgChatStore } from './store/pg/pg-chat-store.js';
 import { PgPaymentLedger } from './store/pg/pg-payment-ledger.js';
 import { PgHostStore } from './store/pg/pg-store.js';
-import type { PgSessionTimeouts } from './store/pg/pg-pool.js';
+import { hostSessionTimeouts, type PgSessionTimeouts } from './store/pg/pg-pool.js';
 import type { ChatStore } from './store/chat-store.js';
 import { type Analyst, createAnalyst, type ChatModel, OpenAiChatModel } from '@eql/llm';
 import { QueryBuilder } from '@eql/builder';
@@ -153,7 +153,7 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
   if (!options.store || !options.market || !(options.box || config.secretKey)) privateDir(config.dataDir);
   const box = options.box ?? (config.secretKey ? SecretBox.fromKey(config.secretKey) : SecretBox.fromFile(join(config.dataDir, 'secret.key')));
   // PostgreSQL when EQL_DATABASE_URL is set (migrated at boot under an advisory lock), else the embedded SQLite file.
-  const store = options.store ?? (config.databaseUrl ? await openPgStore(config.databaseUrl, box, clusterSessionTimeouts(config)) : new SqliteStore(join(config.dataDir, 'eql.sqlite'), { box }));
+  const store = options.store ?? (config.databaseUrl ? await openPgStore(config.databaseUrl, box, hostSessionTimeouts(config.leaseTtlMs, config.pgTimeouts)) : new SqliteStore(join(config.dataDir, 'eql.sqlite'), { box }));
   if (!options.store) opened.add(() => store.close());
   // The prices the host observes, as minutes: the past of its own feed after a restart (in memory beside a given store;
   // in the data directory beside a PostgreSQL store too: per process for now, docs/scale-out.md).
@@ -420,16 +420,6 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
  * The PostgreSQL store at `url`: a database that cannot be reached or migrated is a {@link StartError}
  * naming it without its password (a refused secret key says so itself).
  */
-/**
- * The timeouts of a PostgreSQL host's sessions: a session idles in a transaction at most the lease TTL
- * (5 s at least) unless EQL_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS says otherwise. A host paused inside a
- * fenced write holds its partition's lease row share-locked (`checkFence`), and every take-over of
- * that partition waits until the paused session ends: the server ends it after this long.
- */
-function clusterSessionTimeouts(config: HostConfig): Partial<PgSessionTimeouts> {
-  return { idleInTransactionMs: Math.max(config.leaseTtlMs, 5_000), ...config.pgTimeouts };
-}
-
 async function openPgStore(url: string, box: SecretBox, timeouts: Partial<PgSessionTimeouts> | undefined): Promise<PgHostStore> {
   try {
     return await PgHostStore.open(url, { box, ...(timeouts ? { timeouts } : {}) });

@@ -18,6 +18,8 @@ import { createApiKey } from '../src/auth/api-keys.js';
 import { SECRET_KEY_HEX } from './support/host.js';
 import { describeWithPostgres, freshSchema, type TestSchema } from './support/postgres.js';
 import { type TcpProxy, tcpProxy } from './support/tcp-proxy.js';
+import { checkFence } from '../src/store/pg/pg-fence.js';
+import { hostSessionTimeouts, openPgPool } from '../src/store/pg/pg-pool.js';
 
 // A lease loop that never waits on data (issue 46, point 2; docs/scale-out.md, "Who runs which query"):
 // the beat (heartbeat and renewal) runs on the leases' own connections and never awaits engine work, a
@@ -327,6 +329,48 @@ await describeWithPostgres('a lease loop that never waits on data', () => {
     await host.beat();
     expect(await epochOf(1)).toBe(otherEpoch);
     expect((await other.all()).find((lease) => lease.partition === 1)).toMatchObject({ nodeId: 'other-host' });
+  });
+
+  it("a host paused inside a fenced write (its session idle in the transaction, its lease row share-locked) holds back the take-over of that one partition, only until the server ends the session: the others are taken at once and the taker keeps its own", { timeout: 60_000 }, async () => {
+    const { schema, store } = await database('loop_paused');
+    const ttlMs = 900;
+    const partitions = 4;
+    // The paused host: it took every partition, then stopped between a fenced write's checkFence and its
+    // COMMIT (SIGSTOP). Its leases are never renewed again; its data session has the timeouts a host gives its sessions.
+    const pausedLeases = ownLeases(store.pool, 'paused-host', ttlMs);
+    const taken = await pausedLeases.acquire([0, 1, 2, 3]);
+    const paused = openPgPool(schema.url, { maxConnections: 1, timeouts: hostSessionTimeouts(ttlMs, undefined) });
+    const session = await paused.connect();
+    closers.push(async () => {
+      session.release(true);
+      await paused.end();
+    });
+    let ended: (Error & { code?: string }) | undefined;
+    session.on('error', (error) => (ended ??= error));
+    await session.query('BEGIN');
+    await checkFence(session, { partition: 0, epoch: taken.find((lease) => lease.partition === 0)!.epoch, nodeId: 'paused-host' }, 'a paused write');
+
+    const leases = ownLeases(store.pool, 'taker', ttlMs);
+    const { engine } = standInEngine();
+    const warn = vi.fn();
+    const taker = new PartitionedHost({ engine, store, pool: store.pool, leases, partitions, warn });
+    closers.push(() => taker.dispose());
+    await taker.start();
+    // Partitions 1-3 are the taker's as soon as their leases expire, while the paused session still holds row 0.
+    let held = new Map<number, string>();
+    await until(async () => {
+      held = await holders(leases);
+      return [1, 2, 3].every((partition) => held.get(partition) === 'taker');
+    });
+    expect(ended).toBeUndefined();
+    expect(held.get(0)).not.toBe('taker');
+    // The server ends the paused session for idling in its transaction (25P03), the row lock goes, and 0 is taken.
+    await until(async () => (await holders(leases)).get(0) === 'taker');
+    expect(ended?.message).toMatch(/idle-in-transaction timeout/);
+    expect(taker.readiness().partitions?.owned).toEqual([0, 1, 2, 3]);
+    // The take-over of 0 waiting on that row cost the taker nothing: no lease of its own went unrenewed meanwhile.
+    expect(warn.mock.calls.map(([message]) => String(message)).filter((message) => /not renewed|no longer this host/.test(message))).toEqual([]);
+    vi.restoreAllMocks();
   });
 
   it('a host whose renewals stop hands no message to its engines once their validity has passed, says 503 with the reason on /ready, and is ready again once it renews', { timeout: 60_000 }, async () => {

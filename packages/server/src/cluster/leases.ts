@@ -77,15 +77,31 @@ export class PgLeases {
    * Takes the partitions whose lease is free or expired (or already this host's); returns those taken, with
    * their new epochs. Epochs come from one sequence (migration 8), so a partition's epoch only grows, even
    * when its lease was released (deleted) in between: a fence of an earlier lease never matches again.
+   *
+   * A lease row another session has locked is skipped, not waited for: a host paused inside a fenced write
+   * holds its row share-locked (`checkFence`) until the server ends its idle session, and that holds back
+   * the take-over of that one partition only, never the others' or this host's renewals (the leases'
+   * pool is small).
    */
   async acquire(partitions: readonly number[]): Promise<Lease[]> {
     if (partitions.length === 0) return [];
     const { rows } = await this.pool.query<{ partition: number; epoch: string }>(
-      `INSERT INTO partition_leases (partition, node_id, epoch, expires_at)
-         SELECT p, $2, nextval('partition_lease_epochs'), now() + make_interval(secs => $3::double precision / 1000) FROM unnest($1::int[]) AS p
-       ON CONFLICT (partition) DO UPDATE SET node_id = EXCLUDED.node_id, epoch = EXCLUDED.epoch, expires_at = EXCLUDED.expires_at
-         WHERE partition_leases.expires_at < now() OR partition_leases.node_id = EXCLUDED.node_id
-       RETURNING partition, epoch`,
+      `WITH free AS (
+         SELECT partition FROM partition_leases
+          WHERE partition = ANY($1::int[]) AND (expires_at < now() OR node_id = $2)
+          FOR UPDATE SKIP LOCKED
+       ), taken AS (
+         UPDATE partition_leases AS lease SET node_id = $2, epoch = nextval('partition_lease_epochs'), expires_at = now() + make_interval(secs => $3::double precision / 1000)
+           FROM free WHERE lease.partition = free.partition
+         RETURNING lease.partition, lease.epoch
+       ), fresh AS (
+         INSERT INTO partition_leases (partition, node_id, epoch, expires_at)
+           SELECT p, $2, nextval('partition_lease_epochs'), now() + make_interval(secs => $3::double precision / 1000) FROM unnest($1::int[]) AS p
+            WHERE NOT EXISTS (SELECT 1 FROM partition_leases WHERE partition = p)
+         ON CONFLICT (partition) DO NOTHING
+         RETURNING partition, epoch
+       )
+       SELECT partition, epoch FROM taken UNION ALL SELECT partition, epoch FROM fresh`,
       [partitions, this.nodeId, this.ttlMs],
     );
     return rows.map((row) => ({ partition: Number(row.partition), epoch: Number(row.epoch) }));

@@ -15,6 +15,16 @@ export interface PgSessionTimeouts {
 
 export const DEFAULT_PG_SESSION_TIMEOUTS: Readonly<PgSessionTimeouts> = { statementMs: 30_000, lockMs: 10_000, idleInTransactionMs: 60_000 };
 
+/**
+ * The timeouts of a PostgreSQL host's sessions: a session idles in a transaction at most the lease TTL
+ * (5 s at least) unless the operator set it (EQL_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS). A host paused inside
+ * a fenced write holds its partition's lease row share-locked (`checkFence`), and the take-over of that
+ * partition waits until the paused session ends: the server ends it after this long.
+ */
+export function hostSessionTimeouts(leaseTtlMs: number, configured: Partial<PgSessionTimeouts> | undefined): Partial<PgSessionTimeouts> {
+  return { idleInTransactionMs: Math.max(leaseTtlMs, 5_000), ...configured };
+}
+
 /** Options of {@link openPgPool}. */
 export interface PgPoolOptions {
   /** Most connections (default 10). */
