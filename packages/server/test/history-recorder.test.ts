@@ -109,6 +109,30 @@ await describeWithBus('HistoryRecorder', () => {
     expect(warn.mock.calls.map(([message]) => String(message))).toEqual(['bus: the price history refused the tick of message 3: left out (further ones are counted in GET /ready, bus.history.dropped)']);
   });
 
+  it('takes a RangeError of anything but the history itself (a driver reading a broken connection) for a failure to write: the ticks are kept and written, none dropped', { timeout: 60_000 }, async () => {
+    const s = await setup('recorder_range_error');
+    const history = new PgPriceHistory(s.pool, { epoch: 0 });
+    let thrown = 0;
+    const flaky = {
+      record: (ticks: Parameters<PgPriceHistory['record']>[0]) => {
+        if (thrown < 3) {
+          thrown += 1;
+          return Promise.reject(new RangeError('The value of "offset" is out of range.'));
+        }
+        return history.record(ticks);
+      },
+    };
+    for (let index = 1; index <= 4; index += 1) await s.publishRaw(tick(index, 100 + index));
+    const warn = vi.fn();
+    const recorder = s.recorder(s.pool, { history: flaky, warn, maxRetryMs: 50 });
+    await recorder.start(s.epoch);
+    await until(async () => (await s.saved()) >= 4, 'every tick written');
+    expect(thrown).toBe(3);
+    expect(await s.written()).toEqual([1, 2, 3, 4]);
+    expect(recorder.status()).toMatchObject({ saved: 4, dropped: 0 });
+    expect(warn.mock.calls.map(([message]) => String(message)).filter((message) => message.includes('refused'))).toEqual([]);
+  });
+
   it('tries again while the database cannot be reached, holding the reading, and loses no tick', { timeout: 90_000 }, async () => {
     const s = await setup('recorder_outage');
     const url = new URL(s.schemaUrl);

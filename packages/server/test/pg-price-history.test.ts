@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { type PriceTopic, RecordingHistory } from '@eql/core';
 import { migratePg } from '../src/store/pg/pg-migrations.js';
-import { PgPriceHistory, type SequencedPriceTick } from '../src/store/pg/pg-price-history.js';
+import { PgPriceHistory, RefusedTickError, type SequencedPriceTick } from '../src/store/pg/pg-price-history.js';
 import { describeWithPostgres, freshSchema, type TestSchema } from './support/postgres.js';
 
 // The cluster's shared price history (issue 14, scale-out): on the same observations it answers the
@@ -103,8 +103,8 @@ await describeWithPostgres('PgPriceHistory', () => {
     ]);
     const start = Math.floor(BASE / MINUTE) * MINUTE;
     expect(await history.candles(price('BTC'), MINUTE, start, BASE + HOUR)).toEqual([{ start, open: 100, high: 101, low: 99, close: 99, volume: 4 }]);
-    await expect(history.record([tick(7, 'BTC', BASE + 0.5, 1)])).rejects.toThrow(RangeError);
-    await expect(history.record([tick(1.5, 'BTC', BASE, 1)])).rejects.toThrow(RangeError);
+    await expect(history.record([tick(7, 'BTC', BASE + 0.5, 1)])).rejects.toThrow(RefusedTickError);
+    await expect(history.record([tick(1.5, 'BTC', BASE, 1)])).rejects.toThrow(RefusedTickError);
     await expect(history.candles(price('BTC'), 0, BASE, BASE + HOUR)).rejects.toThrow(RangeError);
   });
 

@@ -1,4 +1,4 @@
-import type { SequencedPriceTick } from '../store/pg/pg-price-history.js';
+import { RefusedTickError, type SequencedPriceTick } from '../store/pg/pg-price-history.js';
 import { FEED_PARTITION } from '../cluster/partitions.js';
 import type { MalformedBusMessage, MalformedMessageLog } from './malformed-messages.js';
 import type { BusObservation, BusReading, MarketBus } from './market-bus.js';
@@ -40,10 +40,12 @@ export interface HistoryRecorderStatus {
 /**
  * Whether the database refused a write for the data it holds, not for being unreachable: PostgreSQL's
  * SQLSTATE classes 22 (data exception: a number out of range, say) and 23
- * (integrity constraint), and the history's own RangeError. Writing the same rows again fails again.
+ * (integrity constraint), and the history's own {@link RefusedTickError}. Writing the same rows again
+ * fails again. Anything else (a RangeError thrown while a connection breaks included) is a failure to
+ * write, tried again: the ticks are kept.
  */
 function refusesData(error: unknown): boolean {
-  if (error instanceof RangeError) return true;
+  if (error instanceof RefusedTickError) return true;
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code);
 }

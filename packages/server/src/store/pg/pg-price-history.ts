@@ -59,6 +59,15 @@ const INSERT_SQL = `
   ON CONFLICT DO NOTHING`;
 
 /**
+ * A tick the history refuses for what it holds (its sequence or time is no safe integer): writing it
+ * again fails again. Its own class, so that a RangeError of anything else (a driver reading a broken
+ * connection, say) is never taken for a refusal and its ticks dropped.
+ */
+export class RefusedTickError extends RangeError {
+  override name = 'RefusedTickError';
+}
+
+/**
  * The cluster's shared, exact record of prices on PostgreSQL (table `price_ticks`, migration 2), and a
  * PriceHistory over it: every host of a cluster warms windows and indicators from the same raw ticks the
  * live feed gave, so a query moved from a killed host to another goes on exactly as if it had not moved.
@@ -101,7 +110,7 @@ export class PgPriceHistory implements PriceHistory {
    * Stores ticks in one statement (one transaction), durably once the promise resolves. A tick whose
    * (asset, seq) is stored already is left as it is. Observations the engine ignores (a price that is
    * not a finite positive number, a time that is not finite) are not stored; a missing volume is 0.
-   * Throws a RangeError, storing nothing, for a `seq` or a time that is not a safe integer (ms).
+   * Throws a {@link RefusedTickError}, storing nothing, for a `seq` or a time that is not a safe integer (ms).
    */
   async record(ticks: ReadonlyArray<SequencedPriceTick>): Promise<void> {
     const assets: string[] = [];
@@ -112,8 +121,8 @@ export class PgPriceHistory implements PriceHistory {
     for (const { seq, observation } of ticks) {
       const { at, price } = observation;
       if (!Number.isFinite(price) || price <= 0 || !Number.isFinite(at)) continue;
-      if (!Number.isSafeInteger(seq)) throw new RangeError(`invalid tick sequence: ${seq}`);
-      if (!Number.isSafeInteger(at)) throw new RangeError(`tick ${seq}: time ${at} is not a whole number of ms`);
+      if (!Number.isSafeInteger(seq)) throw new RefusedTickError(`invalid tick sequence: ${seq}`);
+      if (!Number.isSafeInteger(at)) throw new RefusedTickError(`tick ${seq}: time ${at} is not a whole number of ms`);
       // A symbol from the bus is not the caller's request: a NUL in it is kept as U+FFFD (stored-text.ts).
       assets.push(storedText(baseAsset(observation.symbol)));
       times.push(at);
