@@ -1,14 +1,15 @@
-// `npm run bench [name...] [-- --rounds N]`: runs the benchmarks of bench/ one after another (all when no name is given).
+// `npm run bench [name...] [-- --rounds N --other options]`: runs the benchmarks of bench/ one after another (all when no name is given).
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
 const all = readdirSync(dir).filter((name) => name.endsWith('.mjs') && name !== 'run.mjs').map((name) => name.replace(/\.mjs$/, ''));
-// `--rounds N` goes to every benchmark (the engine's runs each cell N times and reports medians).
+// Names first; every option from the first `--name` on (`--rounds N`, a benchmark's own `--n 1000`) goes to
+// each benchmark run.
 const args = process.argv.slice(2);
-const roundsAt = args.indexOf('--rounds');
-const forwarded = roundsAt >= 0 ? args.splice(roundsAt, 2) : [];
+const firstOption = args.findIndex((arg) => arg.startsWith('--'));
+const forwarded = firstOption >= 0 ? args.splice(firstOption) : [];
 const wanted = args;
 const unknown = wanted.filter((name) => !all.includes(name));
 if (unknown.length > 0) {

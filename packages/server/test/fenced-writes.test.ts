@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeEach, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import pg from 'pg';
 import type { ExecutionRecord, LlmSession, NotificationDraft, OutboxEntry, QueryRequest, RuntimeState } from '@eql/core';
@@ -347,6 +347,68 @@ await describeWithPostgres('fenced writes (PostgreSQL)', () => {
     const keyOne = added.filter((item) => item.keyId === 1).map((item) => item.id);
     expect(seen.length).toBe(keyOne.length);
     expect([...seen].sort((a, b) => a - b)).toEqual([...keyOne].sort((a, b) => a - b));
+  });
+
+  it('group commit: a burst of writes goes in one transaction per lease and kind, each write answering as it would alone', async () => {
+    const fence = await lease(0, 'host-a', 1);
+    const ids = Array.from({ length: 120 }, (_, index) => `q-${index}`);
+    for (const id of ids) await store.insertQuery(queryRecord(id));
+    // Some queries already hold a newer state (a later lease), some steps an entry (another run claimed them), and
+    // some triggers a notification of their step (one for another observation: a reused trigger index).
+    await store.saveRuntime('q-3', runtime(50), { ...fence }, 10_000);
+    for (const id of ['q-5', 'q-6']) expect(await store.claimOutbox(1, pending(id, `earlier-${id}`), fence)).toBe(true);
+    const earlierAlert = await store.addNotification(1, notification('q-7', 1), fence);
+    await store.addNotification(1, notification('q-8', 1, at(30)), fence);
+
+    const connects = vi.spyOn(store.pool, 'connect');
+    const burst = ids.flatMap((id) => [
+      settled(store.saveRuntime(id, runtime(1), fence, 1)),
+      settled(store.saveExecution(1, execution(`e-${id}`, id), fence)),
+      settled(store.claimOutbox(1, pending(id, `e-${id}`), fence)),
+      settled(store.addNotification(1, notification(id, 1), fence)),
+    ]);
+    const outcomes = await Promise.all(burst);
+    const transactions = connects.mock.calls.length;
+    connects.mockRestore();
+    // Four kinds, one lease: four batches (eight when a batch was under way as the burst began), not 480 transactions.
+    expect(transactions).toBeLessThanOrEqual(8);
+
+    const of = (kind: number) => ids.map((_, index) => outcomes[index * 4 + kind]!);
+    const runtimes = of(0);
+    expect(runtimes[3]).toMatchObject({ ok: false, error: expect.any(FencedWriteError) as unknown });
+    expect(runtimes.filter((outcome) => !outcome.ok)).toHaveLength(1);
+    expect((await store.queryById('q-4'))?.runtime).toEqual(runtime(1));
+    expect((await store.queryById('q-3'))?.runtime).toEqual(runtime(50));
+    expect(of(1).every((outcome) => outcome.ok)).toBe(true);
+    expect((await store.executionById('e-q-9'))).toMatchObject({ status: 'running', queryId: 'q-9' });
+    const claims = of(2).map((outcome) => (outcome.ok ? outcome.value : outcome.error));
+    expect(claims.filter((won) => won !== true)).toEqual([false, false]);
+    expect([claims[5], claims[6]]).toEqual([false, false]);
+    expect((await store.outboxEntry('q-5:1:w'))?.executionId).toBe('earlier-q-5');
+    const alerts = of(3);
+    expect(alerts[7]).toEqual({ ok: true, value: earlierAlert });
+    expect(alerts[8]).toMatchObject({ ok: false, error: { code: 'STALE_STATE' } });
+    // The new notifications have ids in the order they were added, after the earlier ones.
+    const created = alerts.filter((outcome, index) => outcome.ok && index !== 7).map((outcome) => (outcome.ok ? (outcome.value as { id: number }).id : 0));
+    expect(created).toHaveLength(118);
+    expect(created).toEqual([...created].sort((a, b) => a - b));
+    expect(created[0]).toBeGreaterThan(earlierAlert.id);
+    expect((await store.notificationsAfter(1, 0, undefined, 1_000)).map((item) => item.id)).toEqual([earlierAlert.id, earlierAlert.id + 1, ...created]);
+  });
+
+  it('group commit: of one key\'s notifications added together under two leases, those of the lease taken over are refused and the others stored, in order', async () => {
+    const kept = await lease(0, 'host-a', 1);
+    const lost = await lease(1, 'host-a', 2);
+    await store.insertQuery(queryRecord('q-1'));
+    await store.insertQuery(queryRecord('q-2'));
+    await lease(1, 'host-b', 3);
+    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, index) => settled(store.addNotification(1, notification(index % 2 === 0 ? 'q-1' : 'q-2', index + 1), index % 2 === 0 ? kept : lost))));
+    outcomes.forEach((outcome, index) => expect(outcome.ok).toBe(index % 2 === 0));
+    expect(outcomes.filter((outcome) => !outcome.ok).every((outcome) => !outcome.ok && outcome.error instanceof FencedWriteError)).toBe(true);
+    const stored = await store.notificationsAfter(1, 0);
+    expect(stored.map((item) => item.data.triggerIndex)).toEqual([1, 3, 5, 7, 9, 11, 13, 15, 17, 19]);
+    expect(stored.map((item) => item.id)).toEqual(outcomes.filter((outcome) => outcome.ok).map((outcome) => (outcome.ok ? (outcome.value as { id: number }).id : 0)));
+    expect(stored.every((item) => item.data.queryId === 'q-1')).toBe(true);
   });
 });
 

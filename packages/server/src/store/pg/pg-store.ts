@@ -28,6 +28,9 @@ import type { HostStore, KeyPatch } from '../store.js';
 import { checkFence } from './pg-fence.js';
 import { migratePg } from './pg-migrations.js';
 import { inTransaction } from './checked-out.js';
+import { addNotifications, type NotificationItem } from './batched-notifications.js';
+import { claimOutboxes, saveExecutions, saveOutboxes, saveRuntimes } from './batched-writes.js';
+import { WriteBatchers } from './write-batcher.js';
 import { openPgPool, type PgSessionTimeouts } from './pg-pool.js';
 import { judgeSecretKey } from '../secret-key-check.js';
 
@@ -71,6 +74,8 @@ export class PgHostStore implements HostStore {
   private readonly keyCache = new Map<string, { record: ApiKeyRecord; at: number }>();
   /** The tail of the writes queued on each record (see the class comment). */
   private readonly lanes = new Map<string, Promise<unknown>>();
+  /** Group commit of the engine's writes (write-batcher.ts): per lease for the fenced ones, per key for notifications. */
+  private readonly batchers = new WriteBatchers();
   private closed: Promise<void> | undefined;
 
   private constructor(
@@ -363,18 +368,12 @@ export class PgHostStore implements HostStore {
     // The status column follows the engine's, except that a cancel decided by the API stays.
     const status = "status = CASE WHEN status = 'cancelled' THEN status ELSE $2 END";
     if (!fence) return this.inLane(`query:${id}`, async () => void (await this.pool.query(`UPDATE queries SET runtime = $1, ${status} WHERE id = $3`, [runtime, state.status, id])));
-    const what = `the runtime state of query ${id}`;
+    // Batched with the other saves of the partition (group commit): the state's version (epoch, version)
+    // only moves forward, an older save never replaces a newer state (batched-writes.ts).
     return this.inLane(`query:${id}`, () =>
-      this.transaction(async (client) => {
-        // The state's version (epoch, version) only moves forward: an older save never replaces a newer state.
-        const { rowCount } = await client.query(
-          `UPDATE queries SET runtime = $1, ${status}, runtime_written_by = $4, runtime_epoch = $5::bigint, runtime_version = $6::bigint
-           WHERE id = $3 AND (runtime_epoch IS NULL OR (runtime_epoch, runtime_version) < ($5::bigint, $6::bigint))`,
-          [runtime, state.status, id, fence.nodeId, fence.epoch, version],
-        );
-        if (!rowCount && (await client.query('SELECT 1 FROM queries WHERE id = $1', [id])).rowCount) throw new FencedWriteError(fence, `${what} (a newer state is stored)`);
-        await checkFence(client, fence, what);
-      }),
+      this.batchers
+        .of(`runtime|${fenceName(fence)}`, () => ({ write: (items: Array<{ id: string; runtime: string; status: string; version: number }>) => this.transaction((client) => saveRuntimes(client, items, fence)) }))
+        .add({ id, runtime, status: state.status, version }),
     );
   }
 
@@ -440,17 +439,20 @@ export class PgHostStore implements HostStore {
       fence?.nodeId ?? null,
       fence?.epoch ?? null,
     ];
-    return this.inLane(`execution:${record.id}`, () =>
-      this.fencedWrite(fence, `execution ${record.id}`, async (db) => {
-        await db.query(
-          `INSERT INTO executions (id, key_id, query_id, step_id, type, status, trigger_index, created_at, finished_at, attempts, result, error_code, error_message, written_by, written_epoch)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-           ON CONFLICT (id) DO UPDATE SET status = excluded.status, finished_at = excluded.finished_at, attempts = excluded.attempts,
-             result = excluded.result, error_code = excluded.error_code, error_message = excluded.error_message, written_by = excluded.written_by, written_epoch = excluded.written_epoch`,
-          params,
-        );
-      }),
-    );
+    if (fence) {
+      return this.inLane(`execution:${record.id}`, () =>
+        this.batchers.of(`execution|${fenceName(fence)}`, () => ({ write: (rows: unknown[][]) => this.transaction((client) => saveExecutions(client, rows, fence)) })).add(params),
+      );
+    }
+    return this.inLane(`execution:${record.id}`, async () => {
+      await this.pool.query(
+        `INSERT INTO executions (id, key_id, query_id, step_id, type, status, trigger_index, created_at, finished_at, attempts, result, error_code, error_message, written_by, written_epoch)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+         ON CONFLICT (id) DO UPDATE SET status = excluded.status, finished_at = excluded.finished_at, attempts = excluded.attempts,
+           result = excluded.result, error_code = excluded.error_code, error_message = excluded.error_message, written_by = excluded.written_by, written_epoch = excluded.written_epoch`,
+        params,
+      );
+    });
   }
 
   interruptRunningExecutions(at: string): Promise<number> {
@@ -509,34 +511,14 @@ export class PgHostStore implements HostStore {
     const { stepId, triggerIndex } = draft.data;
     const body = storedJson(draft);
     const step = typeof stepId === 'string' && typeof triggerIndex === 'number' && Number.isSafeInteger(triggerIndex) ? { stepId, triggerIndex } : undefined;
-    // One lane per key in this process: a key's ids follow the order of the calls.
-    return this.inLane(`notifications:${keyId}`, () =>
-      this.transaction(async (client) => {
-        await client.query(NOTIFICATION_KEY_LOCK_SQL, [keyId]);
-        // A notify step that a restart interrupted after its notification was stored runs again (the
-        // step was not recorded as completed): the notification of that trigger and step is not added
-        // twice. (A query's notifications are all its key's: the key's lock covers this read.)
-        if (step) {
-          const earlier = (
-            await client.query<Row>('SELECT * FROM notifications WHERE query_id = $1 AND trigger_index = $2 AND step_id = $3 ORDER BY id LIMIT 1', [draft.data.queryId, step.triggerIndex, step.stepId])
-          ).rows[0];
-          if (earlier) {
-            const stored = notificationOf(earlier);
-            const given = (JSON.parse(body) as NotificationDraft).data;
-            if (!sameObservation(stored.data, given)) throw new StaleNotificationError(draft.data.queryId, step.triggerIndex, step.stepId, observationOf(stored.data), observationOf(given));
-            if (fence) await checkFence(client, fence, `a notification of query ${draft.data.queryId}`);
-            return stored;
-          }
-        }
-        const inserted = await client.query<Row>(
-          'INSERT INTO notifications (key_id, query_id, step_id, trigger_index, body, created_at, written_by, written_epoch) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id',
-          [keyId, draft.data.queryId, step?.stepId ?? null, step?.triggerIndex ?? null, body, draft.createdAt, fence?.nodeId ?? null, fence?.epoch ?? null],
-        );
-        if (fence) await checkFence(client, fence, `a notification of query ${draft.data.queryId}`);
-        // The notification as stored (stored-text.ts), which the stream sends live: a replay reads the same.
-        return { ...(JSON.parse(body) as NotificationDraft), id: Number(inserted.rows[0]?.id), keyId };
-      }),
-    );
+    // One batcher per key in this process: a key's ids follow the order of the calls, and the
+    // notifications added while the key's last batch was being written go together in the next
+    // transaction (batched-notifications.ts: the key's lock, the de-duplication, the fences).
+    return this.batchers
+      .of(`notifications|${keyId}`, () => ({
+        write: (items: NotificationItem[]) => addNotifications((work) => this.transaction(work), NOTIFICATION_KEY_LOCK_SQL, keyId, items),
+      }))
+      .add({ draft, body, step, fence });
   }
 
   // A deleted query is gone from every stream: its notifications are neither replayed nor counted.
@@ -558,26 +540,32 @@ export class PgHostStore implements HostStore {
 
   saveOutbox(keyId: number, entry: OutboxEntry, fence?: Fence): Promise<void> {
     const params = outboxValues(keyId, entry, fence);
-    return this.inLane(`outbox:${entry.key}`, () =>
-      this.fencedWrite(fence, `the outbox entry ${entry.key}`, async (db) => {
-        await db.query(
-          `INSERT INTO action_outbox (${OUTBOX_COLUMNS}) VALUES (${OUTBOX_PARAMS})
-           ON CONFLICT (idempotency_key) DO UPDATE SET execution_id = excluded.execution_id, status = excluded.status, finished_at = excluded.finished_at, outcome = excluded.outcome,
-             written_by = excluded.written_by, written_epoch = excluded.written_epoch`,
-          params,
-        );
-      }),
-    );
+    if (fence) {
+      return this.inLane(`outbox:${entry.key}`, () =>
+        this.batchers.of(`outbox|${fenceName(fence)}`, () => ({ write: (rows: unknown[][]) => this.transaction((client) => saveOutboxes(client, OUTBOX_COLUMNS, rows, fence)) })).add(params),
+      );
+    }
+    return this.inLane(`outbox:${entry.key}`, async () => {
+      await this.pool.query(
+        `INSERT INTO action_outbox (${OUTBOX_COLUMNS}) VALUES (${OUTBOX_PARAMS})
+         ON CONFLICT (idempotency_key) DO UPDATE SET execution_id = excluded.execution_id, status = excluded.status, finished_at = excluded.finished_at, outcome = excluded.outcome,
+           written_by = excluded.written_by, written_epoch = excluded.written_epoch`,
+        params,
+      );
+    });
   }
 
   claimOutbox(keyId: number, entry: OutboxEntry, fence?: Fence): Promise<boolean> {
     const params = outboxValues(keyId, entry, fence);
-    return this.inLane(`outbox:${entry.key}`, () =>
-      this.fencedWrite(fence, `the claim of outbox entry ${entry.key}`, async (db) => {
-        const { rowCount } = await db.query(`INSERT INTO action_outbox (${OUTBOX_COLUMNS}) VALUES (${OUTBOX_PARAMS}) ON CONFLICT (idempotency_key) DO NOTHING`, params);
-        return rowCount === 1;
-      }),
-    );
+    if (fence) {
+      return this.inLane(`outbox:${entry.key}`, () =>
+        this.batchers.of(`claim|${fenceName(fence)}`, () => ({ write: (rows: unknown[][]) => this.transaction((client) => claimOutboxes(client, OUTBOX_COLUMNS, rows, fence)) })).add(params),
+      );
+    }
+    return this.inLane(`outbox:${entry.key}`, async () => {
+      const { rowCount } = await this.pool.query(`INSERT INTO action_outbox (${OUTBOX_COLUMNS}) VALUES (${OUTBOX_PARAMS}) ON CONFLICT (idempotency_key) DO NOTHING`, params);
+      return rowCount === 1;
+    });
   }
 
   async outboxEntry(key: string): Promise<OutboxEntry | undefined> {
@@ -639,6 +627,11 @@ async function checkSecretKey(pool: pg.Pool, box: SecretBox): Promise<void> {
   if (write === undefined) return;
   await pool.query('INSERT INTO secret_key_check (id, sealed, created_at) VALUES (1, $1, $2) ON CONFLICT (id) DO NOTHING', [write, new Date().toISOString()]);
   judgeSecretKey(box, { check: await check(), sample: undefined });
+}
+
+/** The name of a lease in a batcher's name: the writes of one lease go together, fenced once. */
+function fenceName(fence: Fence): string {
+  return `${fence.partition}:${fence.epoch}:${fence.nodeId}`;
 }
 
 const OUTBOX_COLUMNS = 'idempotency_key, key_id, query_id, trigger_index, step_id, type, execution_id, status, created_at, finished_at, outcome, written_by, written_epoch';
