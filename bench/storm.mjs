@@ -14,9 +14,13 @@
 // measured; one key holds them all so that one stream can receive every notification). A first tick at
 // a price no threshold is above makes every query ready; the second is under every threshold.
 //
-// `npm run bench storm [-- --n 1000,10000] [--setups sqlite,pg,pg3] [--rounds 3]`: medians over the rounds.
+// `--webhooks`: each query has a webhook step too (after its notify step), to a receiver in this process; the
+// run also prints the tick → first and last webhook received, and how many came twice (same webhook-id).
+//
+// `npm run bench storm [-- --n 1000,10000] [--setups sqlite,pg,pg3] [--rounds 3] [--webhooks]`: medians over the rounds.
 // Needs PostgreSQL and NATS for pg and pg3 (EQL_TEST_DATABASE_URL, EQL_TEST_NATS_URL).
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -42,13 +46,59 @@ const option = (name, fallback) => {
 const SIZES = option('n', '1000,10000').split(',').map(Number);
 const SETUPS = option('setups', 'sqlite,pg,pg3').split(',');
 const ROUNDS = Number(option('rounds', '1'));
+const WEBHOOKS = args.includes('--webhooks');
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const ms = (value) => (value === undefined ? '—' : `${Math.round(value)} ms`);
 
-/** The query records of a storm: N `price BTC < 1000 + i/N` alerts of one key (the storm tick is 500, the first 2000). */
-function records(keyId, count) {
+/**
+ * A webhook receiver on loopback: answers 200 at once and records when each delivery came (`at(n)`
+ * resolves when n distinct webhook-ids have come) and how many came twice.
+ */
+async function webhookReceiver() {
+  const ids = new Set();
+  let repeats = 0;
+  let first;
+  let last;
+  const waiters = [];
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      const id = String(request.headers['webhook-id']);
+      const now = performance.now();
+      if (ids.has(id)) repeats += 1;
+      else {
+        ids.add(id);
+        first ??= now;
+        last = now;
+      }
+      response.writeHead(200).end();
+      for (const waiter of [...waiters]) {
+        if (ids.size < waiter.n) continue;
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/hook`,
+    /** Resolves with the first and last arrival once n distinct ids came. */
+    all: async (n) => {
+      if (ids.size < n) await new Promise((resolve) => waiters.push({ n, resolve }));
+      return { first, last };
+    },
+    repeats: () => repeats,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** The query records of a storm: N `price BTC < 1000 + i/N` alerts of one key (the storm tick is 500, the first 2000), each with a webhook step to `hookUrl` when given. */
+function records(keyId, count, hookUrl) {
   const createdAt = new Date();
   const expiresAt = new Date(createdAt.getTime() + 7 * 86_400_000);
   return Array.from({ length: count }, (_, index) => ({
@@ -58,7 +108,7 @@ function records(keyId, count) {
       title: `storm ${index}`,
       query: {
         conditions: { AND: [{ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '<', value: 1000 + index / count }] },
-        actions: [{ stepId: 'tell', type: 'notify', params: { message: 'BTC fell' } }],
+        actions: [{ stepId: 'tell', type: 'notify', params: { message: 'BTC fell' } }, ...(hookUrl ? [{ stepId: 'hook', type: 'webhook', params: { url: hookUrl } }] : [])],
         expiresIn: '7d',
       },
     },
@@ -157,9 +207,10 @@ async function sqliteStorm(count) {
   const box = SecretBox.fromKey(SECRET);
   const store = new SqliteStore(join(dir, 'eql.sqlite'), { box });
   const { record, key } = await createApiKey(store, box, { name: 'storm', plan: 'pro' });
-  for (const query of records(record.id, count)) store.insertQuery(query);
+  const receiver = WEBHOOKS ? await webhookReceiver() : undefined;
+  for (const query of records(record.id, count, receiver?.url)) store.insertQuery(query);
   const push = new PushSource();
-  const host = await buildServer({ config: { dataDir: dir, secretKey: SECRET, marketSeed: false }, store, logger: false, engine: { sources: [push] } });
+  const host = await buildServer({ config: { dataDir: dir, secretKey: SECRET, marketSeed: false, allowPrivateWebhooks: true }, store, logger: false, engine: { sources: [push] } });
   await host.app.listen({ host: '127.0.0.1', port: 0 });
   const base = `http://127.0.0.1:${host.app.server.address().port}`;
   try {
@@ -187,15 +238,22 @@ async function sqliteStorm(count) {
     const held = performance.now() - tickAt;
     await all;
     const streamed = await sse.at(count);
+    const hooks = await receiver?.all(count);
     // A turn for the delay's timer: a storm stored synchronously held the loop from the tick on.
     await sleep(30);
     delay.disable();
     sse.close();
-    return { first: first - tickAt, last: last - tickAt, streamed: streamed - tickAt, stallMs: Math.max(delay.max / 1e6, held), rssMb: peakRssMb(process.pid) };
+    return { first: first - tickAt, last: last - tickAt, streamed: streamed - tickAt, stallMs: Math.max(delay.max / 1e6, held), rssMb: peakRssMb(process.pid), ...hookFigures(hooks, tickAt, receiver) };
   } finally {
     await host.close();
+    await receiver?.close();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** The webhook figures of a run: tick → first and last delivery, and repeats. */
+function hookFigures(hooks, tickAt, receiver) {
+  return hooks ? { hookFirst: hooks.first - tickAt, hookLast: hooks.last - tickAt, hookRepeats: receiver.repeats() } : {};
 }
 
 /** The limit on SQLite: the rows of N triggers written by plain code in one transaction. */
@@ -233,7 +291,7 @@ async function sqliteLimit(count) {
 }
 
 /** A fresh schema holding the key and the N queries; `url` has its search path. */
-async function pgSchema(label, count) {
+async function pgSchema(label, count, hookUrl) {
   const schema = `eql_bench_${label}_${randomBytes(4).toString('hex')}`;
   await admin(`CREATE SCHEMA ${schema}`);
   const url = new URL(DATABASE_URL);
@@ -241,7 +299,7 @@ async function pgSchema(label, count) {
   const box = SecretBox.fromKey(SECRET);
   const store = await PgHostStore.open(url.toString(), { box });
   const { record, key } = await createApiKey(store, box, { name: label, plan: 'pro' });
-  const queries = records(record.id, count);
+  const queries = records(record.id, count, hookUrl);
   for (let from = 0; from < queries.length; from += 50) await Promise.all(queries.slice(from, from + 50).map((query) => store.insertQuery(query)));
   await store.close();
   return { schema, url: url.toString(), key, keyId: record.id, queries, drop: () => admin(`DROP SCHEMA ${schema} CASCADE`) };
@@ -279,7 +337,8 @@ async function pgLimit(count) {
 
 /** One storm on `hosts` `eql serve` children on PostgreSQL and NATS. */
 async function pgStorm(count, hosts) {
-  const made = await pgSchema(`storm${hosts}`, count);
+  const receiver = WEBHOOKS ? await webhookReceiver() : undefined;
+  const made = await pgSchema(`storm${hosts}`, count, receiver?.url);
   const stream = `EQL_BENCH_STORM_${randomBytes(4).toString('hex')}`;
   const dir = await mkdtemp(join(tmpdir(), 'eql-bench-storm-'));
   const children = [];
@@ -297,6 +356,7 @@ async function pgStorm(count, hosts) {
     EQL_DATA_DIR: join(dir, nodeId),
     EQL_MARKET_SEED: 'none',
     EQL_LOG_LEVEL: 'error',
+    EQL_ALLOW_PRIVATE_WEBHOOKS: '1',
   });
   const start = (nodeId) =>
     new Promise((resolve, reject) => {
@@ -356,8 +416,10 @@ async function pgStorm(count, hosts) {
     }
     const streamed = await sse.at(count);
     sse.close();
+    const hooks = await receiver?.all(count);
     const cpu = children.map((child, index) => cpuMs(child.child.pid) - cpuBefore[index]);
     return {
+      ...hookFigures(hooks, tickAt, receiver),
       first: first - tickAt,
       last: last - tickAt,
       streamed: streamed - tickAt,
@@ -367,6 +429,7 @@ async function pgStorm(count, hosts) {
   } finally {
     for (const child of children) child.child.kill('SIGKILL');
     await Promise.all(children.map((child) => child.exited));
+    await receiver?.close();
     await pool.end();
     await bus.destroy().catch(() => undefined);
     await bus.close();
@@ -404,6 +467,9 @@ for (const count of SIZES) {
       rssMb: pick('rssMb'),
       stallMs: pick('stallMs'),
       cpuPerTriggerMs: pick('cpuPerTriggerMs'),
+      hookFirst: pick('hookFirst'),
+      hookLast: pick('hookLast'),
+      hookRepeats: pick('hookRepeats'),
     });
     const row = rows.at(-1);
     console.log(
@@ -411,7 +477,8 @@ for (const count of SIZES) {
         `  limit ${ms(row.limit).padStart(8)} (${Math.round((count / row.limit) * 1000)}/s) → ${row.ratio.toFixed(3)}× the limit` +
         `  peak RSS ${row.rssMb === undefined ? '—' : `${Math.round(row.rssMb)} MB`}` +
         (row.stallMs === undefined ? '' : `  longest stall ${Math.round(row.stallMs)} ms`) +
-        (row.cpuPerTriggerMs === undefined ? '' : `  CPU ${row.cpuPerTriggerMs.toFixed(2)} ms/trigger (all hosts)`),
+        (row.cpuPerTriggerMs === undefined ? '' : `  CPU ${row.cpuPerTriggerMs.toFixed(2)} ms/trigger (all hosts)`) +
+        (row.hookLast === undefined ? '' : `  webhooks: first ${ms(row.hookFirst)}, all ${ms(row.hookLast)}, ${row.hookRepeats} twice`),
     );
   }
   const one = rows.find((row) => row.count === count && row.setup === 'pg');

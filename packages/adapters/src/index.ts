@@ -6,6 +6,6 @@
  *
  * @packageDocumentation
  */
-export { UndiciHttpTransport, DEFAULT_MAX_RESPONSE_BYTES, type UndiciHttpTransportOptions } from './undici-transport.js';
+export { UndiciHttpTransport, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_CONNECTIONS_PER_ORIGIN, type UndiciHttpTransportOptions } from './undici-transport.js';
 export { publicOnlyLookup, BlockedAddressError, type LookupFunction, type LookupCallback, type Resolver } from './public-lookup.js';
 export { readCapped, type CappedText } from './read-capped.js';

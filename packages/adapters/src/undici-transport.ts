@@ -13,7 +13,16 @@ export interface UndiciHttpTransportOptions {
   maxResponseBytes?: number;
   /** How names are resolved before the public-address check; the system resolver by default. */
   resolver?: Resolver;
+  /**
+   * Most connections open at once to one origin (default {@link DEFAULT_CONNECTIONS_PER_ORIGIN}): a storm
+   * of webhooks to one receiver queues here and reuses kept-alive connections, rather than opening a
+   * socket per request. A request's time in the queue counts against its timeout.
+   */
+  connectionsPerOrigin?: number;
 }
+
+/** Default of {@link UndiciHttpTransportOptions.connectionsPerOrigin}. */
+export const DEFAULT_CONNECTIONS_PER_ORIGIN = 64;
 
 /** Where a response body is cut when `maxResponseBytes` is not given: 64 KiB. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
@@ -39,7 +48,8 @@ export class UndiciHttpTransport implements HttpTransport {
     this.allowPrivate = options.allowPrivate ?? false;
     this.userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-    this.agent = new Agent(this.allowPrivate ? {} : { connect: { lookup: publicOnlyLookup(options.resolver) } });
+    const connections = options.connectionsPerOrigin ?? DEFAULT_CONNECTIONS_PER_ORIGIN;
+    this.agent = new Agent(this.allowPrivate ? { connections } : { connections, connect: { lookup: publicOnlyLookup(options.resolver) } });
   }
 
   async send(request: HttpRequest): Promise<HttpResponse> {

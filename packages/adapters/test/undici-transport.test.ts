@@ -75,6 +75,32 @@ describe('UndiciHttpTransport against local servers (allowPrivate)', () => {
     expect(last?.headers.authorization).toBe(SECRET);
   });
 
+  it('opens at most connectionsPerOrigin connections to one origin: a burst queues and reuses them, every request answered', async () => {
+    const sockets = new Set<unknown>();
+    let open = 0;
+    let most = 0;
+    const burstServer = await startServer((request, response) => {
+      sockets.add(request.socket);
+      open += 1;
+      most = Math.max(most, open);
+      // Answered a turn later, so that requests overlap.
+      setImmediate(() => {
+        open -= 1;
+        response.writeHead(200).end('ok');
+      });
+    });
+    const bounded = new UndiciHttpTransport({ allowPrivate: true, connectionsPerOrigin: 4 });
+    try {
+      const responses = await Promise.all(Array.from({ length: 200 }, () => bounded.send(post(`${burstServer.url}/ok`, { timeoutMs: 60_000 }))));
+      expect(responses.every((response) => response.status === 200)).toBe(true);
+      expect(sockets.size).toBeLessThanOrEqual(4);
+      expect(most).toBeLessThanOrEqual(4);
+    } finally {
+      await bounded.close();
+      await burstServer.close();
+    }
+  });
+
   it('keeps a user-agent the request sets', async () => {
     await transport.send(post(`${server.url}/ok`, { headers: { 'User-Agent': 'mine/2' } }));
     expect(seen.at(-1)?.headers['user-agent']).toBe('mine/2');
