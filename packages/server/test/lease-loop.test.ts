@@ -300,6 +300,37 @@ await describeWithPostgres('a lease loop that never waits on data', () => {
     for (const id of ids) expect(log.indexOf(`remove:${id}`)).toBeGreaterThan(closedAt);
   });
 
+  it("each round brings the partitions' queries in line with the store, many to a read: one started elsewhere is added, one deleted is removed, one ended is let go", { timeout: 60_000 }, async () => {
+    const { store } = await database('loop_reconcile');
+    const { record: key } = await createApiKey(store, SecretBox.fromKey(SECRET_KEY_HEX), { name: 'reconcile', plan: 'pro' });
+    const request = { title: 'r', query: { conditions: { AND: [{ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '>', value: 1 }] }, actions: [{ stepId: 'n', type: 'notify', params: { message: 'm' } }], expiresIn: '1h' } };
+    const now = new Date();
+    const insert = (id: string) => store.insertQuery({ id, keyId: key.id, request: request as never, status: 'active', tradeFlavoured: false, estimatedCredits: 1, credits: 1, createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + 3_600_000).toISOString(), cancelledAt: null, deletedAt: null, runtime: null, fromDraft: null });
+    const first = Array.from({ length: 1_200 }, (_, index) => `rec-${index}`);
+    for (let from = 0; from < first.length; from += 100) await Promise.all(first.slice(from, from + 100).map(insert));
+    const leases = ownLeases(store.pool, 'reconcile-host', 60_000);
+    const { engine, log } = standInEngine();
+    const host = new PartitionedHost({ engine, store, pool: store.pool, leases, partitions: 1, warn: () => undefined });
+    closers.push(() => host.dispose());
+    await host.start();
+    await until(() => first.every((id) => log.includes(`add:${id}`)));
+    // Changed behind the host's back (no signal): a query created, one deleted, one ended.
+    await insert('rec-new');
+    await store.softDeleteQuery('rec-1', now.toISOString());
+    await store.setQueryStatus('rec-2', 'expired');
+    const reads = vi.spyOn(store, 'queriesByIds');
+    await host.beat();
+    await until(() => log.includes('add:rec-new') && log.includes('remove:rec-1'));
+    expect(log.filter((entry) => entry.startsWith('remove:'))).toEqual(['remove:rec-1']);
+    expect(log.filter((entry) => entry === 'add:rec-new')).toHaveLength(1);
+    // The query that ended is no longer the host's to run: deleted afterwards, it is not removed again.
+    await store.softDeleteQuery('rec-2', now.toISOString());
+    await host.beat();
+    expect(log.filter((entry) => entry.startsWith('remove:'))).toEqual(['remove:rec-1']);
+    expect(reads.mock.calls.every(([ids]) => ids.length <= 500)).toBe(true);
+    vi.restoreAllMocks();
+  });
+
   it('a partition that stops on its own (a write failed) is dropped and opened again by the same host at a new epoch; one fenced is left to its new holder', { timeout: 60_000 }, async () => {
     const { store } = await database('loop_stopped');
     const leases = ownLeases(store.pool, 'stop-host', 900);

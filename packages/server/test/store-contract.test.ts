@@ -248,6 +248,10 @@ function contract(backend: Backend): void {
     expect(await store.queryById('q-2')).toMatchObject({ status: 'expired', cancelledAt: at(3) });
     await store.softDeleteQuery('q-2', at(4));
     expect((await store.queryById('q-2'))?.deletedAt).toBe(at(4));
+    // Many at once: those that exist, deleted ones included, each as queryById reads it.
+    const many = await store.queriesByIds(['q-2', 'none', 'q-1']);
+    expect([...many].sort((a, b) => a.id.localeCompare(b.id))).toEqual([await store.queryById('q-1'), await store.queryById('q-2')]);
+    expect(await store.queriesByIds([])).toEqual([]);
   });
 
   it('queries: lists newest first by pages, active ones oldest first, counts', async () => {

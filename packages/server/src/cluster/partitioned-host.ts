@@ -38,6 +38,9 @@ export type PartitionEngine = Omit<QueryHost, 'inspect' | 'start'> &
     inspect(queryId: string): QueryInspection | undefined;
   };
 
+/** Most queries read in one statement when the host brings its partitions' queries in line with the store. */
+const RECONCILE_CHUNK = 500;
+
 /** What a {@link PartitionedHost} runs on. */
 export interface PartitionedHostOptions {
   /** This process's engine: it runs the queries of the partitions this host holds. */
@@ -395,18 +398,28 @@ export class PartitionedHost implements QueryHost {
     const { rows } = await pool.query<{ id: string }>("SELECT id FROM queries WHERE status = 'active' AND deleted_at IS NULL");
     const active = new Set<string>();
     for (const { id } of rows) if (this.owned.has(partitionOf(id, partitions))) active.add(id);
-    for (const id of active) {
-      if (this.running.has(id) || engine.inspect(id) !== undefined) continue;
-      const record = await this.options.store.queryById(id);
-      // Checked again after the read: a query signal may have started it meanwhile.
-      if (record && record.status === 'active' && record.deletedAt === null && this.owned.has(partitionOf(id, partitions)) && !this.running.has(id) && engine.inspect(id) === undefined) this.startQuery(record);
+    // Read in chunks, many ids to a statement: a partition taken over (or a storm's ended queries) may be thousands.
+    const starting = [...active].filter((id) => !this.running.has(id) && engine.inspect(id) === undefined);
+    for (let from = 0; from < starting.length; from += RECONCILE_CHUNK) {
+      for (const record of await this.options.store.queriesByIds(starting.slice(from, from + RECONCILE_CHUNK))) {
+        const { id } = record;
+        // Checked again after the read: a query signal may have started it meanwhile.
+        if (record.status === 'active' && record.deletedAt === null && this.owned.has(partitionOf(id, partitions)) && !this.running.has(id) && engine.inspect(id) === undefined) this.startQuery(record);
+      }
     }
-    for (const id of [...this.running]) {
-      if (active.has(id)) continue;
-      const record = await this.options.store.queryById(id);
-      if (!record || record.deletedAt !== null) this.stopQuery(id);
-      else if (record.status === 'cancelled' && engine.inspect(id)?.status === 'active') engine.cancel(id);
-      else if (record.status !== 'active') this.running.delete(id);
+    // The queries running here that are no longer active: their status and whether they were deleted are enough.
+    const ended = [...this.running].filter((id) => !active.has(id));
+    for (let from = 0; from < ended.length; from += RECONCILE_CHUNK) {
+      const chunk = ended.slice(from, from + RECONCILE_CHUNK);
+      const { rows: found } = await pool.query<{ id: string; status: string; deleted: boolean }>('SELECT id, status, deleted_at IS NOT NULL AS deleted FROM queries WHERE id = ANY($1::text[])', [chunk]);
+      const states = new Map(found.map((row) => [row.id, row]));
+      for (const id of chunk) {
+        if (!this.running.has(id)) continue;
+        const state = states.get(id);
+        if (!state || state.deleted) this.stopQuery(id);
+        else if (state.status === 'cancelled' && engine.inspect(id)?.status === 'active') engine.cancel(id);
+        else if (state.status !== 'active') this.running.delete(id);
+      }
     }
   }
 

@@ -330,6 +330,10 @@ export class SqliteStore implements HostStore {
     return record;
   }
 
+  queriesByIds(ids: readonly string[]): QueryRecord[] {
+    return this.all('SELECT * FROM queries WHERE id IN (SELECT value FROM json_each(?))', JSON.stringify(ids)).map((row) => this.queryById(String(row.id)) ?? this.queryOf(row));
+  }
+
   queryByIdempotencyKey(keyId: number, idempotencyKey: string): QueryRecord | undefined {
     const row = this.get('SELECT * FROM queries WHERE key_id = ? AND idempotency_key = ?', keyId, idempotencyKey);
     return row ? this.queryOf(row) : undefined;

@@ -82,6 +82,8 @@ export interface HostStore {
   insertQuery(query: QueryRecord, idempotencyKey?: string): MaybePromise<void>;
   /** A query by id, deleted ones included; undefined when there is none. Callers must not change the record. */
   queryById(id: string): MaybePromise<QueryRecord | undefined>;
+  /** The queries of these ids that exist, deleted ones included, in no set order (one read for many: a partition taken over). */
+  queriesByIds(ids: readonly string[]): MaybePromise<QueryRecord[]>;
   /** The query a key created with this Idempotency-Key, to replay the first answer. */
   queryByIdempotencyKey(keyId: number, idempotencyKey: string): MaybePromise<QueryRecord | undefined>;
   /** A key's queries not deleted, newest first, optionally of one status, one page at a time. */

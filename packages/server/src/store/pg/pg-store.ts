@@ -322,6 +322,11 @@ export class PgHostStore implements HostStore {
     return row ? queryOf(row, this.readRequest(row.request)) : undefined;
   }
 
+  async queriesByIds(ids: readonly string[]): Promise<QueryRecord[]> {
+    if (ids.length === 0) return [];
+    return (await this.rows('SELECT * FROM queries WHERE id = ANY($1::text[])', [ids])).map((row) => queryOf(row, this.readRequest(row.request)));
+  }
+
   async queryByIdempotencyKey(keyId: number, idempotencyKey: string): Promise<QueryRecord | undefined> {
     const row = await this.row('SELECT * FROM queries WHERE key_id = $1 AND idempotency_key = $2', [keyId, idempotencyKey]);
     return row ? queryOf(row, this.readRequest(row.request)) : undefined;
