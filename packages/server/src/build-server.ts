@@ -32,6 +32,7 @@ import { UsageMeter } from './metering/usage-meter.js';
 import { PgRateCounter } from './metering/pg-rate-counter.js';
 import { requestLimits } from './metering/request-limits.js';
 import { SseHub, type SseHubOptions } from './sse/hub.js';
+import { oncePerTurnByKey } from './bus/notification-hints.js';
 import { PgStreamSlots } from './sse/pg-stream-slots.js';
 import { SqliteStore } from './store/sqlite-store.js';
 import { privateDatabase, privateDatabaseCompanions, privateDir } from './store/private-files.js';
@@ -245,7 +246,8 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
   // With the bus, a notification stored here reaches the streams of the other hosts at once (else at their next look at the store).
   if (signals) {
     const hints = signals;
-    host.onNotification((notification) => hints.send('notification', { keyId: notification.keyId }));
+    const hint = oncePerTurnByKey((keyId) => hints.send('notification', { keyId }));
+    host.onNotification((notification) => hint(notification.keyId));
     hints.on('notification', (data) => {
       if (typeof data.keyId === 'number') hub.catchUp(data.keyId);
     });
