@@ -23,7 +23,7 @@ import {
 } from '../rows.js';
 import { API_KEY_COLUMNS, apiKeyValues } from '../key-row.js';
 import { storedJson, storedTextOrNull } from '../stored-text.js';
-import { type Fence, FencedWriteError, observationOf, sameObservation, StaleNotificationError } from '../fence.js';
+import type { Fence } from '../fence.js';
 import type { HostStore, KeyPatch } from '../store.js';
 import { checkFence } from './pg-fence.js';
 import { migratePg } from './pg-migrations.js';

@@ -79,7 +79,7 @@ export class WriteBatchers {
         },
       });
       batcher = made;
-      this.batchers.set(name, batcher as WriteBatcher<unknown, unknown>);
+      this.batchers.set(name, batcher);
     }
     return batcher;
   }
