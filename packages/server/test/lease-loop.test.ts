@@ -331,6 +331,31 @@ await describeWithPostgres('a lease loop that never waits on data', () => {
     vi.restoreAllMocks();
   });
 
+  it('says when its beats are late: a renewal answered after a third of the TTL is logged, one line a minute', { timeout: 60_000 }, async () => {
+    const { store } = await database('loop_late');
+    const ttlMs = 1_500;
+    const leases = ownLeases(store.pool, 'late-host', ttlMs);
+    const { engine } = standInEngine();
+    const warn = vi.fn();
+    const host = new PartitionedHost({ engine, store, pool: store.pool, leases, partitions: 2, warn });
+    closers.push(() => host.dispose());
+    await host.start();
+    // The database answers the first and the third renewal from now on slowly, past a third of the TTL (a
+    // renewal in flight holds back the next beat's: two slow ones in a row would let the leases' validity pass).
+    const renew = leases.renew.bind(leases);
+    let calls = 0;
+    vi.spyOn(leases, 'renew').mockImplementation(async (partitions) => {
+      calls += 1;
+      if (calls === 1 || calls === 3) await new Promise((resolve) => setTimeout(resolve, ttlMs / 3 + 50));
+      return renew(partitions);
+    });
+    const lateLines = () => warn.mock.calls.map(([message]) => String(message)).filter((message) => message.includes('lease renewal was answered after'));
+    await until(() => lateLines().length > 0 && calls >= 4);
+    expect(lateLines()).toHaveLength(1);
+    expect(lateLines()[0]).toMatch(/^cluster: a lease renewal was answered after \d+ ms; leases last 1500 ms and are renewed every 500 ms$/);
+    vi.restoreAllMocks();
+  });
+
   it('a partition that stops on its own (a write failed) is dropped and opened again by the same host at a new epoch; one fenced is left to its new holder', { timeout: 60_000 }, async () => {
     const { store } = await database('loop_stopped');
     const leases = ownLeases(store.pool, 'stop-host', 900);

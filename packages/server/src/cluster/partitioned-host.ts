@@ -123,6 +123,9 @@ export class PartitionedHost implements QueryHost {
   private readonly validUntil = new Map<number, number>();
   /** When (local ms) the last beat that was answered (heartbeat and renewal) was sent; the readiness says when it is older than the TTL. */
   private renewedAt: number | undefined;
+  /** When the next beat is due (the timer's), to see how late it ran; and when lateness was last logged. */
+  private beatDueAt: number | undefined;
+  private lateLoggedAt = Number.NEGATIVE_INFINITY;
   /** The live hosts, as the last heartbeat answered. */
   private nodes: string[] = [];
   /** Local time (ms) until which the feed's lease is surely this host's. */
@@ -181,7 +184,15 @@ export class PartitionedHost implements QueryHost {
     await this.options.engine.start(() => false);
     this.renewedAt ??= Date.now();
     // Beating from now on: the first round of work may outlast the TTL (a partition slow to open).
-    this.timer = setInterval(() => this.tick(), Math.max(50, Math.floor(this.ttlMs / 3)));
+    const every = Math.max(50, Math.floor(this.ttlMs / 3));
+    this.beatDueAt = Date.now() + every;
+    this.timer = setInterval(() => {
+      const now = Date.now();
+      // A beat a third of the TTL late: the event loop was held that long (a storm, a long synchronous loop).
+      if (this.beatDueAt !== undefined && now - this.beatDueAt > this.ttlMs / 3) this.late(`a beat ran ${now - this.beatDueAt} ms late (the event loop was held)`);
+      this.beatDueAt = now + every;
+      this.tick();
+    }, every);
     this.timer.unref();
     await this.beat();
     return this.running.size;
@@ -222,6 +233,8 @@ export class PartitionedHost implements QueryHost {
     const sentAt = Date.now();
     try {
       const [nodes, renewed] = await Promise.all([leases.heartbeat(), leases.renew(feedEpoch === undefined ? [...mine.keys()] : [...mine.keys(), FEED_PARTITION])]);
+      const took = Date.now() - sentAt;
+      if (took > leases.ttlMs / 3) this.late(`a lease renewal was answered after ${took} ms`);
       const held = new Set(renewed);
       this.nodes = nodes;
       this.renewedAt = Math.max(this.renewedAt ?? 0, sentAt);
@@ -246,6 +259,14 @@ export class PartitionedHost implements QueryHost {
       return;
     }
     if (!this.stopped) this.working ??= this.work().finally(() => (this.working = undefined));
+  }
+
+  /** Logs that the beats are late (at most one line a minute): leases kept this way are close to lost. */
+  private late(what: string): void {
+    const now = Date.now();
+    if (now - this.lateLoggedAt < 60_000) return;
+    this.lateLoggedAt = now;
+    this.options.warn?.(`cluster: ${what}; leases last ${this.ttlMs} ms and are renewed every ${Math.max(50, Math.floor(this.ttlMs / 3))} ms`);
   }
 
   /** Stops the feed at once (its lease is lost or not surely this host's): it publishes nothing from now on. */
