@@ -39,7 +39,7 @@ function records(keyId: number): QueryRecord[] {
         actions: [{ stepId: 'tell', type: 'notify', params: { message: 'BTC fell' } }],
         expiresIn: '7d',
       },
-    } as QueryRecord['request'],
+    },
     status: 'active',
     tradeFlavoured: false,
     estimatedCredits: 1,
