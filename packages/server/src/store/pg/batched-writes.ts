@@ -21,32 +21,35 @@ const ok = <O>(value: O): ItemOutcome<O> => ({ value });
 /** One execution row: the values in the order of `EXECUTION_COLUMNS`. */
 export type ExecutionRow = unknown[];
 
-const EXECUTION_COLUMNS = 'id, key_id, query_id, step_id, type, status, trigger_index, created_at, finished_at, attempts, result, error_code, error_message, written_by, written_epoch';
+export const EXECUTION_COLUMNS = 'id, key_id, query_id, step_id, type, status, trigger_index, created_at, finished_at, attempts, result, error_code, error_message, written_by, written_epoch';
+/** What a save of an execution already stored replaces (one at a time or in a batch). */
+export const EXECUTION_UPSERT = `ON CONFLICT (id) DO UPDATE SET status = excluded.status, finished_at = excluded.finished_at, attempts = excluded.attempts,
+  result = excluded.result, error_code = excluded.error_code, error_message = excluded.error_message, written_by = excluded.written_by, written_epoch = excluded.written_epoch`;
 const EXECUTION_TYPES = ['text', 'bigint', 'text', 'text', 'text', 'text', 'bigint', 'text', 'text', 'bigint', 'text', 'text', 'text', 'text', 'bigint'];
 
 /** Saves executions (distinct ids), replacing earlier records of the same ids. */
 export async function saveExecutions(client: pg.ClientBase, rows: ExecutionRow[], fence: Fence): Promise<Array<ItemOutcome<void>>> {
   await client.query(
-    `INSERT INTO executions (${EXECUTION_COLUMNS}) ${rowsOf(EXECUTION_TYPES)}
-     ON CONFLICT (id) DO UPDATE SET status = excluded.status, finished_at = excluded.finished_at, attempts = excluded.attempts,
-       result = excluded.result, error_code = excluded.error_code, error_message = excluded.error_message, written_by = excluded.written_by, written_epoch = excluded.written_epoch`,
+    `INSERT INTO executions (${EXECUTION_COLUMNS}) ${rowsOf(EXECUTION_TYPES)} ${EXECUTION_UPSERT}`,
     [JSON.stringify(rows)],
   );
   await checkFence(client, fence, `${rows.length} execution(s)`);
   return rows.map(() => ok(undefined));
 }
 
-/** One outbox row: the values in the order of `OUTBOX_COLUMNS` (pg-store.ts). */
+/** One outbox row: the values in the order of {@link OUTBOX_COLUMNS}. */
 export type OutboxRow = unknown[];
 
-export const OUTBOX_TYPES = ['text', 'bigint', 'text', 'bigint', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'bigint'];
+export const OUTBOX_COLUMNS = 'idempotency_key, key_id, query_id, trigger_index, step_id, type, execution_id, status, created_at, finished_at, outcome, written_by, written_epoch';
+/** What a save of an outbox entry already stored replaces (one at a time or in a batch). */
+export const OUTBOX_UPSERT = `ON CONFLICT (idempotency_key) DO UPDATE SET execution_id = excluded.execution_id, status = excluded.status, finished_at = excluded.finished_at, outcome = excluded.outcome,
+  written_by = excluded.written_by, written_epoch = excluded.written_epoch`;
+const OUTBOX_TYPES = ['text', 'bigint', 'text', 'bigint', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'bigint'];
 
 /** Writes outbox entries (distinct keys), replacing the ones with their keys. */
-export async function saveOutboxes(client: pg.ClientBase, columns: string, rows: OutboxRow[], fence: Fence): Promise<Array<ItemOutcome<void>>> {
+export async function saveOutboxes(client: pg.ClientBase, rows: OutboxRow[], fence: Fence): Promise<Array<ItemOutcome<void>>> {
   await client.query(
-    `INSERT INTO action_outbox (${columns}) ${rowsOf(OUTBOX_TYPES)}
-     ON CONFLICT (idempotency_key) DO UPDATE SET execution_id = excluded.execution_id, status = excluded.status, finished_at = excluded.finished_at, outcome = excluded.outcome,
-       written_by = excluded.written_by, written_epoch = excluded.written_epoch`,
+    `INSERT INTO action_outbox (${OUTBOX_COLUMNS}) ${rowsOf(OUTBOX_TYPES)} ${OUTBOX_UPSERT}`,
     [JSON.stringify(rows)],
   );
   await checkFence(client, fence, `${rows.length} outbox entr(ies)`);
@@ -54,9 +57,9 @@ export async function saveOutboxes(client: pg.ClientBase, columns: string, rows:
 }
 
 /** Claims outbox entries (distinct keys): each answers whether this batch wrote it (its key had no entry). */
-export async function claimOutboxes(client: pg.ClientBase, columns: string, rows: OutboxRow[], fence: Fence): Promise<Array<ItemOutcome<boolean>>> {
+export async function claimOutboxes(client: pg.ClientBase, rows: OutboxRow[], fence: Fence): Promise<Array<ItemOutcome<boolean>>> {
   const { rows: claimed } = await client.query<{ idempotency_key: string }>(
-    `INSERT INTO action_outbox (${columns}) ${rowsOf(OUTBOX_TYPES)} ON CONFLICT (idempotency_key) DO NOTHING RETURNING idempotency_key`,
+    `INSERT INTO action_outbox (${OUTBOX_COLUMNS}) ${rowsOf(OUTBOX_TYPES)} ON CONFLICT (idempotency_key) DO NOTHING RETURNING idempotency_key`,
     [JSON.stringify(rows)],
   );
   await checkFence(client, fence, `the claims of ${rows.length} outbox entr(ies)`);

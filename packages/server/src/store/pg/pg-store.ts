@@ -29,7 +29,7 @@ import { checkFence } from './pg-fence.js';
 import { migratePg } from './pg-migrations.js';
 import { inTransaction } from './checked-out.js';
 import { addNotifications, type NotificationItem } from './batched-notifications.js';
-import { claimOutboxes, saveExecutions, saveOutboxes, saveRuntimes } from './batched-writes.js';
+import { claimOutboxes, EXECUTION_COLUMNS, EXECUTION_UPSERT, OUTBOX_COLUMNS, OUTBOX_UPSERT, saveExecutions, saveOutboxes, saveRuntimes } from './batched-writes.js';
 import { WriteBatchers } from './write-batcher.js';
 import { openPgPool, type PgSessionTimeouts } from './pg-pool.js';
 import { judgeSecretKey } from '../secret-key-check.js';
@@ -451,10 +451,7 @@ export class PgHostStore implements HostStore {
     }
     return this.inLane(`execution:${record.id}`, async () => {
       await this.pool.query(
-        `INSERT INTO executions (id, key_id, query_id, step_id, type, status, trigger_index, created_at, finished_at, attempts, result, error_code, error_message, written_by, written_epoch)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-         ON CONFLICT (id) DO UPDATE SET status = excluded.status, finished_at = excluded.finished_at, attempts = excluded.attempts,
-           result = excluded.result, error_code = excluded.error_code, error_message = excluded.error_message, written_by = excluded.written_by, written_epoch = excluded.written_epoch`,
+        `INSERT INTO executions (${EXECUTION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ${EXECUTION_UPSERT}`,
         params,
       );
     });
@@ -547,14 +544,12 @@ export class PgHostStore implements HostStore {
     const params = outboxValues(keyId, entry, fence);
     if (fence) {
       return this.inLane(`outbox:${entry.key}`, () =>
-        this.batchers.of(`outbox|${fenceName(fence)}`, () => ({ write: (rows: unknown[][]) => this.transaction((client) => saveOutboxes(client, OUTBOX_COLUMNS, rows, fence)) })).add(params),
+        this.batchers.of(`outbox|${fenceName(fence)}`, () => ({ write: (rows: unknown[][]) => this.transaction((client) => saveOutboxes(client, rows, fence)) })).add(params),
       );
     }
     return this.inLane(`outbox:${entry.key}`, async () => {
       await this.pool.query(
-        `INSERT INTO action_outbox (${OUTBOX_COLUMNS}) VALUES (${OUTBOX_PARAMS})
-         ON CONFLICT (idempotency_key) DO UPDATE SET execution_id = excluded.execution_id, status = excluded.status, finished_at = excluded.finished_at, outcome = excluded.outcome,
-           written_by = excluded.written_by, written_epoch = excluded.written_epoch`,
+        `INSERT INTO action_outbox (${OUTBOX_COLUMNS}) VALUES (${OUTBOX_PARAMS}) ${OUTBOX_UPSERT}`,
         params,
       );
     });
@@ -564,7 +559,7 @@ export class PgHostStore implements HostStore {
     const params = outboxValues(keyId, entry, fence);
     if (fence) {
       return this.inLane(`outbox:${entry.key}`, () =>
-        this.batchers.of(`claim|${fenceName(fence)}`, () => ({ write: (rows: unknown[][]) => this.transaction((client) => claimOutboxes(client, OUTBOX_COLUMNS, rows, fence)) })).add(params),
+        this.batchers.of(`claim|${fenceName(fence)}`, () => ({ write: (rows: unknown[][]) => this.transaction((client) => claimOutboxes(client, rows, fence)) })).add(params),
       );
     }
     return this.inLane(`outbox:${entry.key}`, async () => {
@@ -639,7 +634,6 @@ function fenceName(fence: Fence): string {
   return `${fence.partition}:${fence.epoch}:${fence.nodeId}`;
 }
 
-const OUTBOX_COLUMNS = 'idempotency_key, key_id, query_id, trigger_index, step_id, type, execution_id, status, created_at, finished_at, outcome, written_by, written_epoch';
 const OUTBOX_PARAMS = OUTBOX_COLUMNS.split(', ')
   .map((_, index) => `$${index + 1}`)
   .join(', ');
