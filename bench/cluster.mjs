@@ -13,17 +13,15 @@
 //    10 runs: median and max.
 // 3. Create → visible on another host: 200 creates through one host, each polled through another from the
 //    moment the create answered until it answers 200: p50 and p99.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createApiKey, MarketBus, PgHostStore, SecretBox } from '@eql/server';
 import { mulberry32 } from '../scripts/seeded-random.mjs';
 import { admin, DATABASE_URL, NATS_URL } from './support/pg-admin.mjs';
+import { startBusHost } from './support/bus-host.mjs';
 
-const BIN = fileURLToPath(new URL('../packages/cli/bin/eql.js', import.meta.url));
 const SECRET = 'cd'.repeat(32);
 const PARTITIONS = 8;
 const QUERIES = 1_000;
@@ -76,41 +74,11 @@ async function cluster(label) {
   const keys = [];
   for (let index = 0; index < 40; index += 1) keys.push((await createApiKey(store, box, { name: `k${index}`, plan: 'pro' })).key);
   const children = new Map();
-  const env = (nodeId, ttl) => ({
-    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('EQL_') && name !== 'NODE_OPTIONS')),
-    EQL_DATABASE_URL: url.toString(),
-    EQL_NATS_URL: NATS_URL,
-    EQL_NATS_STREAM: stream,
-    EQL_FEED: 'bus',
-    EQL_SECRET_KEY: SECRET,
-    EQL_NODE_ID: nodeId,
-    EQL_PARTITIONS: String(PARTITIONS),
-    EQL_LEASE_TTL_MS: String(ttl),
-    EQL_PORT: '0',
-    EQL_HOST: '127.0.0.1',
-    EQL_DATA_DIR: join(dir, nodeId),
-    EQL_MARKET_SEED: 'none',
-    EQL_LOG_LEVEL: 'error',
-  });
-  const start = (nodeId, ttl = 1_500) =>
-    new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, 'serve'], { env: env(nodeId, ttl), stdio: ['ignore', 'pipe', 'pipe'] });
-      let output = '';
-      const exited = new Promise((done) => child.once('exit', done));
-      child.stdout.setEncoding('utf8').on('data', (chunk) => {
-        output += chunk;
-        const match = /listening on (http:\/\/\S+)/.exec(output);
-        if (match && !children.has(nodeId)) {
-          const entry = { child, base: match[1], exited };
-          children.set(nodeId, entry);
-          resolve(entry);
-        }
-      });
-      child.stderr.setEncoding('utf8').on('data', (chunk) => (output += chunk));
-      child.once('exit', () => {
-        if (!children.has(nodeId)) reject(new Error(`eql serve exited:\n${output}`));
-      });
-    });
+  const start = async (nodeId, ttl = 1_500) => {
+    const entry = await startBusHost({ databaseUrl: url.toString(), stream, nodeId, partitions: PARTITIONS, secret: SECRET, dir, extraEnv: { EQL_LEASE_TTL_MS: String(ttl) } });
+    children.set(nodeId, entry);
+    return entry;
+  };
   const ready = async (base) => {
     try {
       return await (await fetch(`${base}/ready`)).json();

@@ -19,7 +19,6 @@
 //
 // `npm run bench storm [-- --n 1000,10000] [--setups sqlite,pg,pg3] [--rounds 3] [--webhooks]`: medians over the rounds.
 // Needs PostgreSQL and NATS for pg and pg3 (EQL_TEST_DATABASE_URL, EQL_TEST_NATS_URL).
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -27,14 +26,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { PushSource } from '@eql/core';
 import { buildServer, createApiKey, MarketBus, PgHostStore, SecretBox, SqliteStore } from '@eql/server';
 import { admin, DATABASE_URL, NATS_URL } from './support/pg-admin.mjs';
+import { startBusHost } from './support/bus-host.mjs';
 
-const BIN = fileURLToPath(new URL('../packages/cli/bin/eql.js', import.meta.url));
 const SECRET = 'ef'.repeat(32);
 const PARTITIONS = 8;
 
@@ -342,41 +340,7 @@ async function pgStorm(count, hosts) {
   const stream = `EQL_BENCH_STORM_${randomBytes(4).toString('hex')}`;
   const dir = await mkdtemp(join(tmpdir(), 'eql-bench-storm-'));
   const children = [];
-  const env = (nodeId) => ({
-    ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('EQL_') && name !== 'NODE_OPTIONS')),
-    EQL_DATABASE_URL: made.url,
-    EQL_NATS_URL: NATS_URL,
-    EQL_NATS_STREAM: stream,
-    EQL_FEED: 'bus',
-    EQL_SECRET_KEY: SECRET,
-    EQL_NODE_ID: nodeId,
-    EQL_PARTITIONS: String(PARTITIONS),
-    EQL_PORT: '0',
-    EQL_HOST: '127.0.0.1',
-    EQL_DATA_DIR: join(dir, nodeId),
-    EQL_MARKET_SEED: 'none',
-    EQL_LOG_LEVEL: 'error',
-    EQL_ALLOW_PRIVATE_WEBHOOKS: '1',
-  });
-  const start = (nodeId) =>
-    new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, 'serve'], { env: env(nodeId), stdio: ['ignore', 'pipe', 'pipe'] });
-      let output = '';
-      let listening = false;
-      const exited = new Promise((done) => child.once('exit', done));
-      child.stdout.setEncoding('utf8').on('data', (chunk) => {
-        output += chunk;
-        const match = /listening on (http:\/\/\S+)/.exec(output);
-        if (match && !listening) {
-          listening = true;
-          resolve({ child, base: match[1], exited });
-        }
-      });
-      child.stderr.setEncoding('utf8').on('data', (chunk) => (output += chunk));
-      child.once('exit', () => {
-        if (!listening) reject(new Error(`eql serve exited:\n${output}`));
-      });
-    });
+  const start = (nodeId) => startBusHost({ databaseUrl: made.url, stream, nodeId, partitions: PARTITIONS, secret: SECRET, dir, extraEnv: { EQL_ALLOW_PRIVATE_WEBHOOKS: '1' } });
   const bus = await MarketBus.connect(NATS_URL, { stream });
   const pool = new pg.Pool({ connectionString: made.url, max: 1 });
   try {
