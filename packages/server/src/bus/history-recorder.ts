@@ -72,6 +72,8 @@ export class HistoryRecorder {
   private epoch = 0;
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
+  /** Ticks of the flush in flight: read ahead of what is written as much as the batch is. */
+  private writing = 0;
   private malformed = 0;
   private dropped = 0;
   /** Failed writes in a row, when the next may be tried, and when the last failure was logged. */
@@ -115,7 +117,11 @@ export class HistoryRecorder {
   private take(message: BusObservation): Promise<void> | undefined {
     if (message.observation.source === 'price') this.batch.push({ seq: message.seq, observation: message.observation });
     this.last = { seq: message.seq, at: message.observation.at };
-    return this.batch.length >= this.batchSize ? this.drain() : undefined;
+    return this.unwritten() >= this.batchSize ? this.drain() : undefined;
+  }
+
+  private unwritten(): number {
+    return this.batch.length + this.writing;
   }
 
   /** A message that is no observation: nothing to write; the position passes it (at the instant of the last observation). */
@@ -130,11 +136,14 @@ export class HistoryRecorder {
     return this.options.batchSize ?? 500;
   }
 
-  /** Holds the reading while the batch is full and cannot be written (the database is away): the stream keeps the rest. */
+  /**
+   * Holds the reading while a batch's worth of ticks is read and not written (the database is slow or
+   * away): the stream keeps the rest, and no more than `batchSize` ticks wait in memory.
+   */
   private async drain(): Promise<void> {
-    while (this.running && this.batch.length >= this.batchSize) {
+    while (this.running && this.unwritten() >= this.batchSize) {
       await this.flush();
-      if (this.batch.length >= this.batchSize) await this.pause(this.retryAt - Date.now());
+      if (this.unwritten() >= this.batchSize) await this.pause(this.retryAt - Date.now());
     }
   }
 
@@ -159,6 +168,7 @@ export class HistoryRecorder {
     const ticks = this.batch;
     if (ticks.length === 0 && position.seq <= (this.saved?.seq ?? 0)) return Promise.resolve();
     this.batch = [];
+    this.writing = ticks.length;
     this.flushing = (async () => {
       try {
         const refused: Array<SequencedPriceTick & { error?: unknown }> = [];
@@ -181,7 +191,10 @@ export class HistoryRecorder {
           this.options.warn?.(`bus: the price history could not be written (${this.failures} failed attempts in a row; trying again in ${delay} ms)`, error);
         }
       }
-    })().finally(() => (this.flushing = undefined));
+    })().finally(() => {
+      this.flushing = undefined;
+      this.writing = 0;
+    });
     return this.flushing;
   }
 
