@@ -109,7 +109,7 @@ async function cluster(label) {
       await entry.exited;
     },
     async close() {
-      for (const entry of children.values()) entry.child.kill('SIGKILL');
+      for (const entry of children.values()) entry.child.kill(process.env.BENCH_HOST_NODE_ARGS ? 'SIGTERM' : 'SIGKILL');
       await Promise.all([...children.values()].map((entry) => entry.exited));
       children.clear();
       await store.close();

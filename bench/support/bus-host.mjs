@@ -29,7 +29,9 @@ export function startBusHost({ databaseUrl, stream, nodeId, partitions, secret, 
     ...extraEnv,
   };
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // BENCH_HOST_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the hosts (written when they stop on SIGTERM).
+    const nodeArgs = (process.env.BENCH_HOST_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+    const child = spawn(process.execPath, [...nodeArgs, BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     let listening = false;
     const exited = new Promise((done) => child.once('exit', done));

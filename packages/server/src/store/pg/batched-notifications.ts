@@ -3,6 +3,7 @@ import type { NotificationDraft } from '@eql/core';
 import type { StoredNotification } from '../records.js';
 import { notificationOf, type Row } from '../rows.js';
 import { type Fence, FencedWriteError, observationOf, sameObservation, StaleNotificationError } from '../fence.js';
+import { prepared } from './prepared-statement.js';
 import type { ItemOutcome } from './write-batcher.js';
 
 /** A notification to add: its draft as stored (`body`, stored-text.ts), its step when it has one, and the lease it is written under. */
@@ -12,6 +13,29 @@ export interface NotificationItem {
   step: { stepId: string; triggerIndex: number } | undefined;
   fence: Fence | undefined;
 }
+
+const insertNotifications = prepared(
+  'add_notifications',
+  `INSERT INTO notifications (key_id, query_id, step_id, trigger_index, body, created_at, written_by, written_epoch)
+   SELECT $2::bigint, v->>0, v->>1, (v->>2)::bigint, v->>3, v->>4, v->>5, (v->>6)::bigint FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e(v, ord) ORDER BY ord
+   RETURNING id`,
+);
+
+const earliestOfSteps = prepared(
+  'earliest_notifications_of_steps',
+  `SELECT DISTINCT ON (n.query_id, n.trigger_index, n.step_id) n.id, n.key_id, n.query_id, n.trigger_index, n.step_id, n.body
+     FROM notifications AS n JOIN (SELECT v->>0 AS query_id, (v->>1)::bigint AS trigger_index, v->>2 AS step_id FROM jsonb_array_elements($1::jsonb) AS e(v)) AS s
+       ON n.query_id = s.query_id AND n.trigger_index = s.trigger_index AND n.step_id = s.step_id
+    ORDER BY n.query_id, n.trigger_index, n.step_id, n.id`,
+);
+
+const leasesHeld = prepared(
+  'leases_held',
+  `SELECT l.partition, l.epoch, l.node_id FROM partition_leases AS l
+     JOIN (SELECT (v->>0)::int AS partition, (v->>1)::bigint AS epoch, v->>2 AS node_id FROM jsonb_array_elements($1::jsonb) AS e(v)) AS f
+       ON l.partition = f.partition AND l.epoch = f.epoch AND l.node_id = f.node_id
+    ORDER BY l.partition FOR SHARE OF l`,
+);
 
 /** The key of a trigger's step, for matching. */
 const stepKey = (queryId: string, step: { stepId: string; triggerIndex: number }) => `${queryId}\u0000${step.triggerIndex}\u0000${step.stepId}`;
@@ -38,7 +62,7 @@ export async function addNotifications(
     const live = items.map((item, index) => ({ item, index })).filter(({ item }) => !(item.fence && fenced.has(fenceKey(item.fence))));
     if (live.length === 0) break;
     const result = await inTransaction(async (client) => {
-      await client.query(lockSql, [keyId]);
+      await client.query({ name: 'eql_notification_key_lock', text: lockSql, values: [keyId] });
       const answers = await writeInOrder(client, keyId, live.map(({ item }) => item));
       const stale = await staleFences(client, live.map(({ item }) => item));
       if (stale.length > 0) throw new StaleFences(stale);
@@ -70,13 +94,7 @@ async function writeInOrder(client: pg.ClientBase, keyId: number, items: readonl
   // The earliest notification stored for each trigger's step of the batch (a query's notifications are all its key's: the lock covers this read).
   const earlier = new Map<string, StoredNotification>();
   if (stepped.length > 0) {
-    const { rows } = await client.query<Row>(
-      `SELECT DISTINCT ON (n.query_id, n.trigger_index, n.step_id) n.*
-         FROM notifications AS n JOIN (SELECT v->>0 AS query_id, (v->>1)::bigint AS trigger_index, v->>2 AS step_id FROM jsonb_array_elements($1::jsonb) AS e(v)) AS s
-           ON n.query_id = s.query_id AND n.trigger_index = s.trigger_index AND n.step_id = s.step_id
-        ORDER BY n.query_id, n.trigger_index, n.step_id, n.id`,
-      [JSON.stringify(stepped.map((item) => [item.draft.data.queryId, item.step!.triggerIndex, item.step!.stepId]))],
-    );
+    const { rows } = await client.query<Row>(earliestOfSteps([JSON.stringify(stepped.map((item) => [item.draft.data.queryId, item.step!.triggerIndex, item.step!.stepId]))]));
     for (const row of rows) earlier.set(stepKey(String(row.query_id), { triggerIndex: Number(row.trigger_index), stepId: String(row.step_id) }), notificationOf(row));
   }
   // What each item answers: an earlier notification (stored, or the first of the batch for the same step), a refusal, or a new row.
@@ -103,13 +121,10 @@ async function writeInOrder(client: pg.ClientBase, keyId: number, items: readonl
   if (inserts.length > 0) {
     // Ids come from the identity in the order rows are inserted (`ORDER BY ord`): sorted, they are the items' in order.
     const { rows } = await client.query<{ id: string }>(
-      `INSERT INTO notifications (key_id, query_id, step_id, trigger_index, body, created_at, written_by, written_epoch)
-       SELECT $2::bigint, v->>0, v->>1, (v->>2)::bigint, v->>3, v->>4, v->>5, (v->>6)::bigint FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e(v, ord) ORDER BY ord
-       RETURNING id`,
-      [
+      insertNotifications([
         JSON.stringify(inserts.map((item) => [item.draft.data.queryId, item.step?.stepId ?? null, item.step?.triggerIndex ?? null, item.body, item.draft.createdAt, item.fence?.nodeId ?? null, item.fence?.epoch ?? null])),
         keyId,
-      ],
+      ]),
     );
     ids = rows.map((row) => Number(row.id)).sort((a, b) => a - b);
   }
@@ -129,13 +144,7 @@ async function staleFences(client: pg.ClientBase, items: readonly NotificationIt
   for (const item of items) if (item.fence) fences.set(fenceKey(item.fence), item.fence);
   if (fences.size === 0) return [];
   const wanted = [...fences.values()].sort((a, b) => a.partition - b.partition);
-  const { rows } = await client.query<{ partition: number; epoch: string; node_id: string }>(
-    `SELECT l.partition, l.epoch, l.node_id FROM partition_leases AS l
-       JOIN (SELECT (v->>0)::int AS partition, (v->>1)::bigint AS epoch, v->>2 AS node_id FROM jsonb_array_elements($1::jsonb) AS e(v)) AS f
-         ON l.partition = f.partition AND l.epoch = f.epoch AND l.node_id = f.node_id
-      ORDER BY l.partition FOR SHARE OF l`,
-    [JSON.stringify(wanted.map((fence) => [fence.partition, fence.epoch, fence.nodeId]))],
-  );
+  const { rows } = await client.query<{ partition: number; epoch: string; node_id: string }>(leasesHeld([JSON.stringify(wanted.map((fence) => [fence.partition, fence.epoch, fence.nodeId]))]));
   const holding = new Set(rows.map((row) => `${row.partition}:${Number(row.epoch)}:${row.node_id}`));
   return wanted.filter((fence) => !holding.has(fenceKey(fence)));
 }

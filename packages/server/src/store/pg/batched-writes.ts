@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { type Fence, FencedWriteError } from '../fence.js';
 import { checkFence } from './pg-fence.js';
+import { prepared } from './prepared-statement.js';
 import type { ItemOutcome } from './write-batcher.js';
 
 /**
@@ -26,13 +27,11 @@ export const EXECUTION_COLUMNS = 'id, key_id, query_id, step_id, type, status, t
 export const EXECUTION_UPSERT = `ON CONFLICT (id) DO UPDATE SET status = excluded.status, finished_at = excluded.finished_at, attempts = excluded.attempts,
   result = excluded.result, error_code = excluded.error_code, error_message = excluded.error_message, written_by = excluded.written_by, written_epoch = excluded.written_epoch`;
 const EXECUTION_TYPES = ['text', 'bigint', 'text', 'text', 'text', 'text', 'bigint', 'text', 'text', 'bigint', 'text', 'text', 'text', 'text', 'bigint'];
+const insertExecutions = prepared('save_executions', `INSERT INTO executions (${EXECUTION_COLUMNS}) ${rowsOf(EXECUTION_TYPES)} ${EXECUTION_UPSERT}`);
 
 /** Saves executions (distinct ids), replacing earlier records of the same ids. */
 export async function saveExecutions(client: pg.ClientBase, rows: ExecutionRow[], fence: Fence): Promise<Array<ItemOutcome<void>>> {
-  await client.query(
-    `INSERT INTO executions (${EXECUTION_COLUMNS}) ${rowsOf(EXECUTION_TYPES)} ${EXECUTION_UPSERT}`,
-    [JSON.stringify(rows)],
-  );
+  await client.query(insertExecutions([JSON.stringify(rows)]));
   await checkFence(client, fence, `${rows.length} execution(s)`);
   return rows.map(() => ok(undefined));
 }
@@ -45,23 +44,22 @@ export const OUTBOX_COLUMNS = 'idempotency_key, key_id, query_id, trigger_index,
 export const OUTBOX_UPSERT = `ON CONFLICT (idempotency_key) DO UPDATE SET execution_id = excluded.execution_id, status = excluded.status, finished_at = excluded.finished_at, outcome = excluded.outcome,
   written_by = excluded.written_by, written_epoch = excluded.written_epoch`;
 const OUTBOX_TYPES = ['text', 'bigint', 'text', 'bigint', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'bigint'];
+const upsertOutboxes = prepared('save_outboxes', `INSERT INTO action_outbox (${OUTBOX_COLUMNS}) ${rowsOf(OUTBOX_TYPES)} ${OUTBOX_UPSERT}`);
+const insertNewOutboxes = prepared(
+  'claim_outboxes',
+  `INSERT INTO action_outbox (${OUTBOX_COLUMNS}) ${rowsOf(OUTBOX_TYPES)} ON CONFLICT (idempotency_key) DO NOTHING RETURNING idempotency_key`,
+);
 
 /** Writes outbox entries (distinct keys), replacing the ones with their keys. */
 export async function saveOutboxes(client: pg.ClientBase, rows: OutboxRow[], fence: Fence): Promise<Array<ItemOutcome<void>>> {
-  await client.query(
-    `INSERT INTO action_outbox (${OUTBOX_COLUMNS}) ${rowsOf(OUTBOX_TYPES)} ${OUTBOX_UPSERT}`,
-    [JSON.stringify(rows)],
-  );
+  await client.query(upsertOutboxes([JSON.stringify(rows)]));
   await checkFence(client, fence, `${rows.length} outbox entr(ies)`);
   return rows.map(() => ok(undefined));
 }
 
 /** Claims outbox entries (distinct keys): each answers whether this batch wrote it (its key had no entry). */
 export async function claimOutboxes(client: pg.ClientBase, rows: OutboxRow[], fence: Fence): Promise<Array<ItemOutcome<boolean>>> {
-  const { rows: claimed } = await client.query<{ idempotency_key: string }>(
-    `INSERT INTO action_outbox (${OUTBOX_COLUMNS}) ${rowsOf(OUTBOX_TYPES)} ON CONFLICT (idempotency_key) DO NOTHING RETURNING idempotency_key`,
-    [JSON.stringify(rows)],
-  );
+  const { rows: claimed } = await client.query<{ idempotency_key: string }>(insertNewOutboxes([JSON.stringify(rows)]));
   await checkFence(client, fence, `the claims of ${rows.length} outbox entr(ies)`);
   const won = new Set(claimed.map((row) => row.idempotency_key));
   return rows.map((row) => ok(won.has(String(row[0]))));
@@ -75,14 +73,9 @@ export interface RuntimeRow {
   version: number;
 }
 
-/**
- * Saves runtime states (distinct queries). A state only moves forward: a save older than the stored
- * version is refused (that item alone fails with a {@link FencedWriteError}); a query that is gone is
- * left as it is.
- */
-export async function saveRuntimes(client: pg.ClientBase, items: RuntimeRow[], fence: Fence): Promise<Array<ItemOutcome<void>>> {
-  const { rows } = await client.query<{ id: string; written: boolean; known: boolean }>(
-    `WITH input AS (SELECT v->>0 AS id, v->>1 AS runtime, v->>2 AS status, (v->>3)::bigint AS version FROM jsonb_array_elements($1::jsonb) AS e(v)),
+const updateRuntimes = prepared(
+  'save_runtimes',
+  `WITH input AS (SELECT v->>0 AS id, v->>1 AS runtime, v->>2 AS status, (v->>3)::bigint AS version FROM jsonb_array_elements($1::jsonb) AS e(v)),
      updated AS (
        UPDATE queries AS q SET runtime = input.runtime, status = CASE WHEN q.status = 'cancelled' THEN q.status ELSE input.status END,
          runtime_written_by = $2, runtime_epoch = $3::bigint, runtime_version = input.version
@@ -91,7 +84,16 @@ export async function saveRuntimes(client: pg.ClientBase, items: RuntimeRow[], f
      )
      SELECT input.id, updated.id IS NOT NULL AS written, EXISTS (SELECT 1 FROM queries AS known WHERE known.id = input.id) AS known
        FROM input LEFT JOIN updated ON updated.id = input.id`,
-    [JSON.stringify(items.map((item) => [item.id, item.runtime, item.status, item.version])), fence.nodeId, fence.epoch],
+);
+
+/**
+ * Saves runtime states (distinct queries). A state only moves forward: a save older than the stored
+ * version is refused (that item alone fails with a {@link FencedWriteError}); a query that is gone is
+ * left as it is.
+ */
+export async function saveRuntimes(client: pg.ClientBase, items: RuntimeRow[], fence: Fence): Promise<Array<ItemOutcome<void>>> {
+  const { rows } = await client.query<{ id: string; written: boolean; known: boolean }>(
+    updateRuntimes([JSON.stringify(items.map((item) => [item.id, item.runtime, item.status, item.version])), fence.nodeId, fence.epoch]),
   );
   await checkFence(client, fence, `the runtime states of ${items.length} queries`);
   const refused = new Set(rows.filter((row) => !row.written && row.known).map((row) => row.id));

@@ -1,5 +1,8 @@
 import type pg from 'pg';
 import { type Fence, FencedWriteError } from '../fence.js';
+import { prepared } from './prepared-statement.js';
+
+const leaseHeld = prepared('lease_held', 'SELECT 1 FROM partition_leases WHERE partition = $1 AND epoch = $2 AND node_id = $3 FOR SHARE');
 
 /**
  * Checks, inside a write's transaction, that the partition's lease is still the fence's (same node, same
@@ -14,6 +17,6 @@ import { type Fence, FencedWriteError } from '../fence.js';
  * (a group commit) calls it once.
  */
 export async function checkFence(client: pg.ClientBase, fence: Fence, what: string): Promise<void> {
-  const { rowCount } = await client.query('SELECT 1 FROM partition_leases WHERE partition = $1 AND epoch = $2 AND node_id = $3 FOR SHARE', [fence.partition, fence.epoch, fence.nodeId]);
+  const { rowCount } = await client.query(leaseHeld([fence.partition, fence.epoch, fence.nodeId]));
   if (!rowCount) throw new FencedWriteError(fence, what);
 }
