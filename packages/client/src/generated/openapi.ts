@@ -1715,6 +1715,11 @@ export interface operations {
                                     judged?: number;
                                     /** @description Messages skipped as no observation the bus carries since this host took the partition */
                                     malformed?: number;
+                                    /**
+                                     * @description 'shared' when the partition reads in the host's one reading of the bus, 'own' while it catches up on a reading of its own (a partition taken over far behind)
+                                     * @enum {string}
+                                     */
+                                    reading?: "shared" | "own";
                                 };
                             };
                             /** @description While this host writes the cluster's price history (it leads the feed): the last message read, the position saved, the messages skipped as no observation and the ticks the database refused, since it started */
@@ -1769,6 +1774,11 @@ export interface operations {
                                     judged?: number;
                                     /** @description Messages skipped as no observation the bus carries since this host took the partition */
                                     malformed?: number;
+                                    /**
+                                     * @description 'shared' when the partition reads in the host's one reading of the bus, 'own' while it catches up on a reading of its own (a partition taken over far behind)
+                                     * @enum {string}
+                                     */
+                                    reading?: "shared" | "own";
                                 };
                             };
                             /** @description While this host writes the cluster's price history (it leads the feed): the last message read, the position saved, the messages skipped as no observation and the ticks the database refused, since it started */

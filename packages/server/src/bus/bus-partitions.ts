@@ -12,6 +12,7 @@ import type { BusObservation, BusReading, MarketBus } from './market-bus.js';
 import type { PartitionPosition, PgPartitionPositions } from './partition-positions.js';
 import { isFencedWrite } from '../store/fence.js';
 import { fencedStore } from './fenced-store.js';
+import { type ReadingMember, type SharedMessage, SharedBusReading, type SharedBusReadingOptions } from './shared-reading.js';
 
 /** Builds the engine of one partition: its clock, its source (the bus), its history and its store (writes tracked). */
 export type PartitionEngineFactory = (wiring: { scheduler: FeedClock; sources: DataSource[]; history: PriceHistory[]; store: HostStore }) => HostEngine;
@@ -41,6 +42,8 @@ export interface BusPartitionsOptions {
   malformedLog?: MalformedMessageLog;
   /** The host's history recorder (its state is shown in the readiness while it runs). */
   recorder?: HistoryRecorder;
+  /** The host's one reading of the bus: how many messages it keeps for partitions joining behind it, and lets wait per partition (see SharedBusReading). */
+  sharedReading?: Pick<SharedBusReadingOptions, 'keep' | 'queueLimit'>;
   warn?: (message: string, error?: unknown) => void;
 }
 
@@ -56,7 +59,13 @@ interface Partition {
   clock: FeedClock;
   /** Store writes and history loads under way (the position passes a message only once what it caused is done). */
   writes: Set<Promise<unknown>>;
+  /** It in the host's shared reading of the bus. */
+  member: ReadingMember;
+  /** Whether it reads in the host's shared reading (else on a reading of its own, catching up). */
+  shared: boolean;
+  /** Its own reading, while it catches up to the shared one; and that reading's stop once it joined. */
   reading?: BusReading;
+  ownStopping?: Promise<void>;
   /** The last message handed to the engine. */
   handled: PartitionPosition;
   /** The last message whose writes are all done. */
@@ -134,6 +143,8 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
   private readonly closing = new Map<number, Promise<void>>();
   /** When the event loop last had a turn between two messages (see {@link YIELD_AFTER_MS}). */
   private turnAt = performance.now();
+  /** The host's one reading of the bus, which the partitions join once they are not far behind it. */
+  private readonly shared: SharedBusReading;
   private readonly listeners = {
     stopped: new Set<(partition: number, epoch: number, reason: 'fenced' | 'failed') => void>(),
     notification: new Set<(notification: StoredNotification) => void>(),
@@ -144,6 +155,13 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
 
   constructor(private readonly options: BusPartitionsOptions) {
     this.recording = options.base.recording;
+    this.shared = new SharedBusReading({
+      bus: options.bus,
+      ...options.sharedReading,
+      onMalformed: (message) => options.malformedLog?.report(message),
+      onError: (error, { seq, delayMs }) => options.warn?.(`bus: the host's reading failed to read message ${seq} (reading again from there in ${delayMs} ms)`, error),
+      warn: options.warn,
+    });
   }
 
   /** Takes back the paper venue's orders (the base engine's); queries start with their partitions. */
@@ -185,7 +203,8 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
     };
     const store = tracking(fencedStore(this.options.store, fence, () => made.entry?.stopped !== undefined), writes, failed);
     const engine = this.options.engineFor({ scheduler: clock, sources: [push], history: [tracking(this.options.history, writes, failed)], store });
-    const entry: Partition = (made.entry = { partition, epoch, leased, engine, push, clock, writes, handled: saved, safe: saved, saved, backlogUntil: 0, judged: 0, malformed: 0, unsubscribe: [], closed: false });
+    const member: ReadingMember = { take: (message) => (message.observation ? this.handle(entry, message.observation) : this.skip(entry, message.malformed.seq)) };
+    const entry: Partition = (made.entry = { partition, epoch, leased, engine, push, clock, writes, member, shared: false, handled: saved, safe: saved, saved, backlogUntil: 0, judged: 0, malformed: 0, unsubscribe: [], closed: false });
     entry.unsubscribe.push(
       engine.onNotification((notification) => this.listeners.notification.forEach((listener) => listener(notification))),
       engine.onConditionStates((change) => this.listeners.states.forEach((listener) => listener(change))),
@@ -208,15 +227,20 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
     const last = await this.options.bus.last();
     entry.backlogUntil = last?.seq ?? 0;
     if (entry.backlogUntil <= entry.handled.seq) entry.clock.live();
-    entry.reading = await this.options.bus.read(entry.handled.seq + 1, (message) => this.handle(entry, message), {
-      onMalformed: (message) => {
-        this.options.malformedLog?.report(message);
-        return this.skip(entry, message.seq);
-      },
-      onError: (error, { seq, delayMs }) => this.options.warn?.(`bus: partition ${entry.partition} failed to read message ${seq} (reading again from there in ${delayMs} ms)`, error),
-    });
+    const from = entry.handled.seq + 1;
+    if (this.shared.canJoin(from) && (await this.shared.join(entry.member, from))) entry.shared = true;
+    else {
+      // Far behind the host's reading (or ahead of it): it catches up on its own, and joins when close.
+      entry.reading = await this.options.bus.read(from, (observation) => this.readOwn(entry, { observation }), {
+        onMalformed: (malformed) => {
+          this.options.malformedLog?.report(malformed);
+          return this.readOwn(entry, { malformed });
+        },
+        onError: (error, { seq, delayMs }) => this.options.warn?.(`bus: partition ${entry.partition} failed to read message ${seq} (reading again from there in ${delayMs} ms)`, error),
+      });
+    }
     if (entry.closed) {
-      await entry.reading.stop();
+      await this.leaveReadings(entry);
       return;
     }
     entry.timer = setInterval(() => void this.save(entry), this.options.saveEveryMs ?? 200);
@@ -236,6 +260,37 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
     entry.clock.at(message.observation.at, () => entry.push.push(message.observation));
     entry.judged += 1;
     return this.passed(entry, { seq: message.seq, at: message.observation.at });
+  }
+
+  /** A message of the partition's own reading: handled, then the partition joins the host's reading when it can. */
+  private readOwn(entry: Partition, message: SharedMessage): Promise<void> | undefined {
+    if (entry.shared) return undefined;
+    const taken = entry.member.take(message);
+    return taken ? taken.then(() => this.joinShared(entry)) : this.joinShared(entry);
+  }
+
+  /** Joins the host's reading when it holds the partition's next message; its own reading then stops. */
+  private joinShared(entry: Partition): Promise<void> | undefined {
+    const from = entry.handled.seq + 1;
+    if (entry.closed || !this.shared.canJoin(from)) return undefined;
+    return this.shared.join(entry.member, from).then((joined) => {
+      if (!joined || entry.closed) {
+        if (joined) void this.shared.leave(entry.member);
+        return;
+      }
+      entry.shared = true;
+      const own = entry.reading;
+      entry.reading = undefined;
+      // Not awaited: the own reading waits for this very message to settle before it stops.
+      entry.ownStopping = own?.stop();
+    });
+  }
+
+  /** Stops the partition's readings: its own, and its place in the host's. */
+  private async leaveReadings(entry: Partition): Promise<void> {
+    await entry.reading?.stop();
+    await entry.ownStopping;
+    await this.shared.leave(entry.member);
   }
 
   /** Resolves once the partition's lease is surely this host's again, or the partition is closed. */
@@ -352,7 +407,7 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
     // A reading being started stops itself once started (it finds the partition closed).
     await entry.starting?.catch(() => undefined);
     if (entry.timer) clearInterval(entry.timer);
-    await entry.reading?.stop();
+    await this.leaveReadings(entry);
     // What the messages read set going (a history load with ticks waiting on it, a trigger's writes) ends before the engine goes.
     await this.quiesce(entry);
     entry.engine.dispose();
@@ -413,7 +468,7 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
     const bus: NonNullable<HostReadiness['bus']> = { stream: this.options.bus.stream, connected: this.options.bus.connected, positions: {} };
     for (const entry of this.open.values()) {
       queries += entry.engine.readiness().queries;
-      bus.positions[entry.partition] = { handled: entry.handled.seq, saved: entry.saved.seq, catchingUp: entry.clock.isCatchingUp, judged: entry.judged, malformed: entry.malformed };
+      bus.positions[entry.partition] = { handled: entry.handled.seq, saved: entry.saved.seq, catchingUp: entry.clock.isCatchingUp, judged: entry.judged, malformed: entry.malformed, reading: entry.shared ? 'shared' : 'own' };
     }
     const history = this.options.recorder?.status();
     if (history) bus.history = history;
@@ -465,6 +520,7 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
   /** Closes every partition (positions saved), the base engine and the bus connection. */
   async dispose(): Promise<void> {
     for (const partition of [...this.open.keys()]) await this.closePartition(partition);
+    await this.shared.settled();
     this.options.base.dispose();
     await this.options.bus.close();
   }

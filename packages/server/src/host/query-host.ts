@@ -40,7 +40,7 @@ export interface HostReadiness {
     stream: string;
     connected: boolean;
     /** Per partition held: also the observations handed to its engine and the messages skipped as no observation, since this host opened it. */
-    positions: Record<number, { handled: number; saved: number; catchingUp: boolean; judged: number; malformed: number }>;
+    positions: Record<number, { handled: number; saved: number; catchingUp: boolean; judged: number; malformed: number; reading: 'shared' | 'own' }>;
     /** While this host writes the cluster's price history (it leads the feed): see HistoryRecorder.status. */
     history?: { handled: number; saved: number; malformed: number; dropped: number };
   };

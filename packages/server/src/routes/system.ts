@@ -37,6 +37,11 @@ const READINESS = {
               catchingUp: { type: 'boolean' },
               judged: { type: 'integer', description: 'Observations handed to the engine since this host took the partition' },
               malformed: { type: 'integer', description: 'Messages skipped as no observation the bus carries since this host took the partition' },
+              reading: {
+                type: 'string',
+                enum: ['shared', 'own'],
+                description: "'shared' when the partition reads in the host's one reading of the bus, 'own' while it catches up on a reading of its own (a partition taken over far behind)",
+              },
             },
           },
         },
