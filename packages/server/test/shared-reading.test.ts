@@ -41,7 +41,7 @@ function liveBus(malformedEvery = 0) {
             if (wake) waiting.delete(wake);
             continue;
           }
-          const settled = isMalformed(seq) ? options.onMalformed?.({ seq, subject: 'live.x', problem: 'not JSON' }) : deliver(tick(seq));
+          const settled = isMalformed(seq) ? options.onMalformed?.({ seq, subject: 'live.x', problem: { kind: 'json', reason: 'not JSON' } }) : deliver(tick(seq));
           if (settled) await settled;
           seq += 1;
         }

@@ -29,6 +29,8 @@ interface Connection {
   readAgain: boolean;
   /** The key's stream slot this connection holds, given back when it closes. */
   slot: StreamSlot | undefined;
+  /** Whether its writes of this turn are held, to reach the socket together at the end of the turn. */
+  corked?: boolean;
 }
 
 /** Options of an {@link SseHub}: keep-alive interval, how far behind a client may fall, and the reconnection delay. */
@@ -317,8 +319,21 @@ export class SseHub {
     this.write(connection, frame);
   }
 
+  /**
+   * Writes to the stream. The writes of one turn of the event loop (a storm's batch of notifications
+   * stored together, each with its count) reach the socket together, in one system call, once the turn's
+   * callbacks and promises have run (issue 47); `end()` sends what is held at once.
+   */
   private write(connection: Connection, text: string): void {
     if (connection.closed) return;
+    if (!connection.corked) {
+      connection.corked = true;
+      connection.response.cork();
+      process.nextTick(() => {
+        connection.corked = false;
+        if (!connection.response.destroyed) connection.response.uncork();
+      });
+    }
     connection.response.write(text);
     this.lagCheck ??= setImmediate(() => this.dropLagging());
   }
