@@ -14,6 +14,9 @@
 // measured; one key holds them all so that one stream can receive every notification). A first tick at
 // a price no threshold is above makes every query ready; the second is under every threshold.
 //
+// On PostgreSQL it also prints the leases lost during the storm (partitions whose epoch moved: a host
+// that missed its renewals), the most of any round.
+//
 // `--webhooks`: each query has a webhook step too (after its notify step), to a receiver in this process; the
 // run also prints the tick → first and last webhook received, and how many came twice (same webhook-id).
 //
@@ -363,6 +366,9 @@ async function pgStorm(count, hosts) {
       await sleep(20);
     }
     const sse = await sseCounter(children[0].base, made.key);
+    // A lease lost during the storm (a host that missed its renewals) shows as a new epoch of its partition.
+    const epochs = async () => new Map((await pool.query('SELECT partition, epoch FROM partition_leases WHERE partition >= 0')).rows.map((row) => [row.partition, String(row.epoch)]));
+    const epochsBefore = await epochs();
     const cpuBefore = children.map((child) => cpuMs(child.child.pid));
     const tickAt = performance.now();
     await bus.publish({ at: Date.now(), source: 'price', symbol: 'BTC', price: 500 }, 'storm:fall');
@@ -382,7 +388,9 @@ async function pgStorm(count, hosts) {
     sse.close();
     const hooks = await receiver?.all(count);
     const cpu = children.map((child, index) => cpuMs(child.child.pid) - cpuBefore[index]);
+    const epochsAfter = await epochs();
     return {
+      leasesLost: [...epochsAfter].filter(([partition, epoch]) => epochsBefore.get(partition) !== epoch).length,
       ...hookFigures(hooks, tickAt, receiver),
       first: first - tickAt,
       last: last - tickAt,
@@ -434,6 +442,7 @@ for (const count of SIZES) {
       hookFirst: pick('hookFirst'),
       hookLast: pick('hookLast'),
       hookRepeats: pick('hookRepeats'),
+      leasesLost: results.every((result) => result.leasesLost !== undefined) ? Math.max(...results.map((result) => result.leasesLost)) : undefined,
     });
     const row = rows.at(-1);
     console.log(
@@ -442,6 +451,7 @@ for (const count of SIZES) {
         `  peak RSS ${row.rssMb === undefined ? '—' : `${Math.round(row.rssMb)} MB`}` +
         (row.stallMs === undefined ? '' : `  longest stall ${Math.round(row.stallMs)} ms`) +
         (row.cpuPerTriggerMs === undefined ? '' : `  CPU ${row.cpuPerTriggerMs.toFixed(2)} ms/trigger (all hosts)`) +
+        (row.leasesLost === undefined ? '' : `  leases lost ${row.leasesLost}`) +
         (row.hookLast === undefined ? '' : `  webhooks: first ${ms(row.hookFirst)}, all ${ms(row.hookLast)}, ${row.hookRepeats} twice`),
     );
   }
