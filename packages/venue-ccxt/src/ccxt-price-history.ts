@@ -1,4 +1,4 @@
-import { HistoryError, type Candle, type PriceHistory, type PriceTick, type PriceTopic } from '@eql/core';
+import { bucketStartOf, firstBucketStartFrom, HistoryError, type Candle, type PriceHistory, type PriceTick, type PriceTopic } from '@eql/core';
 import { ccxtErrorKinds, describeCcxtError, isTransientCcxtError } from './ccxt-errors.js';
 import { createCcxtClient, UnknownExchangeError, type CcxtConfig } from './ccxt-load.js';
 import { backoffDelay } from './ccxt-retry.js';
@@ -62,9 +62,8 @@ interface Resolved {
  * - **Symbols** map to markets as in {@link resolveMarket} (`BTC` is the venue's perpetual of BTC).
  * - **Timeframes**: a timeframe up to `1d` the venue lists in `timeframes` is fetched as is (venue
  *   candles up to a day are aligned to UTC, as EQL's). Any other, and always `3d` and `1w`, is built
- *   from the largest venue timeframe up to `1d` that divides it, in buckets aligned to the epoch as
- *   the engine's CandleBuilder does: `3d` counted from 1970-01-01 and `1w` starting on Thursdays
- *   00:00 UTC, unlike the venues' own weekly candles (Mondays).
+ *   from the largest venue timeframe up to `1d` that divides it, in the engine's buckets
+ *   (`bucketStartOf`): `3d` counted from 1970-01-01 and `1w` starting on Mondays 00:00 UTC.
  * - **Origin**: `origin(topic, tf)` is the bucket start of `(construction time) - maxCandles * tf`, the
  *   same instant for every call on an instance, so every query of a series smooths its indicators
  *   from the same point whatever its activation time. `candles` never goes before it; a long-lived
@@ -117,7 +116,7 @@ export class CcxtPriceHistory implements PriceHistory {
    */
   origin(_topic: PriceTopic, timeframeMs: number): number | undefined {
     if (!isTimeframeLength(timeframeMs)) return undefined;
-    return Math.floor((this.createdAt - this.maxCandles * timeframeMs) / timeframeMs) * timeframeMs;
+    return bucketStartOf(this.createdAt - this.maxCandles * timeframeMs, timeframeMs);
   }
 
   /**
@@ -186,7 +185,7 @@ export class CcxtPriceHistory implements PriceHistory {
   private async fetchCandles(resolved: Resolved, tf: number, from: number, to: number): Promise<Candle[]> {
     const plan = fetchPlan(resolved.client.timeframes, tf);
     if (plan === undefined) throw this.error('HISTORY_UNAVAILABLE', `${this.exchangeId} has no candle timeframe that divides ${tf} ms`);
-    const first = Math.ceil(from / tf) * tf;
+    const first = firstBucketStartFrom(from, tf);
     const rows = await this.fetchRows(resolved, plan, first, to);
     return plan.baseMs === tf ? rows : aggregate(rows, tf, first);
   }
@@ -359,12 +358,12 @@ function finite(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
-/** Sorted candles of a smaller timeframe into epoch-aligned buckets of `tf` starting at or after `first`. */
+/** Sorted candles of a smaller timeframe into the engine's buckets of `tf` (`bucketStartOf`) starting at or after `first`. */
 function aggregate(rows: readonly Candle[], tf: number, first: number): Candle[] {
   const out: Candle[] = [];
   let open: { start: number; open: number; high: number; low: number; close: number; volume: number } | undefined;
   for (const row of rows) {
-    const start = Math.floor(row.start / tf) * tf;
+    const start = bucketStartOf(row.start, tf);
     if (start < first) continue;
     if (open !== undefined && open.start === start) {
       open.high = Math.max(open.high, row.high);

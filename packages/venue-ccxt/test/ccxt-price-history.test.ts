@@ -8,8 +8,14 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 const WEEK = 7 * DAY;
-/** Thursday 2024-01-04 00:00 UTC, a week boundary of EQL (the epoch was a Thursday). */
-const T0 = Date.UTC(2024, 0, 4);
+/** Monday 2024-01-08 00:00 UTC, a week boundary of EQL (weeks start on Mondays, as the venues'). */
+const T0 = Date.UTC(2024, 0, 8);
+
+/** The Monday 00:00 UTC that starts the week holding `at`, by the calendar (not the code under test). */
+function mondayOf(at: number): number {
+  const day = new Date(at);
+  return Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate() - ((day.getUTCDay() + 6) % 7));
+}
 const BTC: PriceTopic = { source: 'price', symbol: 'BTC' };
 
 /** Candles like a recorded Binance series: `count` buckets of `tf` from `start`, without the indexes in `skip`. */
@@ -28,7 +34,7 @@ function series(start: number, count: number, tf: number, skip: ReadonlySet<numb
 function aggregated(rows: readonly KlineRow[], tf: number): Candle[] {
   const out = new Map<number, Candle>();
   for (const row of rows) {
-    const start = Math.floor(row.start / tf) * tf;
+    const start = tf === WEEK ? mondayOf(row.start) : Math.floor(row.start / tf) * tf;
     const open = out.get(start);
     out.set(
       start,
@@ -181,18 +187,18 @@ describe('CcxtPriceHistory through real ccxt against a local Binance mock', () =
     expect(klineRequests().map((params) => params.get('interval'))).toEqual(['4h']);
   });
 
-  it('builds 3d and 1w from 1d in epoch-aligned buckets (weeks start on Thursdays), never from the venue 1w', async () => {
+  it('builds 3d and 1w from 1d (3d counted from the epoch, weeks starting on Mondays), never from the venue 1w', async () => {
     const start = T0 - 35 * DAY;
     const rows = series(start, 35, DAY);
     mock.setKlines('linear', 'BTCUSDT', '1d', rows);
-    mock.setKlines('linear', 'BTCUSDT', '1w', series(Date.UTC(2023, 10, 27), 5, WEEK)); // Mondays: must not be used
+    mock.setKlines('linear', 'BTCUSDT', '1w', series(Date.UTC(2023, 11, 4), 5, WEEK).map((row) => ({ ...row, close: row.close + 1 }))); // not the 1d's weeks: must not be used
     const subject = history(T0);
     const weeks = await subject.candles(BTC, WEEK, start, T0);
     expect(weeks).toEqual(aggregated(rows, WEEK));
     expect(weeks).toHaveLength(5);
     for (const week of weeks) {
-      expect(week.start % WEEK).toBe(0);
-      expect(new Date(week.start).getUTCDay()).toBe(4);
+      expect(week.start).toBe(mondayOf(week.start));
+      expect(new Date(week.start).getUTCDay()).toBe(1);
     }
     const threeDays = await subject.candles(BTC, 3 * DAY, start, T0);
     expect(threeDays).toEqual(aggregated(rows.filter((row) => row.start >= Math.ceil(start / (3 * DAY)) * 3 * DAY), 3 * DAY));
@@ -208,9 +214,9 @@ describe('CcxtPriceHistory through real ccxt against a local Binance mock', () =
     expect(result).toEqual(hours.map(candle));
     expect(result.at(-1)?.start).toBe(T0);
 
-    const days = series(T0 - 7 * DAY, 14, DAY); // Thursday to Thursday, and one more week
+    const days = series(T0 - 7 * DAY, 14, DAY); // Monday to Monday, and one more week
     mock.setKlines('linear', 'BTCUSDT', '1d', days);
-    const to = T0 + 2 * DAY + 5 * HOUR; // Saturday 05:00
+    const to = T0 + 2 * DAY + 5 * HOUR; // Wednesday 05:00
     const weeks = await history(to + 7 * DAY).candles(BTC, WEEK, T0 - 7 * DAY, to);
     expect(weeks).toEqual(aggregated(days.slice(0, 10), WEEK));
     expect(weeks.at(-1)).toMatchObject({ start: T0, close: days[9]!.close });
@@ -221,8 +227,8 @@ describe('CcxtPriceHistory through real ccxt against a local Binance mock', () =
     const subject = new CcxtPriceHistory(client(), { now: () => now, maxCandles: 100 });
     const origin = subject.origin(BTC, HOUR);
     expect(origin).toBe(T0 - 100 * HOUR);
-    expect(subject.origin(BTC, WEEK)).toBe(Math.floor((T0 + 17 * MINUTE - 100 * WEEK) / WEEK) * WEEK);
-    expect(new Date(subject.origin(BTC, WEEK)!).getUTCDay()).toBe(4);
+    expect(subject.origin(BTC, WEEK)).toBe(mondayOf(T0 + 17 * MINUTE - 100 * WEEK));
+    expect(new Date(subject.origin(BTC, WEEK)!).getUTCDay()).toBe(1);
     now += 3 * DAY;
     expect(subject.origin({ ...BTC, symbol: 'ETH' }, HOUR)).toBe(origin);
     expect(subject.origin(BTC, 0)).toBeUndefined();

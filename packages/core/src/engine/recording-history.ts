@@ -1,6 +1,6 @@
 import type { PriceHistory, PriceTick, PriceTopic } from './history.js';
 import { feedKeyOfObservation, feedKeyOfTopic, type Observation } from './observations.js';
-import { type Candle, candlesFromTicks } from './series/candles.js';
+import { type Candle, candlesFromTicks, firstBucketStartFrom } from './series/candles.js';
 
 /** How a {@link RecordingHistory} maps recorded times, matching the ReplaySource that plays the same recording. */
 export interface RecordingHistoryOptions {
@@ -90,7 +90,7 @@ export class RecordingHistory implements PriceHistory {
   }
 
   candles(topic: PriceTopic, timeframeMs: number, from: number, to: number): Candle[] {
-    const first = Math.ceil(from / timeframeMs) * timeframeMs;
+    const first = firstBucketStartFrom(from, timeframeMs);
     return candlesFromTicks(this.ticks(topic, first, to), timeframeMs, first, to);
   }
 

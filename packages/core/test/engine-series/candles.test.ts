@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CandleBuilder, TIMEFRAME_MS, timeframeMs, type Candle } from '../../src/engine/series/index.js';
+import { CandleBuilder, firstBucketStartFrom, TIMEFRAME_MS, timeframeMs, type Candle } from '../../src/engine/series/index.js';
 
 const MIN = 60_000;
 
@@ -37,10 +37,24 @@ describe('CandleBuilder', () => {
     expect(builder.bucketStart(Date.UTC(2025, 0, 1, 14))).toBe(Date.UTC(2025, 0, 1, 14));
     const daily = new CandleBuilder(timeframeMs('1d'));
     expect(daily.bucketStart(Date.UTC(2025, 5, 3, 23, 59))).toBe(Date.UTC(2025, 5, 3));
-    // Weekly buckets follow the epoch, a Thursday.
+    // Weekly buckets start on Mondays 00:00 UTC, as charts draw them (2025-06-03 is a Tuesday).
     const weekly = new CandleBuilder(timeframeMs('1w'));
-    expect(new Date(weekly.bucketStart(Date.UTC(2025, 5, 3))).getUTCDay()).toBe(4);
-    expect(weekly.bucketStart(Date.UTC(2025, 5, 3))).toBe(Date.UTC(2025, 4, 29));
+    expect(new Date(weekly.bucketStart(Date.UTC(2025, 5, 3))).getUTCDay()).toBe(1);
+    expect(weekly.bucketStart(Date.UTC(2025, 5, 3))).toBe(Date.UTC(2025, 5, 2));
+    expect(weekly.bucketStart(Date.UTC(2025, 5, 2))).toBe(Date.UTC(2025, 5, 2));
+    expect(weekly.bucketStart(Date.UTC(2025, 5, 1, 23, 59, 59, 999))).toBe(Date.UTC(2025, 4, 26));
+  });
+
+  it('starts every week on the Monday 00:00 UTC the calendar gives, before and after the epoch', () => {
+    const weekly = new CandleBuilder(timeframeMs('1w'));
+    fc.assert(
+      fc.property(fc.integer({ min: Date.UTC(1960, 0, 1), max: Date.UTC(2100, 0, 1) }), (at) => {
+        const day = new Date(at);
+        const monday = Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate() - ((day.getUTCDay() + 6) % 7));
+        expect(weekly.bucketStart(at)).toBe(monday);
+        expect(firstBucketStartFrom(at, timeframeMs('1w'))).toBe(monday === at ? at : monday + timeframeMs('1w'));
+      }),
+    );
   });
 
   it('builds the forming candle from the ticks of its bucket', () => {

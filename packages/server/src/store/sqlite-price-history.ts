@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { baseAsset, type Candle, type PriceHistory, type PriceObservation, type PriceTick, type PriceTopic } from '@eql/core';
+import { baseAsset, bucketStartOf, type Candle, firstBucketStartFrom, type PriceHistory, type PriceObservation, type PriceTick, type PriceTopic } from '@eql/core';
 import { storedText } from './stored-text.js';
 
 /** A minute of one asset as stored: its candle and the times of its first and last trades. */
@@ -165,17 +165,17 @@ export class SqlitePriceHistory implements PriceHistory {
     const open = this.open.get(asset)?.start;
     const first = stored === undefined ? open : open === undefined ? stored : Math.min(stored, open);
     if (first === undefined) return undefined;
-    const anchor = Math.floor((this.createdAt - this.maxCandles * timeframeMs) / timeframeMs) * timeframeMs;
+    const anchor = bucketStartOf(this.createdAt - this.maxCandles * timeframeMs, timeframeMs);
     return Math.max(first, anchor);
   }
 
   candles(topic: PriceTopic, timeframeMs: number, from: number, to: number): Candle[] {
-    const first = Math.ceil(from / timeframeMs) * timeframeMs;
+    const first = firstBucketStartFrom(from, timeframeMs);
     const res = [...RESOLUTIONS].reverse().find((candidate) => timeframeMs % candidate === 0) ?? MINUTE;
     const candles: Candle[] = [];
     let bucket: { start: number; open: number; high: number; low: number; close: number; volume: number } | undefined;
     for (const row of this.rows(baseAsset(topic.symbol), res, first, to)) {
-      const start = Math.floor(row.start / timeframeMs) * timeframeMs;
+      const start = bucketStartOf(row.start, timeframeMs);
       if (bucket && bucket.start === start) {
         if (row.high > bucket.high) bucket.high = row.high;
         if (row.low < bucket.low) bucket.low = row.low;

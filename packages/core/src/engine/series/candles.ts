@@ -47,6 +47,29 @@ export function timeframeMs(tf: string): number {
   return TIMEFRAME_MS[tf];
 }
 
+/**
+ * Where weekly buckets are counted from: Monday 1970-01-05 00:00 UTC, so that a `1w` candle starts on a
+ * Monday as charts and exchanges draw them (counted from the epoch, a Thursday, they would start on
+ * Thursdays).
+ */
+export const WEEK_ANCHOR_MS = 4 * DAY;
+
+/**
+ * The start of the bucket of `tf` ms that holds instant `at`: `floor(at / tf) * tf` counted from the epoch,
+ * weeks (`1w`) counted from {@link WEEK_ANCHOR_MS}. Every timeframe up to `1d` starts on UTC boundaries,
+ * `3d` buckets are counted from 1970-01-01, `1w` buckets start on Mondays 00:00 UTC.
+ */
+export function bucketStartOf(at: number, tf: number): number {
+  const anchor = tf === TIMEFRAME_MS['1w'] ? WEEK_ANCHOR_MS : 0;
+  return Math.floor((at - anchor) / tf) * tf + anchor;
+}
+
+/** The start of the first bucket of `tf` ms that begins at or after `at`. */
+export function firstBucketStartFrom(at: number, tf: number): number {
+  const start = bucketStartOf(at, tf);
+  return start === at ? start : start + tf;
+}
+
 interface OpenCandle {
   start: number;
   /** Times of the ticks that set the open and the close. */
@@ -63,9 +86,9 @@ interface OpenCandle {
  * Builds the candles of one timeframe from a stream of trade ticks.
  *
  * - **Buckets** are aligned to the Unix epoch: a tick at `at` belongs to the bucket starting at
- *   `floor(at / tf) * tf`. Every timeframe up to `1d` therefore starts on UTC boundaries; `3d` buckets
- *   are counted from 1970-01-01, and `1w` buckets start on Thursdays 00:00 UTC (the epoch was a
- *   Thursday), unlike exchanges whose weekly candles start on Mondays.
+ *   {@link bucketStartOf}`(at, tf)`. Every timeframe up to `1d` therefore starts on UTC boundaries; `3d`
+ *   buckets are counted from 1970-01-01, and `1w` buckets start on Mondays 00:00 UTC, as exchanges'
+ *   weekly candles do.
  * - **Closing**: a candle is closed, and returned by `add`, by the first tick of a later bucket (or by
  *   `advance` once the clock has passed its end). Only closed candles are final; `current()` shows the
  *   forming one.
@@ -90,7 +113,7 @@ export class CandleBuilder {
 
   /** Start of the bucket holding instant `at`. */
   bucketStart(at: number): number {
-    return Math.floor(at / this.tf) * this.tf;
+    return bucketStartOf(at, this.tf);
   }
 
   /**
@@ -181,7 +204,7 @@ function snapshot(candle: OpenCandle): Candle {
  */
 export function candlesFromTicks(ticks: Iterable<{ at: number; price: number; volume?: number }>, tf: number, from: number, to: number): Candle[] {
   const builder = new CandleBuilder(tf);
-  const first = Math.ceil(from / tf) * tf;
+  const first = firstBucketStartFrom(from, tf);
   const candles: Candle[] = [];
   for (const tick of ticks) {
     if (tick.at < first || tick.at >= to || !(tick.price > 0)) continue;

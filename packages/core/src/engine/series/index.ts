@@ -3,7 +3,7 @@
  * technical indicators on closed candles. Platform-neutral and synchronous; the engine owns the
  * streams and calls these per observation.
  */
-export { CandleBuilder, candlesFromTicks, TIMEFRAME_MS, isTimeframe, timeframeMs, type Candle } from './candles.js';
+export { bucketStartOf, CandleBuilder, candlesFromTicks, firstBucketStartFrom, TIMEFRAME_MS, isTimeframe, timeframeMs, WEEK_ANCHOR_MS, type Candle } from './candles.js';
 export { PriceWindow, type Tick } from './windows.js';
 export { CONVERGENCE_TOLERANCE, convergenceCandles, lookbackMs, RSI_MOVE_CONTRACTION } from './lookback.js';
 export {
