@@ -203,6 +203,7 @@ export class Engine {
         // A trigger interrupted by a restart: finish its actions, never fire it again.
         const trigger: TriggerContext = { queryId: query.id, triggerIndex: pending.triggerIndex, firedAt: pending.firedAt, conditionStates: pending.conditionStates };
         if (query.title !== undefined) trigger.title = query.title;
+        if (query.templateFacts !== undefined) trigger.templateFacts = query.templateFacts;
         if (!pending.final) {
           query.attach();
           this.expiries.add(query);
@@ -381,6 +382,7 @@ export class Engine {
     const { triggerIndex, final } = query.recordTrigger();
     const trigger: TriggerContext = { queryId: query.id, triggerIndex, firedAt, conditionStates };
     if (query.title !== undefined) trigger.title = query.title;
+    if (query.templateFacts !== undefined) trigger.templateFacts = query.templateFacts;
     query.pendingTrigger = { triggerIndex, final, firedAt, conditionStates, completedSteps: [] };
     if (final) query.detach();
     if (this.wants('trigger')) this.emit({ type: 'trigger', queryId: query.id, at: firedAt, triggerIndex, final, conditionStates });

@@ -1,6 +1,7 @@
 import type { Observable, ObservableInput } from 'rxjs';
 import type { Action, CallbackAction, LlmSpeed, QueryRequest } from '../generated/eql-types.js';
 import type { Observation, Topic } from './observations.js';
+import type { ConditionFacts } from '../language/message-template.js';
 
 /** A value that may arrive later. Stores and sinks may be synchronous (in-memory, SQLite) or not. */
 export type MaybePromise<T> = T | Promise<T>;
@@ -156,6 +157,8 @@ export interface TriggerContext {
   /** The instant of the observation (or timer) that made the conditions hold (epoch ms). */
   firedAt: number;
   conditionStates: ConditionState[];
+  /** The symbol and operator of each condition, when the query's texts have placeholders (message-template.ts). */
+  templateFacts?: ConditionFacts;
 }
 
 /** What an action executor is told about the run of one action: its trigger, its step and its ids. */

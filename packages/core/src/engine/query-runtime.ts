@@ -2,6 +2,7 @@ import type { Subscription } from 'rxjs';
 import { lifetimeOf } from '../cost/estimate.js';
 import type { ConditionNode as ConditionNodeJson, Query } from '../generated/eql-types.js';
 import { parseDuration } from '../language/duration.js';
+import { actionsUseTemplates, type ConditionFacts, conditionFacts } from '../language/message-template.js';
 import { LIMITS } from '../language/limits.js';
 import { isRecord } from '../util/json-pointer.js';
 import { checkRequestSchema } from '../validation/schema-check.js';
@@ -41,7 +42,7 @@ interface Rearming {
 }
 
 /** The fields the constructor sets from the request, which only `renew` sets again. */
-type FixedAtStart = { -readonly [K in 'id' | 'actions' | 'title' | 'ownerId' | 'createdAt' | 'expiresAt' | 'root']: QueryRuntime[K] };
+type FixedAtStart = { -readonly [K in 'id' | 'actions' | 'title' | 'ownerId' | 'createdAt' | 'expiresAt' | 'root' | 'templateFacts']: QueryRuntime[K] };
 
 /** The empty map of a runtime state that remembers nothing of its kind (most do): shared, so frozen. */
 const NONE: Record<string, never> = Object.freeze({});
@@ -81,6 +82,8 @@ export class QueryRuntime implements LeafHost {
   /** The repeat policy and its cooldown, when the query has one (most fire once: one field, not four). */
   private rearming!: Rearming | undefined;
   readonly title!: string | undefined;
+  /** The symbol and operator of each condition, kept only when an action's text has placeholders (message-template.ts). */
+  readonly templateFacts!: ConditionFacts | undefined;
   readonly ownerId!: string | undefined;
   readonly createdAt!: number;
   readonly expiresAt!: number;
@@ -138,6 +141,7 @@ export class QueryRuntime implements LeafHost {
     fixed.id = source.queryId;
     fixed.actions = query.actions;
     fixed.title = source.request.title;
+    fixed.templateFacts = actionsUseTemplates(query.actions) ? conditionFacts(query.conditions) : undefined;
     fixed.ownerId = source.ownerId;
     fixed.createdAt = source.createdAt;
     fixed.expiresAt = source.createdAt + lifetimeOf(query);

@@ -5,6 +5,7 @@ import { secretRedactor } from '../../util/redact.js';
 import { ActionError, type ActionContext, type ActionExecutor, type ActionOutcome, type HttpResponse, type HttpTransport, TransportError } from '../interfaces.js';
 import { isoTime } from '../maybe.js';
 import { type BackoffPolicy, DEFAULT_BACKOFF, retryDelayMs } from './backoff.js';
+import { renderedText } from './rendered-text.js';
 
 /** Options of the messenger_bot executor: the HTTP transport, the scheduler that times retries, and limits. */
 export interface MessengerBotOptions {
@@ -113,7 +114,7 @@ function parseReply(body: string): { ok: boolean; messageId?: number; descriptio
 
 /** The text sent: the step's message, else the analysis (as an llm callback), else a summary of the trigger. */
 export function messageText(params: Record<string, unknown>, context: ActionContext): string {
-  if (typeof params.message === 'string') return params.message.slice(0, MAX_TEXT);
+  if (typeof params.message === 'string') return renderedText(params.message, context).slice(0, MAX_TEXT);
   if (context.analysis) return context.analysis.response.slice(0, MAX_TEXT);
   const { trigger } = context;
   const lines = [`${trigger.title ?? 'EQL query'} triggered at ${isoTime(trigger.firedAt)}`];

@@ -2,6 +2,7 @@ import type { Action, CallbackAction } from '../../generated/eql-types.js';
 import { isRecord } from '../../util/json-pointer.js';
 import type { ActionContext, ActionExecutor, ActionOutcome, MaybePromise, Notification, NotificationDraft, StateStore } from '../interfaces.js';
 import { isoTime } from '../maybe.js';
+import { renderedText } from './rendered-text.js';
 
 /**
  * notify: a notification record of spec 2.10 (type `athena_query_notify_only`, category `alerts`),
@@ -18,11 +19,11 @@ export class NotifyExecutor implements ActionExecutor {
     const params = isRecord(action.params) ? action.params : {};
     const { trigger } = context;
     const body =
-      typeof params.message === 'string' ? params.message : (context.analysis?.response ?? `The conditions of ${trigger.title ?? 'your query'} hold.`);
+      typeof params.message === 'string' ? renderedText(params.message, context) : (context.analysis?.response ?? `The conditions of ${trigger.title ?? 'your query'} hold.`);
     const draft: NotificationDraft = {
       type: 'athena_query_notify_only',
       category: 'alerts',
-      title: typeof params.title === 'string' ? params.title : (trigger.title ?? 'EQL query triggered'),
+      title: typeof params.title === 'string' ? renderedText(params.title, context) : (trigger.title ?? 'EQL query triggered'),
       body,
       data: { queryId: trigger.queryId, stepId: context.stepId, triggerIndex: trigger.triggerIndex, executionId: context.executionId, observedAt: isoTime(trigger.firedAt) },
       priority: params.priority === 'low' || params.priority === 'normal' ? params.priority : 'high',

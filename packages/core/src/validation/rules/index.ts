@@ -13,6 +13,7 @@ import { semanticConfidence } from './semantic-confidence.js';
 import { servedData } from './served-data.js';
 import { uniqueStepIds } from './step-ids.js';
 import { structureLimits } from './structure-limits.js';
+import { templates } from './templates.js';
 import { tradeActions } from './trade-actions.js';
 import { usernames } from './usernames.js';
 import { webhookUrls } from './webhook-urls.js';
@@ -34,6 +35,7 @@ export const RULES: readonly Rule[] = [
   uniqueStepIds,
   webhookUrls,
   messengerBot,
+  templates,
   tradeActions,
   llmActions,
 ];
