@@ -259,7 +259,8 @@ function checkNumber(key: string, value: unknown, ok: (n: number) => boolean, wh
   if (typeof value !== 'number' || !Number.isFinite(value) || !ok(value)) {
     throw new FieldError(key, `${key} must be ${what}, not ${describeValue(value)}`);
   }
-  return value;
+  // -0 is 0: JSON writes it so, and an observation checked in memory must equal its recorded line.
+  return value === 0 ? 0 : value;
 }
 
 // ---------------------------------------------------------------- times
