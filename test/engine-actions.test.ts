@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { asyncScheduler } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UndiciHttpTransport } from '@eql/adapters';
-import { type ActionContext, ActionError, MessengerBotExecutor, WebhookExecutor, type TriggerContext } from '@eql/core';
+import { type ActionContext, ActionError, conditionFacts, MessengerBotExecutor, WebhookExecutor, type TriggerContext } from '@eql/core';
 
 /**
  * The webhook and messenger_bot executors over the real Node transport, against HTTP servers on
@@ -137,6 +137,28 @@ describe('webhook over loopback', () => {
     await expect(run(strict, { stepId: 'hook', type: 'webhook', params: { url: url.replace('127.0.0.1', 'localhost') } }, context('hook'))).rejects.toMatchObject({
       code: 'WEBHOOK_BLOCKED_TARGET',
     });
+    expect(received).toHaveLength(0);
+  });
+
+  it('sends a body of its own: placeholders filled JSON-escaped, the signature over the bytes sent; text/plain as written', async () => {
+    const { url, received } = await serve((_request, response) => response.writeHead(204).end());
+    const withFacts = { ...trigger, title: 'BTC "breaks" out', templateFacts: conditionFacts({ AND: [{ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '>', value: 105000 }] }) };
+    const templated = (stepId: string): ActionContext => ({ ...context(stepId), trigger: withFacts });
+    const discord = '{"content": "{{title}}: {{symbol}} {{operator}} {{threshold}} at {{value}} ({{firedAt}})"}';
+    await run(webhook(), { stepId: 'discord', type: 'webhook', params: { url, body: discord, headers: { 'Content-Type': 'text/html' } } }, templated('discord'));
+    const [json] = received;
+    expect(json?.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(json?.body ?? '')).toEqual({ content: 'BTC "breaks" out: BTC > 105000 at 105120.63 (2026-01-06T16:02:00.000Z)' });
+    const timestamp = String(json?.headers['webhook-timestamp']);
+    expect(json?.headers['webhook-signature']).toBe(`v1,${createHmac('sha256', secret).update(`${trigger.queryId}:1:discord.${timestamp}.${json?.body}`).digest('base64')}`);
+    await run(webhook(), { stepId: 'plain', type: 'webhook', params: { url, body: '{{symbol}} at {{value}}, "{{title}}"', contentType: 'text/plain' } }, templated('plain'));
+    expect(received[1]?.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(received[1]?.body).toBe('BTC at 105120.63, "BTC "breaks" out"');
+  });
+
+  it('fails a JSON body that is no JSON once filled, and sends nothing', async () => {
+    const { url, received } = await serve((_request, response) => response.writeHead(204).end());
+    await expect(run(webhook(), { stepId: 'hook', type: 'webhook', params: { url, body: '{"price": {{AND.3.value}}}' } }, context('hook'))).rejects.toMatchObject({ code: 'WEBHOOK_BODY_INVALID' });
     expect(received).toHaveLength(0);
   });
 

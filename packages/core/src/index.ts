@@ -82,6 +82,18 @@ export { VALUE_RANGES, comparisonOutlook, valueRangeOf, type ValueRange } from '
 export { checkPerpetualSymbol, type PerpetualCheck } from './language/symbols.js';
 export { readAccountPost, readWorldEvent } from './language/intent.js';
 export { allActions, collectConditions, leafConditions, walkConditions, groupDepth, type ActionVisit, type LeafVisit, type GroupVisit } from './language/query-walk.js';
+export {
+  CONDITION_FIELDS,
+  MAX_RENDERED_CHARS,
+  TRIGGER_FIELDS,
+  conditionFacts,
+  placeholdersOf,
+  readTemplate,
+  renderTemplate,
+  templateView,
+  type ConditionFacts,
+  type TemplateEscape,
+} from './language/message-template.js';
 export { judgeHost, judgeWebhookUrl, addressRange, isPublicAddress, type HostVerdict, type UrlVerdict } from './net/host-policy.js';
 export { escapePointerToken, joinPointer, parsePointer, readablePath, valueAtPointer, isRecord } from './util/json-pointer.js';
 export { canonicalJson } from './util/canonical-json.js';

@@ -35,7 +35,7 @@ describe('completion in the text form', () => {
     ['after a step id', 'when price of BTC > 1 then notify "x" as a\n|', ['notify', 'webhook', 'bot', 'llm', 'market buy', 'market sell', 'limit buy', 'limit sell', 'title', 'description', 'expires in', 'repeat after']],
     ['notify options', 'when price of BTC > 1 then notify "x" (|', ['title', 'priority']],
     ['a priority', 'when price of BTC > 1 then notify "x" (priority |', ['low', 'normal', 'high']],
-    ['webhook options', 'when price of BTC > 1 then webhook "https://x.io" (|', ['headers', 'payload']],
+    ['webhook options', 'when price of BTC > 1 then webhook "https://x.io" (|', ['headers', 'payload', 'body', 'contentType']],
     ['llm action options', 'when price of BTC > 1 then llm "why?" (|', ['analysisType', 'speed', 'assetMetadata']],
     ['callback', 'when price of BTC > 1 then llm "why?" callback |', ['notify', 'webhook', 'bot', 'market order', 'limit order', 'market buy', 'limit buy']],
     ['market', 'when price of BTC > 1 then market |', ['buy', 'sell', 'order']],

@@ -1,9 +1,12 @@
-import { type Observable, of, VirtualAction, VirtualTimeScheduler } from 'rxjs';
+import { type Observable, of, throwError, VirtualAction, VirtualTimeScheduler } from 'rxjs';
 import type { Action, CallbackAction, QueryRequest } from '../generated/eql-types.js';
 import { isRecord } from '../util/json-pointer.js';
 import { Engine } from './engine.js';
 import type { EngineEvent } from './events.js';
-import type { ActionContext, ActionExecutor, ActionOutcome, ConditionState, ExecutionRecord } from './interfaces.js';
+import { type ActionContext, ActionError, type ActionExecutor, type ActionOutcome, type ConditionState, type ExecutionRecord } from './interfaces.js';
+import { messageText } from './actions/messenger-bot.js';
+import { notificationText } from './actions/notify.js';
+import { ownBody } from './actions/webhook.js';
 import { isoTime } from './maybe.js';
 import { baseAsset, type PriceObservation } from './observations.js';
 import { collectConditions } from '../language/query-walk.js';
@@ -134,8 +137,9 @@ export interface PreviewPrices {
 /**
  * Replays a recording against one query in virtual time and tells when it would have fired, with
  * the timeline of its conditions. Deterministic: the same query and recording give the same result.
- * Actions run dry: notifications are recorded, webhooks, bot messages and orders are described, not
- * sent; llm conditions and actions answer from the recording's verdicts.
+ * Actions run dry: notifications, webhooks, bot messages and orders are described, not sent (with the
+ * texts and bodies they would carry, placeholders filled); llm conditions and actions answer from the
+ * recording's verdicts.
  */
 export function preview(request: QueryRequest | { query: QueryRequest['query']; title?: string }, recording: Recording, options: PreviewOptions = {}): PreviewResult {
   const from = options.from ?? recording.start;
@@ -306,8 +310,17 @@ function dryRunExecutors(): Record<string, ActionExecutor> {
       of({ result: { dryRun: true, ...what(isRecord(action.params) ? action.params : {}, context) } }),
   });
   return {
-    webhook: describe((params) => ({ wouldPost: params.url })),
-    messenger_bot: describe((params) => ({ wouldMessageChat: params.chatId })),
+    // The body it would send, its placeholders filled; one that is no JSON once filled fails as it would live.
+    webhook: {
+      execute: (action: Action | CallbackAction, context: ActionContext): Observable<ActionOutcome> => {
+        const params = isRecord(action.params) ? action.params : {};
+        const own = ownBody(params, context);
+        if (own instanceof ActionError) return throwError(() => own);
+        return of({ result: { dryRun: true, wouldPost: params.url, ...(own ? { body: own.body, contentType: own.contentType } : {}) } });
+      },
+    },
+    messenger_bot: describe((params, context) => ({ wouldMessageChat: params.chatId, text: messageText(params, context) })),
+    notify: describe((params, context) => ({ wouldNotify: notificationText(params, context) })),
     market_order: describe((params, context) => ({ wouldPlace: 'market', exchange: params.exchange, symbol: params.symbol, side: params.side, signals: context.analysis?.trades.length })),
     limit_order: describe((params, context) => ({ wouldPlace: 'limit', exchange: params.exchange, symbol: params.symbol, side: params.side, price: params.price, signals: context.analysis?.trades.length })),
   };

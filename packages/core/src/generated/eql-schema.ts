@@ -1498,6 +1498,19 @@ export const eqlSchema = deepFreeze({
           "description": "Extra JSON sent under `payload` in the webhook body.",
           "type": "object",
           "additionalProperties": true
+        },
+        "body": {
+          "description": "The request body instead of EQL's envelope, with placeholders ({{symbol}}, {{value}}, {{firedAt}}...): for `application/json` (the default) every value is written JSON-escaped and the rendered body must be JSON; `text/plain` sends it as written. Discord wants {\"content\": \"...\"}, Slack {\"text\": \"...\"}.",
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 8192
+        },
+        "contentType": {
+          "description": "The content type of `body` (default application/json).",
+          "enum": [
+            "application/json",
+            "text/plain"
+          ]
         }
       },
       "required": [

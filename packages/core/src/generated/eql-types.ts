@@ -576,6 +576,14 @@ export interface WebhookParams {
   payload?: {
     [k: string]: unknown | undefined;
   };
+  /**
+   * The request body instead of EQL's envelope, with placeholders ({{symbol}}, {{value}}, {{firedAt}}...): for `application/json` (the default) every value is written JSON-escaped and the rendered body must be JSON; `text/plain` sends it as written. Discord wants {"content": "..."}, Slack {"text": "..."}.
+   */
+  body?: string;
+  /**
+   * The content type of `body` (default application/json).
+   */
+  contentType?: 'application/json' | 'text/plain';
 }
 /**
  * This interface was referenced by `QueryRequest`'s JSON-Schema

@@ -84,8 +84,8 @@ export function conditionFacts(conditions: unknown): ConditionFacts {
   return facts;
 }
 
-/** The texts of an action that may hold placeholders: `message` and `title`. */
-const TEMPLATED_PARAMS = ['message', 'title'] as const;
+/** The texts of an action that may hold placeholders: `message` and `title` (notify, messenger_bot), `body` (webhook). */
+const TEMPLATED_PARAMS = ['message', 'title', 'body'] as const;
 
 /** Whether any step of `actions` (or an llm step's callback) has a text with placeholders: only such queries keep their {@link conditionFacts}. */
 export function actionsUseTemplates(actions: unknown): boolean {
@@ -152,6 +152,26 @@ export function placeholdersOf(conditions: unknown): string[] {
     for (const field of CONDITION_FIELDS) names.push(`${prefix}.${field}`);
   }
   return names;
+}
+
+/**
+ * The data to try a template with before any trigger: every placeholder the query may use, each `"0"`
+ * (a webhook body that must be JSON is checked with it).
+ */
+export function sampleView(conditions: unknown): Record<string, unknown> {
+  const view = bare();
+  for (const name of placeholdersOf(conditions)) {
+    const segments = name.split('.');
+    let node = view;
+    segments.forEach((segment, index) => {
+      if (index === segments.length - 1) node[segment] = '0';
+      else {
+        const next = node[segment];
+        node = isRecord(next) ? next : (node[segment] = bare());
+      }
+    });
+  }
+  return view;
 }
 
 /** How rendered values are written: as they are (`text`), or as the inside of a JSON string (`json`). */

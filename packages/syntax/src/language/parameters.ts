@@ -20,6 +20,8 @@ export const OPTION_ORDER: readonly string[] = [
   'priority',
   'headers',
   'payload',
+  'body',
+  'contentType',
   'assetMetadata',
   'timeInForce',
   'leverage',
@@ -43,7 +45,7 @@ export function orderedKeys(keys: readonly string[]): string[] {
 }
 
 /** Parameters that hold prose: printed in quotes even when a bare word would do (`title "Alert"`). */
-export const TEXT_KEYS: ReadonlySet<string> = new Set(['title', 'message', 'prompt', 'url', 'text', 'query', 'username', 'botToken', 'description']);
+export const TEXT_KEYS: ReadonlySet<string> = new Set(['title', 'message', 'prompt', 'url', 'text', 'query', 'username', 'botToken', 'description', 'body', 'contentType']);
 
 /** Order parameters written as a take-profit or stop-loss level (`takeProfit 110000`, `stopLoss 5%`). */
 export const EXIT_LEVEL_KEYS: ReadonlySet<string> = new Set(['takeProfit', 'stopLoss']);

@@ -18,12 +18,11 @@ export class NotifyExecutor implements ActionExecutor {
   execute(action: Action | CallbackAction, context: ActionContext): MaybePromise<ActionOutcome> {
     const params = isRecord(action.params) ? action.params : {};
     const { trigger } = context;
-    const body =
-      typeof params.message === 'string' ? renderedText(params.message, context) : (context.analysis?.response ?? `The conditions of ${trigger.title ?? 'your query'} hold.`);
+    const { title, body } = notificationText(params, context);
     const draft: NotificationDraft = {
       type: 'athena_query_notify_only',
       category: 'alerts',
-      title: typeof params.title === 'string' ? renderedText(params.title, context) : (trigger.title ?? 'EQL query triggered'),
+      title,
       body,
       data: { queryId: trigger.queryId, stepId: context.stepId, triggerIndex: trigger.triggerIndex, executionId: context.executionId, observedAt: isoTime(trigger.firedAt) },
       priority: params.priority === 'low' || params.priority === 'normal' ? params.priority : 'high',
@@ -38,4 +37,13 @@ export class NotifyExecutor implements ActionExecutor {
     this.announce(notification);
     return { result: { notificationId: notification.id } };
   }
+}
+
+/** A notification's title and body: the step's own (placeholders filled), else an llm callback's analysis or a default. */
+export function notificationText(params: Record<string, unknown>, context: ActionContext): { title: string; body: string } {
+  const { trigger } = context;
+  return {
+    title: typeof params.title === 'string' ? renderedText(params.title, context) : (trigger.title ?? 'EQL query triggered'),
+    body: typeof params.message === 'string' ? renderedText(params.message, context) : (context.analysis?.response ?? `The conditions of ${trigger.title ?? 'your query'} hold.`),
+  };
 }

@@ -15,6 +15,7 @@ import {
 import { isoTime } from '../maybe.js';
 import { type BackoffPolicy, DEFAULT_BACKOFF, parseRetryAfter, retryDelayMs } from './backoff.js';
 import { hmacSha256Base64 } from './hmac-base64.js';
+import { renderedText } from './rendered-text.js';
 
 /**
  * Options of the webhook executor: the HTTP transport, the scheduler that times retries, signing secrets and
@@ -58,8 +59,10 @@ export class WebhookExecutor implements ActionExecutor {
       const url = typeof params.url === 'string' ? params.url : '';
       const verdict = judgeWebhookUrl(url, { allowPrivate: this.options.allowPrivate ?? false });
       if (!verdict.ok) return throwError(() => new ActionError('WEBHOOK_BLOCKED_TARGET', `webhook URL ${verdict.message}`));
-      const body = JSON.stringify(webhookBody(params, context));
-      return this.attempt(url, body, extraHeaders(params.headers), context, 1);
+      const own = ownBody(params, context);
+      if (own instanceof ActionError) return throwError(() => own);
+      const { body, contentType } = own ?? { body: JSON.stringify(webhookBody(params, context)), contentType: 'application/json' };
+      return this.attempt(url, body, { ...extraHeaders(params.headers), 'content-type': contentType }, context, 1);
     });
   }
 
@@ -90,8 +93,8 @@ export class WebhookExecutor implements ActionExecutor {
     const id = context.idempotencyKey;
     const timestamp = String(Math.floor(context.now() / 1000));
     const headers: Record<string, string> = {
-      ...extra,
       'content-type': 'application/json',
+      ...extra,
       'user-agent': 'eql-webhooks/0.1',
       'webhook-id': id,
       'webhook-timestamp': timestamp,
@@ -156,6 +159,22 @@ function extraHeaders(value: unknown): Record<string, string> {
     if (typeof header === 'string' && !RESERVED_HEADERS.has(name.toLowerCase())) out[name] = header;
   }
   return out;
+}
+
+/**
+ * The step's own `body`, its placeholders filled (JSON-escaped for `application/json`), with its content
+ * type; undefined without one (EQL's envelope goes); an error when a JSON body is no JSON once filled.
+ */
+export function ownBody(params: Record<string, unknown>, context: ActionContext): { body: string; contentType: string } | ActionError | undefined {
+  if (typeof params.body !== 'string') return undefined;
+  if (params.contentType === 'text/plain') return { body: renderedText(params.body, context, 'text'), contentType: 'text/plain; charset=utf-8' };
+  const body = renderedText(params.body, context, 'json');
+  try {
+    JSON.parse(body);
+  } catch {
+    return new ActionError('WEBHOOK_BODY_INVALID', 'the webhook body is not JSON once its placeholders are filled');
+  }
+  return { body, contentType: 'application/json' };
 }
 
 /** The JSON delivered: what fired, when, with which values, and the step's own payload. */
