@@ -131,3 +131,29 @@ describe('completion in JSON', () => {
     expect(price?.textEdit).toEqual({ newText: '"price"', range: { start: { line: 0, character: 45 }, end: { line: 0, character: 48 } } });
   });
 });
+
+describe('completion of placeholders', () => {
+  const trigger = ['title', 'queryId', 'stepId', 'triggerIndex', 'firedAt'];
+  const first = ['symbol', 'value', 'threshold', 'operator', 'source', 'method'];
+
+  it('offers after {{ in a text of the text form the trigger, the first condition and each condition by its path, closing the braces', () => {
+    const marked = 'when all of\n  price of BTC > 1\n  rsi of ETH (period 14) < 30\nthen\n  notify "at {{fi|" as tell\n';
+    const labels = completionLabels(marked);
+    expect(labels).toEqual([...trigger, ...first, ...first.map((field) => `AND.0.${field}`), ...first.map((field) => `AND.1.${field}`)]);
+    const { text, position } = withCursor(marked);
+    const { services, parsed } = openDocument(text);
+    const fired = services.completion.complete(parsed(), position).find((item) => item.label === 'firedAt');
+    expect(fired?.textEdit?.newText).toBe('firedAt}}');
+    expect(fired?.documentation).toEqual({ kind: 'markdown', value: "the trigger's instant, ISO 8601 UTC" });
+    // Before braces already closed, only the name.
+    const { text: closedText, position: closedAt } = withCursor('when price of BTC > 1 then notify "{{|}}" as tell');
+    const closed = openDocument(closedText);
+    expect(closed.services.completion.complete(closed.parsed(), closedAt).find((item) => item.label === 'value')?.textEdit?.newText).toBe('value');
+  });
+
+  it('offers them in a webhook body of the JSON form, and nothing outside a string', () => {
+    const json = '{"query": {"conditions": {"AND": [{"source": "price", "method": "current", "args": {"symbol": "BTC"}, "operator": "<", "value": 1}]}, "actions": [{"stepId": "d", "type": "webhook", "params": {"url": "https://x.io", "body": "{\\"content\\": \\"{{sy|"}}]}}';
+    expect(completionLabels(json, { json: true })).toContain('AND.0.symbol');
+    expect(completionLabels('when price of BTC > 1 then notify "x" as a {{|')).not.toContain('symbol');
+  });
+});

@@ -82,6 +82,15 @@ describe("EQL's own words", () => {
     expect(labels.filter((label) => FOREIGN.test(label))).toEqual([]);
   });
 
+  it('says on hover over a placeholder what it gives, or that the query has no such placeholder', () => {
+    const text = 'when all of\n  price of BTC > 1\n  price of ETH < 2\nthen notify "{{AND.1.value}} at {{ firedAt }} {{vaule}}" as n\n';
+    const { services, validated } = openDocument(text);
+    const at = (word: string) => (services.hover.hover(validated(), rangeOf(text, word).start)?.contents as MarkupContent | undefined)?.value;
+    expect(at('AND.1.value')).toBe('**{{AND.1.value}}** (placeholder): the value read when it fired (a price, an indicator) of the condition at /AND/1');
+    expect(at('firedAt')).toBe("**{{firedAt}}** (placeholder): the trigger's instant, ISO 8601 UTC");
+    expect(at('vaule')).toBe('**{{vaule}}**: not a placeholder of this query');
+  });
+
   it('says on hover over an unknown key that it is unknown, and which keys are allowed', () => {
     const text = 'when llm "Is it bullish?" every 1h (perod 2h)\nthen notify "x" as n\n';
     const { services, validated } = openDocument(text);

@@ -7,10 +7,12 @@ import type { SchemaModel } from '../schema/schema-model.js';
 import type { ValidatedDocument } from '../workspace/eql-document.js';
 import { lspRange } from '../workspace/lsp-ranges.js';
 import { costMarkdown, costOf } from './cost.js';
+import { placeholderHover } from './placeholders.js';
 
 /**
  * Hover: the docs of a keyword of the text form, the schema's description of the field or value
- * under the cursor, and on `when` / `"query"` / the document itself the estimated cost.
+ * under the cursor, what a `{{placeholder}}` gives, and on `when` / `"query"` / the document itself
+ * the estimated cost.
  */
 export interface HoverProvider {
   /** The hover at a position (markdown), or null when there is nothing to say there. */
@@ -25,6 +27,8 @@ export class DefaultHoverProvider implements HoverProvider {
     const { textDocument } = document;
     const text = textDocument.getText();
     const offset = textDocument.offsetAt(position);
+    const placeholder = placeholderHover(document, offset);
+    if (placeholder !== undefined) return placeholder;
     const { map } = document.parse;
     const request = document.parse.value ?? document.parse.partial;
     const onKey = keyPointerAt(map, offset);
