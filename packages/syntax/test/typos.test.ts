@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseText } from '../src/index.js';
+import { checkDocument, loadDocument, parseText } from '../src/index.js';
 
 /**
  * fixtures/typos/typos.json: one mistake per document (a misspelled keyword, an operator of another
@@ -14,7 +14,16 @@ interface Row {
   errors: Array<{ message: string; range: string; token: string }>;
 }
 
-const table = JSON.parse(readFileSync(new URL('../../../fixtures/typos/typos.json', import.meta.url), 'utf8')) as Row[];
+/** A misspelled placeholder in a text: the text parses, the validator says it with a did-you-mean, and its quick fix gives `fixed`. */
+interface PlaceholderRow {
+  name: string;
+  text: string;
+  placeholder: { message: string; fixed: string };
+}
+
+const rows = JSON.parse(readFileSync(new URL('../../../fixtures/typos/typos.json', import.meta.url), 'utf8')) as Array<Row | PlaceholderRow>;
+const table = rows.filter((row): row is Row => 'errors' in row);
+const placeholderRows = rows.filter((row): row is PlaceholderRow => 'placeholder' in row);
 
 const reported = (text: string) =>
   parseText(text).errors.map((error) => ({
@@ -53,6 +62,22 @@ describe('fixtures/typos', () => {
     const text = 'when price of BTC > 100000\nthen\n  notify "x" as a\n  notify "y" as on_time\n';
     expect(parseText(text).errors).toEqual([]);
     expect(reported('when price of BTC > 1\nthen\n  notify "x" as tell zzzz\n')[0]?.message).toBe("unexpected 'zzzz': expected another action, a clause (title, description, expires in, repeat after) or the end of the text");
+  });
+
+  it.each(placeholderRows.map((row) => [row.name, row] as const))('%s', (_name, row) => {
+    const document = loadDocument(row.text, 'text');
+    expect(document.errors).toEqual([]);
+    const [placed, ...more] = checkDocument(document, { now: Date.parse('2026-01-05T00:00:00Z') }).diagnostics;
+    expect(more).toEqual([]);
+    expect(placed?.diagnostic).toMatchObject({ code: 'unknown-placeholder', message: row.placeholder.message });
+    // Placed on the string that holds it, and fixed by its quick fix.
+    expect(row.text.slice(placed!.range!.start.offset, placed!.range!.end.offset)).toContain('{{');
+    const [edit] = placed!.diagnostic.fix!.edits;
+    const fixed = structuredClone(document.value) as Record<string, unknown>;
+    const path = edit!.path.split('/').slice(1);
+    const parent = path.slice(0, -1).reduce<Record<string, unknown>>((node, key) => node[key] as Record<string, unknown>, fixed);
+    parent[path.at(-1)!] = (edit as { value: unknown }).value;
+    expect(fixed).toEqual(parseText(row.placeholder.fixed).value);
   });
 
   it('keeps commas between numbers inside parentheses as separators', () => {
