@@ -10,10 +10,10 @@ const market = parseRecording(readFileSync(new URL('../fixtures/recordings/marke
 const NOW = Date.parse('2026-01-05T00:00:00Z');
 
 const TEXT = `title "SOL oversold"
-when rsi of SOL (timeframe 1h, period 14) < 30
+when rsi of SOL (timeframe 1h, period 14) < 30 as oversold
 then
   notify "{{symbol}} RSI {{value}} < 30 at {{firedAt}}" as tell
-  webhook "https://discord.com/api/webhooks/1/abc" (body "{\\"content\\": \\"{{title}}: {{symbol}} RSI {{value}}\\"}") as discord
+  webhook "https://discord.com/api/webhooks/1/abc" (body "{\\"content\\": \\"{{title}}: {{oversold.symbol}} RSI {{oversold.value}}\\"}") as discord
 expires in 7d
 `;
 
@@ -24,8 +24,9 @@ describe('placeholders from the text form to the preview', () => {
     const request = parsed.value as unknown as QueryRequest;
     expect(request.query.actions).toEqual([
       { stepId: 'tell', type: 'notify', params: { message: '{{symbol}} RSI {{value}} < 30 at {{firedAt}}' } },
-      { stepId: 'discord', type: 'webhook', params: { url: 'https://discord.com/api/webhooks/1/abc', body: '{"content": "{{title}}: {{symbol}} RSI {{value}}"}' } },
+      { stepId: 'discord', type: 'webhook', params: { url: 'https://discord.com/api/webhooks/1/abc', body: '{"content": "{{title}}: {{oversold.symbol}} RSI {{oversold.value}}"}' } },
     ]);
+    expect(request.query.conditions).toMatchObject({ AND: [{ source: 'ta', method: 'rsi', name: 'oversold' }] });
     expect(validate(request, { now: NOW }).diagnostics).toEqual([]);
     expect(parseText(printText(request as never)).value).toEqual(parsed.value);
 

@@ -88,6 +88,21 @@ describe('placeholders in notify and bot texts', () => {
     engine.dispose();
   });
 
+  it('a named condition is read by its name; a name given twice or a placeholder already is refused', () => {
+    const named = { AND: [{ ...RSI_BELOW.AND[0], name: 'oversold' }, { ...RSI_BELOW.AND[1], name: 'btc' }] };
+    const view = templateView(
+      { queryId: 'q', stepId: 's', triggerIndex: 1, firedAt: T0, conditionStates: [{ path: '/AND/0', value: 27 }, { path: '/AND/1', value: 101 }] },
+      conditionFacts(named),
+    );
+    expect(renderTemplate('{{oversold.symbol}} {{oversold.value}} / {{btc.symbol}} {{btc.value}} / {{AND.1.value}}', view)).toBe('ETH 27 / BTC 101 / 101');
+    expect(placeholdersOf(named)).toEqual(expect.arrayContaining(['oversold.value', 'btc.threshold', 'AND.0.value']));
+    const codes = (conditions: unknown) => validate(request(conditions, { message: 'x' }), { now: T0 }).diagnostics.map((diagnostic) => [diagnostic.code, diagnostic.path]);
+    expect(codes(named)).toEqual([]);
+    expect(codes({ AND: [{ ...RSI_BELOW.AND[0], name: 'dip' }, { ...RSI_BELOW.AND[1], name: 'dip' }] })).toEqual([['condition-name', '/query/conditions/AND/1/name']]);
+    expect(codes({ AND: [{ ...RSI_BELOW.AND[0], name: 'value' }] })).toEqual([['condition-name', '/query/conditions/AND/0/name']]);
+    expect(codes({ AND: [{ ...RSI_BELOW.AND[0], name: 'Bad Name' }] })[0]?.[0]).toBe('invalid-format');
+  });
+
   it('validation: an unknown placeholder is an error with a did-you-mean and its fix, a broken one is invalid, a known one passes', () => {
     const codes = (params: Record<string, unknown>, type = 'notify') => validate(request(RSI_BELOW, params, type), { now: T0 }).diagnostics.map((diagnostic) => [diagnostic.code, diagnostic.message, diagnostic.fix?.edits]);
     expect(codes({ message: '{{symbol}} RSI {{value}} at {{firedAt}}; BTC {{AND.1.value}}' })).toEqual([]);

@@ -97,7 +97,7 @@ describe('completion in JSON', () => {
     expect(json('{|}')).toEqual(['query', 'title', 'description']);
     expect(json('{"query": {|}}')).toEqual(['conditions', 'actions', 'expiresIn', 'repeat']);
     expect(json(condition('{|}'))).toEqual(['source', 'AND', 'holdFor', 'OR']);
-    expect(json(condition('{"source": "tweet", |}'))).toEqual(['args', 'operator', 'value', 'holdFor']);
+    expect(json(condition('{"source": "tweet", |}'))).toEqual(['args', 'operator', 'value', 'holdFor', 'name']);
     expect(json(condition('{"source": "ta", "method": "bbands_upper", "args": {"symbol": "BTC", "|"}}'))).toEqual(['timeframe', 'period', 'stdDev', 'exchange']);
     expect(json('{"query": {"actions": [{"type": "market_order", "params": {"exchange": "paper", |}}]}}')).toEqual([
       'symbol',

@@ -1038,6 +1038,8 @@ export interface components {
          * @description A group of conditions: {"AND": [...]} holds when all hold, {"OR": [...]} when any holds.
          */
         conditionGroup: components["schemas"]["andGroup"] | components["schemas"]["orGroup"];
+        /** @description A name for the condition, for the placeholders of outputs: {{oversold.value}} (lower case letters, digits and _, starting with a letter). */
+        conditionName: string;
         /**
          * ConditionNode
          * @description A condition, or a nested AND / OR group of conditions.
@@ -1076,6 +1078,7 @@ export interface components {
                  */
                 startAt?: string;
             };
+            name?: components["schemas"]["conditionName"];
         };
         /**
          * CronOnceCondition
@@ -1097,6 +1100,7 @@ export interface components {
                  */
                 at: string;
             };
+            name?: components["schemas"]["conditionName"];
         };
         /**
          * Duration
@@ -1208,6 +1212,7 @@ export interface components {
             operator?: components["schemas"]["comparisonOperator"];
             value?: components["schemas"]["confidence"];
             holdFor?: components["schemas"]["holdFor"];
+            name?: components["schemas"]["conditionName"];
         };
         /**
          * @description fast (5 credits a call), expert (18 credits a call) or adaptive (fast, escalating to expert; estimated as expert).
@@ -1287,6 +1292,7 @@ export interface components {
             operator?: components["schemas"]["comparisonOperator"];
             value?: components["schemas"]["confidence"];
             holdFor?: components["schemas"]["holdFor"];
+            name?: components["schemas"]["conditionName"];
         };
         /** NotifyAction */
         notifyAction: {
@@ -1377,6 +1383,7 @@ export interface components {
             operator: components["schemas"]["operator"];
             value: components["schemas"]["operand"];
             holdFor?: components["schemas"]["holdFor"];
+            name?: components["schemas"]["conditionName"];
         };
         priceOperand: {
             /**
@@ -1422,6 +1429,7 @@ export interface components {
             operator: components["schemas"]["operator"];
             value: components["schemas"]["operand"];
             holdFor?: components["schemas"]["holdFor"];
+            name?: components["schemas"]["conditionName"];
         };
         /**
          * Query
@@ -1477,6 +1485,7 @@ export interface components {
             operator: components["schemas"]["operator"];
             value: components["schemas"]["operand"];
             holdFor?: components["schemas"]["holdFor"];
+            name?: components["schemas"]["conditionName"];
         };
         /** TaCondition */
         taCondition: {
@@ -1513,6 +1522,7 @@ export interface components {
             operator: components["schemas"]["operator"];
             value: components["schemas"]["operand"];
             holdFor?: components["schemas"]["holdFor"];
+            name?: components["schemas"]["conditionName"];
         };
         taOperand: {
             /**
@@ -1568,6 +1578,7 @@ export interface components {
             operator: components["schemas"]["operator"];
             value: components["schemas"]["operand"];
             holdFor?: components["schemas"]["holdFor"];
+            name?: components["schemas"]["conditionName"];
         };
         /** TaStochArgs */
         taStochArgs: {
@@ -1592,6 +1603,7 @@ export interface components {
             operator: components["schemas"]["operator"];
             value: components["schemas"]["operand"];
             holdFor?: components["schemas"]["holdFor"];
+            name?: components["schemas"]["conditionName"];
         };
         /**
          * @description Candle timeframe (default 1h).
@@ -1621,6 +1633,7 @@ export interface components {
             operator?: components["schemas"]["comparisonOperator"];
             value?: components["schemas"]["confidence"];
             holdFor?: components["schemas"]["holdFor"];
+            name?: components["schemas"]["conditionName"];
         };
         /** WebhookAction */
         webhookAction: {
@@ -1653,6 +1666,13 @@ export interface components {
             payload?: {
                 [key: string]: unknown;
             };
+            /** @description The request body instead of EQL's envelope, with placeholders ({{symbol}}, {{value}}, {{firedAt}}...): for `application/json` (the default) every value is written JSON-escaped and the rendered body must be JSON; `text/plain` sends it as written. Discord wants {"content": "..."}, Slack {"text": "..."}. */
+            body?: string;
+            /**
+             * @description The content type of `body` (default application/json).
+             * @enum {unknown}
+             */
+            contentType?: "application/json" | "text/plain";
         };
     };
     responses: never;

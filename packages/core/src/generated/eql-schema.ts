@@ -230,6 +230,11 @@ export const eqlSchema = deepFreeze({
       "description": "The condition or group must hold continuously this long before it counts (against flapping).",
       "$ref": "#/$defs/duration"
     },
+    "conditionName": {
+      "description": "A name for the condition, for the placeholders of outputs: {{oversold.value}} (lower case letters, digits and _, starting with a letter).",
+      "type": "string",
+      "pattern": "^[a-z][a-z0-9_]{0,31}$"
+    },
     "condition": {
       "title": "Condition",
       "description": "A single condition on one data source.",
@@ -609,6 +614,9 @@ export const eqlSchema = deepFreeze({
         },
         "holdFor": {
           "$ref": "#/$defs/holdFor"
+        },
+        "name": {
+          "$ref": "#/$defs/conditionName"
         }
       },
       "required": [
@@ -647,6 +655,9 @@ export const eqlSchema = deepFreeze({
         },
         "holdFor": {
           "$ref": "#/$defs/holdFor"
+        },
+        "name": {
+          "$ref": "#/$defs/conditionName"
         }
       },
       "required": [
@@ -735,6 +746,9 @@ export const eqlSchema = deepFreeze({
         },
         "holdFor": {
           "$ref": "#/$defs/holdFor"
+        },
+        "name": {
+          "$ref": "#/$defs/conditionName"
         }
       },
       "required": [
@@ -771,6 +785,9 @@ export const eqlSchema = deepFreeze({
         },
         "holdFor": {
           "$ref": "#/$defs/holdFor"
+        },
+        "name": {
+          "$ref": "#/$defs/conditionName"
         }
       },
       "required": [
@@ -807,6 +824,9 @@ export const eqlSchema = deepFreeze({
         },
         "holdFor": {
           "$ref": "#/$defs/holdFor"
+        },
+        "name": {
+          "$ref": "#/$defs/conditionName"
         }
       },
       "required": [
@@ -842,6 +862,9 @@ export const eqlSchema = deepFreeze({
         },
         "holdFor": {
           "$ref": "#/$defs/holdFor"
+        },
+        "name": {
+          "$ref": "#/$defs/conditionName"
         }
       },
       "required": [
@@ -901,6 +924,9 @@ export const eqlSchema = deepFreeze({
         },
         "holdFor": {
           "$ref": "#/$defs/holdFor"
+        },
+        "name": {
+          "$ref": "#/$defs/conditionName"
         }
       },
       "required": [
@@ -953,6 +979,9 @@ export const eqlSchema = deepFreeze({
         },
         "holdFor": {
           "$ref": "#/$defs/holdFor"
+        },
+        "name": {
+          "$ref": "#/$defs/conditionName"
         }
       },
       "required": [
@@ -1026,6 +1055,9 @@ export const eqlSchema = deepFreeze({
         },
         "holdFor": {
           "$ref": "#/$defs/holdFor"
+        },
+        "name": {
+          "$ref": "#/$defs/conditionName"
         }
       },
       "required": [
@@ -1098,6 +1130,9 @@ export const eqlSchema = deepFreeze({
             "at"
           ],
           "additionalProperties": false
+        },
+        "name": {
+          "$ref": "#/$defs/conditionName"
         }
       },
       "required": [
@@ -1135,6 +1170,9 @@ export const eqlSchema = deepFreeze({
             "period"
           ],
           "additionalProperties": false
+        },
+        "name": {
+          "$ref": "#/$defs/conditionName"
         }
       },
       "required": [

@@ -41,6 +41,13 @@ export type ConditionNode = Condition | ConditionGroup;
  */
 export type GroupMembers = [ConditionNode, ...ConditionNode[]];
 /**
+ * A name for the condition, for the placeholders of outputs: {{oversold.value}} (lower case letters, digits and _, starting with a letter).
+ *
+ * This interface was referenced by `QueryRequest`'s JSON-Schema
+ * via the `definition` "conditionName".
+ */
+export type ConditionName = string;
+/**
  * A single condition on one data source.
  *
  * This interface was referenced by `QueryRequest`'s JSON-Schema
@@ -345,6 +352,7 @@ export interface PriceCurrentCondition {
   operator: Operator;
   value: Operand;
   holdFor?: Duration;
+  name?: ConditionName;
 }
 /**
  * change: percent change over period; high, low: extreme price over period; volume: traded base volume over period.
@@ -359,6 +367,7 @@ export interface PricePeriodCondition {
   operator: Operator;
   value: Operand;
   holdFor?: Duration;
+  name?: ConditionName;
 }
 /**
  * This interface was referenced by `QueryRequest`'s JSON-Schema
@@ -371,6 +380,7 @@ export interface TaPeriodCondition {
   operator: Operator;
   value: Operand;
   holdFor?: Duration;
+  name?: ConditionName;
 }
 /**
  * This interface was referenced by `QueryRequest`'s JSON-Schema
@@ -383,6 +393,7 @@ export interface TaMacdCondition {
   operator: Operator;
   value: Operand;
   holdFor?: Duration;
+  name?: ConditionName;
 }
 /**
  * This interface was referenced by `QueryRequest`'s JSON-Schema
@@ -395,6 +406,7 @@ export interface TaBbandsCondition {
   operator: Operator;
   value: Operand;
   holdFor?: Duration;
+  name?: ConditionName;
 }
 /**
  * This interface was referenced by `QueryRequest`'s JSON-Schema
@@ -407,6 +419,7 @@ export interface TaStochCondition {
   operator: Operator;
   value: Operand;
   holdFor?: Duration;
+  name?: ConditionName;
 }
 /**
  * Holds once a post by `username` matches `text` with at least `minConfidence` (a latched semantic match). Takes no method. An optional operator and value compare the match confidence instead of minConfidence.
@@ -420,6 +433,7 @@ export interface TweetCondition {
   operator?: ComparisonOperator;
   value?: Confidence;
   holdFor?: Duration;
+  name?: ConditionName;
 }
 export interface TweetArgs {
   /**
@@ -444,6 +458,7 @@ export interface NewsCondition {
   operator?: ComparisonOperator;
   value?: Confidence;
   holdFor?: Duration;
+  name?: ConditionName;
 }
 export interface NewsArgs {
   /**
@@ -465,6 +480,7 @@ export interface LlmCondition {
   operator?: ComparisonOperator;
   value?: Confidence;
   holdFor?: Duration;
+  name?: ConditionName;
 }
 export interface LlmConditionArgs {
   /**
@@ -485,6 +501,7 @@ export interface CronOnceCondition {
   source: 'cron';
   method: 'once';
   args: CronOnceArgs;
+  name?: ConditionName;
 }
 export interface CronOnceArgs {
   /**
@@ -502,6 +519,7 @@ export interface CronEveryCondition {
   source: 'cron';
   method: 'every';
   args: CronEveryArgs;
+  name?: ConditionName;
 }
 export interface CronEveryArgs {
   period: Duration;

@@ -15,6 +15,9 @@ export const CONDITION_FIELDS = ['symbol', 'value', 'threshold', 'operator', 'so
 /** The fields of the trigger a template may read. */
 export const TRIGGER_FIELDS = ['title', 'queryId', 'stepId', 'triggerIndex', 'firedAt'] as const;
 
+/** Names a condition cannot take: a placeholder of the trigger or of the first condition already means them. */
+export const RESERVED_NAMES: ReadonlySet<string> = new Set<string>([...TRIGGER_FIELDS, ...CONDITION_FIELDS]);
+
 /** The longest a rendered text may be (characters); what goes past it is cut. */
 export const MAX_RENDERED_CHARS = 16_384;
 
@@ -66,15 +69,25 @@ export interface TemplateTrigger {
   conditionStates: ReadonlyArray<{ path: string; value?: number; threshold?: number; source?: string; method?: string }>;
 }
 
-/** What a query's conditions say of themselves (symbol, operator), by path: {@link conditionFacts}. */
-export type ConditionFacts = ReadonlyMap<string, { symbol?: string; operator?: string; source?: string; method?: string }>;
+/** What a condition says of itself: its name, symbol, operator, source and method. */
+interface ConditionFact {
+  name?: string;
+  symbol?: string;
+  operator?: string;
+  source?: string;
+  method?: string;
+}
 
-/** The symbol, operator, source and method of each condition of `conditions`, by path. */
+/** What a query's conditions say of themselves, by path: {@link conditionFacts}. */
+export type ConditionFacts = ReadonlyMap<string, ConditionFact>;
+
+/** The name, symbol, operator, source and method of each condition of `conditions`, by path. */
 export function conditionFacts(conditions: unknown): ConditionFacts {
-  const facts = new Map<string, { symbol?: string; operator?: string; source?: string; method?: string }>();
+  const facts = new Map<string, ConditionFact>();
   walkConditions(conditions, '', (visit) => {
     if (visit.kind !== 'leaf') return;
-    const fact: { symbol?: string; operator?: string; source?: string; method?: string } = {};
+    const fact: ConditionFact = {};
+    if (typeof visit.node.name === 'string') fact.name = visit.node.name;
     if (typeof visit.args.symbol === 'string') fact.symbol = visit.args.symbol;
     if (typeof visit.node.operator === 'string') fact.operator = visit.node.operator;
     if (typeof visit.source === 'string') fact.source = visit.source;
@@ -128,6 +141,8 @@ export function templateView(trigger: TemplateTrigger, facts: ConditionFacts): R
       first = false;
       for (const field of CONDITION_FIELDS) if (entry[field] !== undefined) view[field] = entry[field];
     }
+    // A named condition is also `{{oversold.value}}` (names are checked apart from the fields above).
+    if (fact.name !== undefined && !RESERVED_NAMES.has(fact.name)) view[fact.name] = entry;
     // `/AND/0/OR/1` is `AND.0.OR.1` in a template: the view mirrors the tree.
     const segments = path.split('/').slice(1);
     if (segments.length === 0) continue;
@@ -146,12 +161,13 @@ export function templateView(trigger: TemplateTrigger, facts: ConditionFacts): R
 /** Every placeholder a template of a query with these conditions may use. */
 export function placeholdersOf(conditions: unknown): string[] {
   const names: string[] = [...TRIGGER_FIELDS, ...CONDITION_FIELDS];
-  for (const path of conditionFacts(conditions).keys()) {
+  for (const [path, fact] of conditionFacts(conditions)) {
+    if (fact.name !== undefined && !RESERVED_NAMES.has(fact.name)) for (const field of CONDITION_FIELDS) names.push(`${fact.name}.${field}`);
     if (path === '') continue;
     const prefix = path.split('/').slice(1).join('.');
     for (const field of CONDITION_FIELDS) names.push(`${prefix}.${field}`);
   }
-  return names;
+  return [...new Set(names)];
 }
 
 /**

@@ -90,6 +90,7 @@ export const DIAGNOSTIC_CODES = {
   'invalid-chat-id': { layer: 'semantics', severity: E, summary: 'a bot chatId that is neither a numeric id nor an @channel' },
   'invalid-template': { layer: 'semantics', severity: E, summary: 'a message with a placeholder left open, a section or a partial' },
   'unknown-placeholder': { layer: 'semantics', severity: E, summary: 'a placeholder the trigger does not give' },
+  'condition-name': { layer: 'semantics', severity: E, summary: 'a condition name given twice, or one a placeholder already means' },
   'invalid-webhook-body': { layer: 'semantics', severity: E, summary: 'a JSON webhook body that is not JSON once its placeholders are filled' },
   'not-perpetual-symbol': { layer: 'semantics', severity: E, summary: 'an order on a spot market symbol' },
   'exit-level-side': { layer: 'semantics', severity: E, summary: 'a take-profit or stop-loss on the wrong side of the limit price' },

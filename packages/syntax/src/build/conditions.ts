@@ -76,6 +76,8 @@ function buildCondition(context: BuildContext, node: CstNode, pointer: string): 
   else if (cronEvery) built = buildCron(context, cronEvery, condition, pointer, 'every', 'period');
   if (!built) return undefined;
   addHoldFor(context, child(node, 'holdFor'), condition, pointer);
+  const name = token(node, 'name');
+  if (name !== undefined) context.put(condition, pointer, 'name', nameValue(context, name), spanOf(name), spanOf(token(node, 'as')));
   context.record(pointer, spanOf(node));
   return condition;
 }

@@ -131,6 +131,11 @@ export class EqlParser extends CstParser {
       ERR_MSG: CONDITION,
     });
     this.OPTION(() => this.SUBRULE(this.holdFor, { LABEL: 'holdFor' }));
+    // `… as oversold`: the condition's name, for the placeholders of outputs ({{oversold.value}}).
+    this.OPTION2(() => {
+      this.CONSUME(T.As, { LABEL: 'as' });
+      this.CONSUME(T.StepName, { LABEL: 'name' });
+    });
   });
 
   private readonly holdFor = this.RULE('holdFor', () => {

@@ -88,7 +88,13 @@ export function conditionText(condition: Obj, pointer: string): string {
   else if (source === 'tweet' || source === 'news' || source === 'llm') text = semanticText(condition, pointer, source);
   else if (source === 'cron') text = cronText(condition, pointer);
   else throw new PrintError(`the source ${JSON.stringify(source)} has no text form`, joinPointer(pointer, 'source'));
-  return text + holdText(has(condition, 'holdFor') ? condition.holdFor : undefined, pointer);
+  return text + holdText(has(condition, 'holdFor') ? condition.holdFor : undefined, pointer) + conditionNameText(condition, pointer);
+}
+
+/** ` as <name>` for a named condition. */
+function conditionNameText(condition: Obj, pointer: string): string {
+  if (!has(condition, 'name')) return '';
+  return ` as ${nameText(stringAt(condition, 'name', pointer, 'a condition name'))}`;
 }
 
 /** `<measure> of <symbol> [over <period>] [(options)]`, for a condition or a live operand. */
@@ -118,7 +124,7 @@ function operatorText(value: unknown, pointer: string): string {
 }
 
 function measuredText(condition: Obj, pointer: string): string {
-  onlyKeys(condition, ['source', 'method', 'args', 'operator', 'value', 'holdFor'], pointer, 'a price or ta condition');
+  onlyKeys(condition, ['source', 'method', 'args', 'operator', 'value', 'holdFor', 'name'], pointer, 'a price or ta condition');
   if (!has(condition, 'operator') || !has(condition, 'value')) throw new PrintError('a price or ta condition needs an operator and a value to be written as text', pointer);
   const operator = operatorText(condition.operator, joinPointer(pointer, 'operator'));
   const valuePointer = joinPointer(pointer, 'value');
@@ -133,7 +139,7 @@ function measuredText(condition: Obj, pointer: string): string {
 }
 
 function semanticText(condition: Obj, pointer: string, source: 'tweet' | 'news' | 'llm'): string {
-  onlyKeys(condition, source === 'llm' ? ['source', 'method', 'args', 'operator', 'value', 'holdFor'] : ['source', 'args', 'operator', 'value', 'holdFor'], pointer, `a ${source} condition`);
+  onlyKeys(condition, source === 'llm' ? ['source', 'method', 'args', 'operator', 'value', 'holdFor', 'name'] : ['source', 'args', 'operator', 'value', 'holdFor', 'name'], pointer, `a ${source} condition`);
   const argsPointer = joinPointer(pointer, 'args');
   const args = expectObject(condition.args, argsPointer, 'args');
   let text: string;
@@ -166,7 +172,7 @@ function semanticText(condition: Obj, pointer: string, source: 'tweet' | 'news' 
 }
 
 function cronText(condition: Obj, pointer: string): string {
-  onlyKeys(condition, ['source', 'method', 'args', 'holdFor'], pointer, 'a cron condition');
+  onlyKeys(condition, ['source', 'method', 'args', 'holdFor', 'name'], pointer, 'a cron condition');
   const argsPointer = joinPointer(pointer, 'args');
   const args = expectObject(condition.args, argsPointer, 'args');
   if (condition.method === 'once') {

@@ -1,4 +1,5 @@
 import type { Rule } from '../rule.js';
+import { conditionNames } from './condition-names.js';
 import { cronSchedules } from './cron.js';
 import { durations } from './durations.js';
 import { indicatorArgs } from './indicator-args.js';
@@ -35,6 +36,7 @@ export const RULES: readonly Rule[] = [
   uniqueStepIds,
   webhookUrls,
   messengerBot,
+  conditionNames,
   templates,
   tradeActions,
   llmActions,
