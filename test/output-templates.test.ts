@@ -12,7 +12,7 @@ const NOW = Date.parse('2026-01-05T00:00:00Z');
 const TEXT = `title "SOL oversold"
 when rsi of SOL (timeframe 1h, period 14) < 30 as oversold
 then
-  notify "{{symbol}} RSI {{value}} < 30 at {{firedAt}}" as tell
+  notify "{{symbol}} RSI {{value}} < 30 at {{firedAt}}, price {{price.SOL}}" as tell
   webhook "https://discord.com/api/webhooks/1/abc" (body "{\\"content\\": \\"{{title}}: {{oversold.symbol}} RSI {{oversold.value}}\\"}") as discord
 expires in 7d
 `;
@@ -23,7 +23,7 @@ describe('placeholders from the text form to the preview', () => {
     expect(parsed.errors).toEqual([]);
     const request = parsed.value as unknown as QueryRequest;
     expect(request.query.actions).toEqual([
-      { stepId: 'tell', type: 'notify', params: { message: '{{symbol}} RSI {{value}} < 30 at {{firedAt}}' } },
+      { stepId: 'tell', type: 'notify', params: { message: '{{symbol}} RSI {{value}} < 30 at {{firedAt}}, price {{price.SOL}}' } },
       { stepId: 'discord', type: 'webhook', params: { url: 'https://discord.com/api/webhooks/1/abc', body: '{"content": "{{title}}: {{oversold.symbol}} RSI {{oversold.value}}"}' } },
     ]);
     expect(request.query.conditions).toMatchObject({ AND: [{ source: 'ta', method: 'rsi', name: 'oversold' }] });
@@ -33,8 +33,11 @@ describe('placeholders from the text form to the preview', () => {
     const result = preview(request, market);
     expect(result.trigger?.at).toBe('2026-01-07T04:00:00.000Z');
     const rsi = result.trigger!.conditionStates[0]!.value!;
+    // The last SOL price of the recording at the trigger's instant.
+    const at = Date.parse(result.trigger!.at);
+    const sol = market.observations.filter((observation) => observation.source === 'price' && observation.symbol === 'SOL' && observation.at <= at).at(-1) as { price: number };
     const [tell, discord] = result.executions;
-    expect(tell?.result).toEqual({ dryRun: true, wouldNotify: { title: 'SOL oversold', body: `SOL RSI ${rsi} < 30 at 2026-01-07T04:00:00.000Z` } });
+    expect(tell?.result).toEqual({ dryRun: true, wouldNotify: { title: 'SOL oversold', body: `SOL RSI ${rsi} < 30 at 2026-01-07T04:00:00.000Z, price ${sol.price}` } });
     expect(discord?.result).toEqual({ dryRun: true, wouldPost: 'https://discord.com/api/webhooks/1/abc', body: `{"content": "SOL oversold: SOL RSI ${rsi}"}`, contentType: 'application/json' });
   });
 

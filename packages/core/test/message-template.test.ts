@@ -103,6 +103,32 @@ describe('placeholders in notify and bot texts', () => {
     expect(codes({ AND: [{ ...RSI_BELOW.AND[0], name: 'Bad Name' }] })[0]?.[0]).toBe('invalid-format');
   });
 
+  it('gives the last price of each symbol read, at the trigger, and the same after a restart finished its actions', () => {
+    const scheduler = new EpochVirtualScheduler(T0, Number.MAX_SAFE_INTEGER);
+    const source = new PushSource();
+    const store = new MemoryStateStore();
+    const engine = new Engine({ scheduler, sources: [source], store, newId: () => 'id' });
+    const conditions = { AND: [{ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '<', value: 50_000 }] };
+    const actions = [
+      { stepId: 'a', type: 'notify', params: { message: 'BTC {{price.BTC}}' } },
+      { stepId: 'b', type: 'notify', params: { message: 'still {{price.BTC}}' } },
+    ];
+    expect(placeholdersOf(conditions)).toContain('price.BTC');
+    engine.add({ queryId: 'q', request: { title: 't', query: { conditions, actions, expiresIn: '1d' } } as QueryRequest, createdAt: T0 });
+    source.push({ at: T0, source: 'price', symbol: 'BTC', price: 49_000 });
+    expect(store.notifications.map((notification) => notification.body)).toEqual(['BTC 49000', 'still 49000']);
+    engine.dispose();
+    // A restart between the two steps: the second says the price of the trigger, not a later one.
+    const resumed = new MemoryStateStore();
+    const later = new Engine({ scheduler, sources: [source], store: resumed, newId: () => 'id2' });
+    later.add(
+      { queryId: 'q', request: { title: 't', query: { conditions, actions, expiresIn: '1d' } } as QueryRequest, createdAt: T0 },
+      { status: 'active', triggerCount: 1, lastTriggerAt: T0, pendingTrigger: { triggerIndex: 1, final: true, firedAt: T0, conditionStates: [], completedSteps: ['a'], prices: { BTC: 49_000 } }, latched: {}, verdicts: {}, cronPulses: {} },
+    );
+    expect(resumed.notifications.map((notification) => notification.body)).toEqual(['still 49000']);
+    later.dispose();
+  });
+
   it('validation: an unknown placeholder is an error with a did-you-mean and its fix, a broken one is invalid, a known one passes', () => {
     const codes = (params: Record<string, unknown>, type = 'notify') => validate(request(RSI_BELOW, params, type), { now: T0 }).diagnostics.map((diagnostic) => [diagnostic.code, diagnostic.message, diagnostic.fix?.edits]);
     expect(codes({ message: '{{symbol}} RSI {{value}} at {{firedAt}}; BTC {{AND.1.value}}' })).toEqual([]);

@@ -139,7 +139,7 @@ describe('completion of placeholders', () => {
   it('offers after {{ in a text of the text form the trigger, the first condition and each condition by its path, closing the braces', () => {
     const marked = 'when all of\n  price of BTC > 1\n  rsi of ETH (period 14) < 30\nthen\n  notify "at {{fi|" as tell\n';
     const labels = completionLabels(marked);
-    expect(labels).toEqual([...trigger, ...first, ...first.map((field) => `AND.0.${field}`), ...first.map((field) => `AND.1.${field}`)]);
+    expect(labels).toEqual([...trigger, ...first, 'price.BTC', 'price.ETH', ...first.map((field) => `AND.0.${field}`), ...first.map((field) => `AND.1.${field}`)]);
     const { text, position } = withCursor(marked);
     const { services, parsed } = openDocument(text);
     const fired = services.completion.complete(parsed(), position).find((item) => item.label === 'firedAt');

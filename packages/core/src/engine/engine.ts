@@ -22,6 +22,7 @@ import { MemoryStateStore } from './memory-store.js';
 import { ExpiryQueue } from './expiry-queue.js';
 import { InstantTimers, type TimerEntry } from './instant-timers.js';
 import { querySecretValues, redactSecrets } from '../util/redact.js';
+import type { ConditionFacts } from '../language/message-template.js';
 import { randomUuid } from '../util/uuid.js';
 import { RuntimeSaves } from './runtime-saves.js';
 import type { Observation } from './observations.js';
@@ -204,6 +205,7 @@ export class Engine {
         const trigger: TriggerContext = { queryId: query.id, triggerIndex: pending.triggerIndex, firedAt: pending.firedAt, conditionStates: pending.conditionStates };
         if (query.title !== undefined) trigger.title = query.title;
         if (query.templateFacts !== undefined) trigger.templateFacts = query.templateFacts;
+        if (pending.prices !== undefined) trigger.prices = pending.prices;
         if (!pending.final) {
           query.attach();
           this.expiries.add(query);
@@ -375,6 +377,17 @@ export class Engine {
     }
   }
 
+  /** The last price of each symbol a query's price and ta conditions read (for `{{price.BTC}}`), those the engine knows. */
+  private lastPrices(facts: ConditionFacts): Record<string, number> {
+    const prices: Record<string, number> = {};
+    for (const fact of facts.values()) {
+      if ((fact.source !== 'price' && fact.source !== 'ta') || fact.symbol === undefined || fact.symbol in prices) continue;
+      const price = this.channels.lastPrice(fact.exchange === undefined ? { source: 'price', symbol: fact.symbol } : { source: 'price', symbol: fact.symbol, exchange: fact.exchange });
+      if (price !== undefined) prices[fact.symbol] = price;
+    }
+    return prices;
+  }
+
   private fire(query: QueryRuntime): void {
     if (!query.canFire() || !query.root.effective) return;
     const conditionStates = query.conditionStates();
@@ -382,8 +395,11 @@ export class Engine {
     const { triggerIndex, final } = query.recordTrigger();
     const trigger: TriggerContext = { queryId: query.id, triggerIndex, firedAt, conditionStates };
     if (query.title !== undefined) trigger.title = query.title;
-    if (query.templateFacts !== undefined) trigger.templateFacts = query.templateFacts;
     query.pendingTrigger = { triggerIndex, final, firedAt, conditionStates, completedSteps: [] };
+    if (query.templateFacts !== undefined) {
+      trigger.templateFacts = query.templateFacts;
+      trigger.prices = query.pendingTrigger.prices = this.lastPrices(query.templateFacts);
+    }
     if (final) query.detach();
     if (this.wants('trigger')) this.emit({ type: 'trigger', queryId: query.id, at: firedAt, triggerIndex, final, conditionStates });
     this.runActions(query, trigger, final, query.pendingTrigger.completedSteps);

@@ -159,6 +159,8 @@ export interface TriggerContext {
   conditionStates: ConditionState[];
   /** The symbol and operator of each condition, when the query's texts have placeholders (message-template.ts). */
   templateFacts?: ConditionFacts;
+  /** With `templateFacts`: the last price of each symbol the query's price and ta conditions read, when it fired. */
+  prices?: Record<string, number>;
 }
 
 /** What an action executor is told about the run of one action: its trigger, its step and its ids. */
@@ -364,7 +366,8 @@ export interface RuntimeState {
   triggerCount: number;
   lastTriggerAt?: number;
   /** A trigger whose actions have not all finished: resumed after a restart, never re-fired. */
-  pendingTrigger?: { triggerIndex: number; final: boolean; firedAt: number; conditionStates: ConditionState[]; completedSteps: string[] };
+  /** A trigger whose actions have not all run: finished after a restart (`prices` as it fired, for the placeholders of its texts). */
+  pendingTrigger?: { triggerIndex: number; final: boolean; firedAt: number; conditionStates: ConditionState[]; completedSteps: string[]; prices?: Record<string, number> };
   /** Latched tweet/news matches by condition path. */
   latched: Record<string, { at: number; confidence: number; text: string; id?: string }>;
   /** Last llm verdict by condition path. */

@@ -47,7 +47,7 @@ export function readTemplate(template: string): TemplateReading {
   const names: string[] = [];
   for (const [kind, value] of tokens) {
     if (kind === 'name' || kind === '&') {
-      if (!/^[A-Za-z0-9_.-]+$/.test(value)) return { problem: `{{${value}}} is no placeholder: a placeholder is written {{name}} (letters, digits, _ and dots)` };
+      if (!/^[A-Za-z0-9_.:/-]+$/.test(value)) return { problem: `{{${value}}} is no placeholder: a placeholder is written {{name}} (letters, digits, _ and dots)` };
       names.push(value);
     }
     else if (kind === '#' || kind === '^') return { problem: `{{${kind}${value}}} opens a section: only placeholders such as {{${value}}} are allowed` };
@@ -67,12 +67,16 @@ export interface TemplateTrigger {
   firedAt: number;
   /** The conditions' states (values, thresholds) by path inside `query.conditions` (`""`, `/AND/0`). */
   conditionStates: ReadonlyArray<{ path: string; value?: number; threshold?: number; source?: string; method?: string }>;
+  /** The last price of each symbol the query's price and ta conditions read, when the trigger fired. */
+  prices?: Readonly<Record<string, number>>;
 }
 
 /** What a condition says of itself: its name, symbol, operator, source and method. */
 interface ConditionFact {
   name?: string;
   symbol?: string;
+  /** `args.exchange`, when the condition names one (its prices are that venue's). */
+  exchange?: string;
   operator?: string;
   source?: string;
   method?: string;
@@ -89,6 +93,7 @@ export function conditionFacts(conditions: unknown): ConditionFacts {
     const fact: ConditionFact = {};
     if (typeof visit.node.name === 'string') fact.name = visit.node.name;
     if (typeof visit.args.symbol === 'string') fact.symbol = visit.args.symbol;
+    if (typeof visit.args.exchange === 'string') fact.exchange = visit.args.exchange;
     if (typeof visit.node.operator === 'string') fact.operator = visit.node.operator;
     if (typeof visit.source === 'string') fact.source = visit.source;
     if (typeof visit.method === 'string') fact.method = visit.method;
@@ -127,6 +132,11 @@ export function templateView(trigger: TemplateTrigger, facts: ConditionFacts): R
   view.triggerIndex = trigger.triggerIndex;
   view.firedAt = new Date(trigger.firedAt).toISOString();
   const states = new Map(trigger.conditionStates.map((state) => [state.path, state]));
+  if (trigger.prices !== undefined) {
+    const prices = bare();
+    for (const [symbol, price] of Object.entries(trigger.prices)) prices[symbol] = price;
+    view.price = prices;
+  }
   let first = true;
   for (const [path, fact] of facts) {
     const state = states.get(path);
@@ -158,10 +168,19 @@ export function templateView(trigger: TemplateTrigger, facts: ConditionFacts): R
   return view;
 }
 
+/** The symbols whose last price a trigger gives (`{{price.BTC}}`): those the price and ta conditions read. */
+export function pricedSymbols(facts: ConditionFacts): string[] {
+  const symbols = new Set<string>();
+  for (const fact of facts.values()) if ((fact.source === 'price' || fact.source === 'ta') && fact.symbol !== undefined) symbols.add(fact.symbol);
+  return [...symbols];
+}
+
 /** Every placeholder a template of a query with these conditions may use. */
 export function placeholdersOf(conditions: unknown): string[] {
   const names: string[] = [...TRIGGER_FIELDS, ...CONDITION_FIELDS];
-  for (const [path, fact] of conditionFacts(conditions)) {
+  const facts = conditionFacts(conditions);
+  for (const symbol of pricedSymbols(facts)) names.push(`price.${symbol}`);
+  for (const [path, fact] of facts) {
     if (fact.name !== undefined && !RESERVED_NAMES.has(fact.name)) for (const field of CONDITION_FIELDS) names.push(`${fact.name}.${field}`);
     if (path === '') continue;
     const prefix = path.split('/').slice(1).join('.');

@@ -38,6 +38,7 @@ function insideString(line: string): boolean {
 export function placeholderDoc(name: string): string {
   const trigger = TRIGGER_DOCS[name];
   if (trigger !== undefined) return trigger;
+  if (name.startsWith('price.')) return `the last price of ${name.slice('price.'.length)} when it fired`;
   const dot = name.lastIndexOf('.');
   const field = (dot === -1 ? name : name.slice(dot + 1)) as (typeof CONDITION_FIELDS)[number];
   const fact = FIELD_DOCS[field] ?? field;

@@ -122,6 +122,11 @@ export class PriceChannel {
     return this.lastTick?.at;
   }
 
+  /** The latest price the channel knows (live or from history). */
+  get lastPrice(): number | undefined {
+    return this.lastTick?.price;
+  }
+
   /** No data source serves the topic: every series says `no_data` with this reason. */
   markUnavailable(reason: string): void {
     this.unavailable = reason;

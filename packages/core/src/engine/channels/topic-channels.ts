@@ -100,6 +100,11 @@ export class TopicChannels {
     return Number.isNaN(entry.lastObservedAt) ? entry.price?.lastAt : entry.lastObservedAt;
   }
 
+  /** The latest price of a price topic the engine reads (undefined for a topic no query reads). */
+  lastPrice(topic: Topic): number | undefined {
+    return this.entries.get(topicKey(topic))?.price?.lastPrice;
+  }
+
   /** Why no observation of a topic can come (no data source serves it), or undefined. */
   unavailable(topic: Topic): string | undefined {
     return this.entries.get(topicKey(topic))?.unavailable;
