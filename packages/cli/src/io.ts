@@ -19,7 +19,37 @@ export interface CliIo {
   progress?: boolean;
 }
 
+/**
+ * Whether to colour output written to a terminal or not: `FORCE_COLOR` set to anything but `0` or
+ * `false` forces it, `FORCE_COLOR=0` refuses it; else `NO_COLOR` set to a non-empty value refuses it
+ * (no-color.org: an empty one counts as unset); else colour when the output is a terminal.
+ */
+export function wantsColor(env: Readonly<Record<string, string | undefined>>, isTerminal: boolean): boolean {
+  const force = env.FORCE_COLOR;
+  if (force !== undefined) return force !== '0' && force.toLowerCase() !== 'false';
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  return isTerminal;
+}
+
+/**
+ * Ends the process quietly (exit 0) when the reader of standard output went away (`eql preview --json |
+ * head`): what was asked for was read, the rest is not wanted. Any other write error is a failure.
+ */
+function quietOnClosedPipe(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    process.stderr.write(`eql: cannot write the output: ${error.message}\n`);
+    process.exit(1);
+  });
+}
+
+let pipeWatched = false;
+
 export function processIo(): CliIo {
+  if (!pipeWatched) {
+    pipeWatched = true;
+    quietOnClosedPipe();
+  }
   return {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
@@ -30,7 +60,7 @@ export function processIo(): CliIo {
     },
     readFile: (path) => readFile(path, 'utf8'),
     writeFile: (path, text) => writeFile(path, text, 'utf8'),
-    color: process.stdout.isTTY === true && process.env.NO_COLOR === undefined,
+    color: wantsColor(process.env, process.stdout.isTTY === true),
     progress: process.stderr.isTTY === true,
   };
 }

@@ -1,10 +1,11 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { Engine, EpochVirtualScheduler, parseRecording, type QueryRequest, RecordingHistory, ReplaySource } from '@eql/core';
 import { main, type CliIo } from '../src/index.js';
+import { wantsColor } from '../src/io.js';
 
 const fixtures = fileURLToPath(new URL('../../../fixtures/eql/', import.meta.url));
 const bin = fileURLToPath(new URL('../bin/eql.js', import.meta.url));
@@ -313,5 +314,34 @@ describe('the eql binary', () => {
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code).toBe(1);
     await expect(exec(process.execPath, [bin, 'validate', '/nonexistent/q.json'])).rejects.toMatchObject({ code: 2 });
+  });
+
+  it('exits 0 without a stack trace when its reader stops reading (eql preview --json | head)', async () => {
+    const recording = fileURLToPath(new URL('../../../fixtures/recordings/market-3d.jsonl', import.meta.url));
+    const query = fileURLToPath(new URL('../../../examples/sol-oversold.eql', import.meta.url));
+    const child = spawn(process.execPath, [bin, 'preview', query, '--data', recording, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    // Like head once it has its lines: the pipe closed while the output (100 KB) is still to come.
+    child.stdout.destroy();
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+  });
+});
+
+describe('colour', () => {
+  it.each([
+    [{}, true, true],
+    [{}, false, false],
+    [{ NO_COLOR: '1' }, true, false],
+    [{ NO_COLOR: '' }, true, true],
+    [{ FORCE_COLOR: '1' }, false, true],
+    [{ FORCE_COLOR: '' }, false, true],
+    [{ FORCE_COLOR: '0' }, true, false],
+    [{ FORCE_COLOR: 'false' }, true, false],
+    [{ FORCE_COLOR: '1', NO_COLOR: '1' }, false, true],
+  ])('%o on a terminal %s: colour %s', (env, terminal, expected) => {
+    expect(wantsColor(env, terminal)).toBe(expected);
   });
 });
