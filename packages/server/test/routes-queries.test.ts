@@ -132,6 +132,15 @@ describe('POST /v2/auto/queries/validate (spec 2.4)', () => {
     expect(response.statusCode).toBe(415);
     expect(errorCode(response)).toBe('unsupported_media_type');
   });
+
+  it('a JSON body sent as text/plain is a 415 that names the type to send, not a schema error', async () => {
+    const key = await host.newKey();
+    for (const type of ['text/plain', 'text/plain; charset=utf-8']) {
+      const response = await call(host.app, { method: 'POST', url: '/v2/auto/queries/validate', key, raw: JSON.stringify(notifyQuery(1_000_000)), headers: { 'content-type': type } });
+      expect(response.statusCode).toBe(415);
+      expect(response.json()).toMatchObject({ error: { code: 'unsupported_media_type', message: 'send the body as application/json' } });
+    }
+  });
 });
 
 describe('POST /v2/auto/queries (create, spec 2.5 and 3)', () => {
