@@ -3,8 +3,8 @@ import { isRecord } from '../util/json-pointer.js';
 import { walkConditions } from './query-walk.js';
 
 /**
- * Placeholders in the texts of a query's outputs (`notify` message and title, `messenger_bot` message):
- * `{{firedAt}}`, `{{symbol}}`, `{{AND.1.value}}`. Mustache's syntax, restricted to plain placeholders: no
+ * Placeholders in the texts of a query's outputs (`notify` message and title, `messenger_bot` message,
+ * webhook `body`): `{{firedAt}}`, `{{symbol}}`, `{{AND.1.value}}`, `{{oversold.value}}`, `{{price.BTC}}`. Mustache's syntax, restricted to plain placeholders: no
  * sections, partials or delimiter changes, so a template is text with holes, never logic. The view a
  * template is rendered with holds data only, in objects without a prototype: nothing in it can run.
  */
@@ -24,7 +24,8 @@ export const MAX_RENDERED_CHARS = 16_384;
 /** What a template reads, or why it is no template (a tag left open, a section). */
 export type TemplateReading = { names: string[]; problem?: undefined } | { names?: undefined; problem: string };
 
-type Token = [string, string, number, number, Token[]?, ...unknown[]];
+/** A token of mustache's parse: its kind (`text`, `name`, `&` unescaped, `#` section…), its text, its place. */
+type Token = [string, string, number, number, ...unknown[]];
 
 const writer = new Mustache.Writer();
 
@@ -33,15 +34,15 @@ export function hasPlaceholders(text: string): boolean {
   return text.includes('{{');
 }
 
-/** The placeholders of `template` in order, or the problem that makes it no template. */
-export function readTemplate(template: string): TemplateReading {
-  if (!hasPlaceholders(template)) return { names: [] };
+/** The tokens of `template` and the placeholders it reads, or the problem that makes it no template. */
+function parseTemplate(template: string): { tokens: Token[]; names: string[]; problem?: undefined } | { problem: string } {
   let tokens: Token[];
   try {
     tokens = writer.parse(template) as Token[];
   } catch (error) {
     return { problem: `${error instanceof Error ? error.message : String(error)}: a placeholder is written {{name}}` };
   } finally {
+    // Parses are cached per writer by template: a query's texts would stay in memory for good.
     writer.clearCache();
   }
   const names: string[] = [];
@@ -49,12 +50,18 @@ export function readTemplate(template: string): TemplateReading {
     if (kind === 'name' || kind === '&') {
       if (!/^[A-Za-z0-9_.:/-]+$/.test(value)) return { problem: `{{${value}}} is no placeholder: a placeholder is written {{name}} (letters, digits, _ and dots)` };
       names.push(value);
-    }
-    else if (kind === '#' || kind === '^') return { problem: `{{${kind}${value}}} opens a section: only placeholders such as {{${value}}} are allowed` };
+    } else if (kind === '#' || kind === '^') return { problem: `{{${kind}${value}}} opens a section: only placeholders such as {{${value}}} are allowed` };
     else if (kind === '>') return { problem: `{{>${value}}} is a partial: only placeholders such as {{${value}}} are allowed` };
     else if (kind === '=') return { problem: 'changing the delimiters ({{=...=}}) is not allowed' };
   }
-  return { names };
+  return { tokens, names };
+}
+
+/** The placeholders of `template` in order, or the problem that makes it no template. */
+export function readTemplate(template: string): TemplateReading {
+  if (!hasPlaceholders(template)) return { names: [] };
+  const parsed = parseTemplate(template);
+  return parsed.problem === undefined ? { names: parsed.names } : { problem: parsed.problem };
 }
 
 /** What the trigger gives a template. */
@@ -123,6 +130,23 @@ function bare(): Record<string, unknown> {
   return Object.create(null) as Record<string, unknown>;
 }
 
+/** A condition's path inside `conditions` as the segments of its placeholder: `/AND/0/OR/1` is `AND.0.OR.1`. */
+function segmentsOf(path: string): string[] {
+  return path.split('/').slice(1);
+}
+
+/** Puts `value` in `view` at `segments`, making the objects on the way (without prototypes). */
+function putAt(view: Record<string, unknown>, segments: readonly string[], value: unknown): void {
+  let node = view;
+  segments.forEach((segment, index) => {
+    if (index === segments.length - 1) node[segment] = value;
+    else {
+      const next = node[segment];
+      node = isRecord(next) ? next : (node[segment] = bare());
+    }
+  });
+}
+
 /** The data a template of this trigger is rendered with (see {@link placeholdersOf} for its names). */
 export function templateView(trigger: TemplateTrigger, facts: ConditionFacts): Record<string, unknown> {
   const view = bare();
@@ -153,17 +177,9 @@ export function templateView(trigger: TemplateTrigger, facts: ConditionFacts): R
     }
     // A named condition is also `{{oversold.value}}` (names are checked apart from the fields above).
     if (fact.name !== undefined && !RESERVED_NAMES.has(fact.name)) view[fact.name] = entry;
-    // `/AND/0/OR/1` is `AND.0.OR.1` in a template: the view mirrors the tree.
-    const segments = path.split('/').slice(1);
-    if (segments.length === 0) continue;
-    let node = view;
-    segments.forEach((segment, index) => {
-      if (index === segments.length - 1) node[segment] = entry;
-      else {
-        const next = node[segment];
-        node = isRecord(next) ? next : (node[segment] = bare());
-      }
-    });
+    // The view mirrors the tree: `{{AND.0.OR.1.value}}`.
+    const segments = segmentsOf(path);
+    if (segments.length > 0) putAt(view, segments, entry);
   }
   return view;
 }
@@ -183,7 +199,7 @@ export function placeholdersOf(conditions: unknown): string[] {
   for (const [path, fact] of facts) {
     if (fact.name !== undefined && !RESERVED_NAMES.has(fact.name)) for (const field of CONDITION_FIELDS) names.push(`${fact.name}.${field}`);
     if (path === '') continue;
-    const prefix = path.split('/').slice(1).join('.');
+    const prefix = segmentsOf(path).join('.');
     for (const field of CONDITION_FIELDS) names.push(`${prefix}.${field}`);
   }
   return [...new Set(names)];
@@ -195,17 +211,7 @@ export function placeholdersOf(conditions: unknown): string[] {
  */
 export function sampleView(conditions: unknown): Record<string, unknown> {
   const view = bare();
-  for (const name of placeholdersOf(conditions)) {
-    const segments = name.split('.');
-    let node = view;
-    segments.forEach((segment, index) => {
-      if (index === segments.length - 1) node[segment] = '0';
-      else {
-        const next = node[segment];
-        node = isRecord(next) ? next : (node[segment] = bare());
-      }
-    });
-  }
+  for (const name of placeholdersOf(conditions)) putAt(view, name.split('.'), '0');
   return view;
 }
 
@@ -222,13 +228,11 @@ const escapes: Record<TemplateEscape, (value: unknown) => string> = {
  * {@link MAX_RENDERED_CHARS}; a text that is no template (see {@link readTemplate}) is returned as it is.
  */
 export function renderTemplate(template: string, view: Record<string, unknown>, escape: TemplateEscape = 'text'): string {
-  if (!hasPlaceholders(template) || readTemplate(template).problem !== undefined) return template;
-  // In JSON every value is escaped: `{{{name}}}` and `{{&name}}` too.
-  const source = escape === 'json' ? template.replace(/\{\{\{\s*([^}]*?)\s*\}\}\}/g, '{{$1}}').replace(/\{\{&\s*/g, '{{') : template;
-  try {
-    const rendered = writer.render(source, view, undefined, { escape: escapes[escape] });
-    return rendered.length > MAX_RENDERED_CHARS ? rendered.slice(0, MAX_RENDERED_CHARS) : rendered;
-  } finally {
-    writer.clearCache();
-  }
+  if (!hasPlaceholders(template)) return template;
+  const parsed = parseTemplate(template);
+  if (parsed.problem !== undefined) return template;
+  // In JSON every value is escaped: `{{{name}}}` and `{{&name}}` (unescaped tags) too.
+  const tokens = escape === 'json' ? parsed.tokens.map((token) => (token[0] === '&' ? (['name', ...token.slice(1)] as Token) : token)) : parsed.tokens;
+  const rendered = writer.renderTokens(tokens as unknown as string[][], new Mustache.Context(view), undefined, template, { escape: escapes[escape] });
+  return rendered.length > MAX_RENDERED_CHARS ? rendered.slice(0, MAX_RENDERED_CHARS) : rendered;
 }
