@@ -84,9 +84,7 @@ export class SharedBusReading {
         }
         return true;
       }
-      if (from > this.next) return false;
-      const oldest = this.kept.length > 0 ? seqOf(this.kept[0]!) : this.next;
-      if (from < oldest) return false;
+      if (!this.holds(from)) return false;
       this.attach(
         member,
         this.kept.filter((message) => seqOf(message) >= from),
@@ -102,7 +100,11 @@ export class SharedBusReading {
 
   /** Whether a member needing `from` next would be let in now (see {@link join}); cheap, for a member reading on its own. */
   canJoin(from: number): boolean {
-    if (!this.reading) return true;
+    return !this.reading || this.holds(from);
+  }
+
+  /** Whether the running reading can hand a member every message from `from` on: a kept one, or the next to come. */
+  private holds(from: number): boolean {
     const oldest = this.kept.length > 0 ? seqOf(this.kept[0]!) : this.next;
     return from >= oldest && from <= this.next;
   }
