@@ -73,12 +73,17 @@ describe('rendering a template', () => {
   });
 });
 
+/** An engine on virtual time from T0, with a push source and a store in memory. */
+function engineOnVirtualTime() {
+  const scheduler = new EpochVirtualScheduler(T0, Number.MAX_SAFE_INTEGER);
+  const source = new PushSource();
+  const store = new MemoryStateStore();
+  return { scheduler, source, store, engine: new Engine({ scheduler, sources: [source], store, newId: () => 'id' }) };
+}
+
 describe('placeholders in notify and bot texts', () => {
   it('a notification says the values that fired it', () => {
-    const scheduler = new EpochVirtualScheduler(T0, Number.MAX_SAFE_INTEGER);
-    const source = new PushSource();
-    const store = new MemoryStateStore();
-    const engine = new Engine({ scheduler, sources: [source], store, newId: () => 'id' });
+    const { scheduler, source, store, engine } = engineOnVirtualTime();
     const conditions = { AND: [{ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '<', value: 50_000 }] };
     engine.add({ queryId: 'q', request: request(conditions, { message: '{{symbol}} {{value}} {{operator}} {{threshold}} at {{firedAt}}', title: '{{title}}: {{symbol}}' }), createdAt: T0 });
     source.push({ at: T0 + 1_000, source: 'price', symbol: 'BTC', price: 51_000 });
@@ -104,10 +109,7 @@ describe('placeholders in notify and bot texts', () => {
   });
 
   it('gives the last price of each symbol read, at the trigger, and the same after a restart finished its actions', () => {
-    const scheduler = new EpochVirtualScheduler(T0, Number.MAX_SAFE_INTEGER);
-    const source = new PushSource();
-    const store = new MemoryStateStore();
-    const engine = new Engine({ scheduler, sources: [source], store, newId: () => 'id' });
+    const { scheduler, source, store, engine } = engineOnVirtualTime();
     const conditions = { AND: [{ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '<', value: 50_000 }] };
     const actions = [
       { stepId: 'a', type: 'notify', params: { message: 'BTC {{price.BTC}}' } },
