@@ -1,4 +1,5 @@
 import {
+  type Candle,
   LexicalMatcher,
   parseDuration,
   type ConditionNode,
@@ -7,6 +8,7 @@ import {
   type Query,
   type SemanticMatcher,
 } from '@eql/core';
+import * as textbook from '../../packages/core/test/support/textbook-indicators.js';
 
 /**
  * A brute-force REFERENCE evaluator of EQL trigger instants, written from docs/semantics.md section 8
@@ -24,7 +26,11 @@ import {
  * `cron` once (a level from its time on) and every (a pulse at each of its instants); `llm` conditions
  * judged on recorded verdicts (the latest at or before each judging; judged at the creation, by a timer
  * right after it, then every period; with no verdict yet the condition does not hold).
- * Not covered (throws): `ta` indicators and `ta` live operands. Symbols are matched exactly (no folding
+ * `ta` conditions and live operands of the indicators of the second batch (wma ... ichimoku, on candles up
+ * to 1h, every parameter written out), computed on the closed candles of the ticks so far by their
+ * independent implementations (packages/core/test/support/textbook-indicators.ts).
+ * Not covered (throws): the first 14 `ta` methods (their textbook implementations live in
+ * packages/core/test/engine-series/indicators.test.ts). Symbols are matched exactly (no folding
  * of `BTC/USDT` into `BTC`), usernames without case.
  *
  * Model: the instants are every observation and every timer (holdFor expiry, cooldown end, cron, llm
@@ -76,7 +82,7 @@ export interface ReferenceResult {
 
 // ------------------------------------------------------------------ the compiled query
 
-type Method = 'current' | 'change' | 'high' | 'low' | 'volume';
+type Method = 'current' | 'change' | 'high' | 'low' | 'volume' | 'ta';
 type Comparison = '>' | '>=' | '<' | '<=' | '==' | '!=';
 type Operator = Comparison | 'crosses_above' | 'crosses_below';
 
@@ -84,6 +90,8 @@ interface SeriesSpec {
   symbol: string;
   method: Method;
   periodMs: number;
+  /** For `ta`: the indicator, its args (every parameter written out) and its candle length (periodMs). */
+  ta?: { method: string; args: Record<string, unknown>; key: string };
 }
 
 interface NodeBase {
@@ -164,7 +172,8 @@ function record(value: unknown, what: string): Record<string, unknown> {
 }
 
 function seriesSpec(source: unknown, method: unknown, args: unknown): SeriesSpec {
-  if (source !== 'price') throw new Error(`reference: source ${String(source)} is not covered (only price series)`);
+  if (source === 'ta') return taSpec(method, record(args, 'args'));
+  if (source !== 'price') throw new Error(`reference: source ${String(source)} is not covered (only price and ta series)`);
   const a = record(args, 'args');
   if (typeof a.symbol !== 'string') throw new Error('reference: symbol missing');
   switch (method) {
@@ -190,6 +199,7 @@ function compile(node: ConditionNode, counter: { next: number }): RefNode {
     return { kind: 'group', id, holdMs, op, members };
   }
   switch (raw.source) {
+    case 'ta':
     case 'price': {
       const operator = raw.operator as Operator;
       const value = raw.value;
@@ -283,7 +293,7 @@ export function referenceTriggers(query: Query, observations: readonly Observati
   // ---- series, recomputed from the raw history each time (cached by (series, prefix) only for speed)
   const seriesCache = new Map<string, number | undefined>();
   const seriesValue = (spec: SeriesSpec, prefix: number): number | undefined => {
-    const key = `${spec.symbol}|${spec.method}|${spec.periodMs}|${prefix}`;
+    const key = `${spec.symbol}|${spec.method}|${spec.periodMs}|${spec.ta?.key ?? ''}|${prefix}`;
     if (seriesCache.has(key)) return seriesCache.get(key);
     const ticks: PriceObservation[] = [];
     for (let k = 0; k < prefix; k += 1) {
@@ -611,6 +621,11 @@ function computeSeries(spec: SeriesSpec, ticks: readonly PriceObservation[]): nu
       for (const tick of ticks) if (tick.at <= now - spec.periodMs) reference = tick;
       return reference === undefined ? undefined : ((last.price - reference.price) / reference.price) * 100;
     }
+    case 'ta': {
+      const ta = spec.ta as NonNullable<SeriesSpec['ta']>;
+      const values = textbookSeries(ta.method, ta.args, closedCandles(ticks, spec.periodMs));
+      return values[values.length - 1];
+    }
     case 'high':
     case 'low':
     case 'volume': {
@@ -622,3 +637,104 @@ function computeSeries(spec: SeriesSpec, ticks: readonly PriceObservation[]): nu
     }
   }
 }
+
+// ------------------------------------------------------------------ ta series (docs/semantics.md, "Candles")
+
+const TIMEFRAMES_MS: Readonly<Record<string, number>> = { '1m': 60_000, '3m': 180_000, '5m': 300_000, '15m': 900_000, '30m': 1_800_000, '1h': 3_600_000 };
+
+/**
+ * A `ta` series: the indicators the reference computes (the second batch, from their independent
+ * implementations in packages/core/test/support/textbook-indicators.ts) on candles of up to 1h. Every
+ * parameter must be written out: the reference knows no defaults.
+ */
+function taSpec(method: unknown, args: Record<string, unknown>): SeriesSpec {
+  if (typeof method !== 'string' || !TEXTBOOK_METHODS.has(method)) throw new Error(`reference: ta method ${String(method)} is not covered`);
+  if (typeof args.symbol !== 'string') throw new Error('reference: symbol missing');
+  const frameMs = TIMEFRAMES_MS[String(args.timeframe)];
+  if (frameMs === undefined) throw new Error(`reference: timeframe ${String(args.timeframe)} is not covered`);
+  return { symbol: args.symbol, method: 'ta', periodMs: frameMs, ta: { method, args, key: `${method}${JSON.stringify(args)}` } };
+}
+
+/**
+ * The closed candles of a symbol after its ticks so far: ticks fall in buckets of `frameMs` counted from
+ * the epoch; a bucket's candle closes once a tick of a later bucket came, so the bucket of the last tick
+ * is still forming; buckets without ticks make no candle.
+ */
+function closedCandles(ticks: readonly PriceObservation[], frameMs: number): Candle[] {
+  const candles: Candle[] = [];
+  for (const tick of ticks) {
+    const start = Math.floor(tick.at / frameMs) * frameMs;
+    const volume = tick.volume !== undefined && Number.isFinite(tick.volume) && tick.volume > 0 ? tick.volume : 0;
+    const last = candles[candles.length - 1];
+    if (last !== undefined && last.start === start) {
+      candles[candles.length - 1] = { ...last, high: Math.max(last.high, tick.price), low: Math.min(last.low, tick.price), close: tick.price, volume: last.volume + volume };
+    } else {
+      candles.push({ start, open: tick.price, high: tick.price, low: tick.price, close: tick.price, volume });
+    }
+  }
+  return candles.slice(0, -1);
+}
+
+function numberArg(args: Record<string, unknown>, name: string): number {
+  const value = args[name];
+  if (typeof value !== 'number') throw new Error(`reference: ta parameter ${name} must be written out`);
+  return value;
+}
+
+const TEXTBOOK_METHODS: ReadonlySet<string> = new Set([
+  'wma', 'hma', 'dema', 'tema', 'vwap', 'supertrend', 'supertrend_direction', 'adx', 'plus_di', 'minus_di', 'psar', 'obv', 'mfi',
+  'stochrsi_k', 'stochrsi_d', 'keltner_upper', 'keltner_middle', 'keltner_lower', 'donchian_upper', 'donchian_middle', 'donchian_lower',
+  'ichimoku_conversion', 'ichimoku_base', 'ichimoku_span_a', 'ichimoku_span_b',
+]);
+
+/** The values of a ta method after each closed candle, from its independent implementation. */
+function textbookSeries(method: string, args: Record<string, unknown>, candles: readonly Candle[]): Array<number | undefined> {
+  const n = (name: string) => numberArg(args, name);
+  switch (method) {
+    case 'wma':
+      return textbook.wma(candles, n('period'));
+    case 'hma':
+      return textbook.hma(candles, n('period'));
+    case 'dema':
+      return textbook.dema(candles, n('period'));
+    case 'tema':
+      return textbook.tema(candles, n('period'));
+    case 'vwap':
+      return textbook.vwap(candles);
+    case 'supertrend':
+      return textbook.supertrend(candles, n('period'), n('multiplier')).supertrend;
+    case 'supertrend_direction':
+      return textbook.supertrend(candles, n('period'), n('multiplier')).direction;
+    case 'adx':
+      return textbook.dmi(candles, n('period'), n('smoothPeriod')).adx;
+    case 'plus_di':
+      return textbook.dmi(candles, n('period'), n('smoothPeriod')).plusDi;
+    case 'minus_di':
+      return textbook.dmi(candles, n('period'), n('smoothPeriod')).minusDi;
+    case 'psar':
+      return textbook.psar(candles, n('acceleration'), n('maxAcceleration'));
+    case 'obv':
+      return textbook.obv(candles, n('period'));
+    case 'mfi':
+      return textbook.mfi(candles, n('period'));
+    case 'stochrsi_k':
+      return textbook.stochRsi(candles, n('period'), n('smoothPeriod'), n('signalPeriod')).k;
+    case 'stochrsi_d':
+      return textbook.stochRsi(candles, n('period'), n('smoothPeriod'), n('signalPeriod')).d;
+    case 'keltner_upper':
+    case 'keltner_middle':
+    case 'keltner_lower':
+      return textbook.keltner(candles, n('period'), n('atrPeriod'), n('multiplier'))[method.slice('keltner_'.length) as 'upper' | 'middle' | 'lower'];
+    case 'donchian_upper':
+    case 'donchian_middle':
+    case 'donchian_lower':
+      return textbook.donchian(candles, n('period'))[method.slice('donchian_'.length) as 'upper' | 'middle' | 'lower'];
+    default: {
+      const cloud = textbook.ichimoku(candles, n('conversionPeriod'), n('basePeriod'), n('spanPeriod'), n('displacement'));
+      const line = { ichimoku_conversion: cloud.conversion, ichimoku_base: cloud.base, ichimoku_span_a: cloud.spanA, ichimoku_span_b: cloud.spanB }[method];
+      if (line === undefined) throw new Error(`reference: ta method ${method} is not covered`);
+      return line;
+    }
+  }
+}
+

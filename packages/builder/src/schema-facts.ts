@@ -1,9 +1,9 @@
 /**
  * Facts of the language read from the schema (the single source of truth): enums of sources,
  * methods, operators, timeframes, action types; and the indicator defaults documented in
- * docs/semantics.md (the schema states them only in descriptions).
+ * docs/semantics.md (the engine's catalogue: the schema states them only in descriptions).
  */
-import { eqlSchema } from '@eql/core';
+import { eqlSchema, familyOf, parametersOf, TA_METHODS } from '@eql/core';
 
 type Json = Record<string, unknown>;
 
@@ -34,23 +34,10 @@ export const ANALYSIS_TYPES: readonly string[] = enumAt('llmActionParams', 'prop
 /** LLM speeds. */
 export const LLM_SPEEDS: readonly string[] = enumAt('llmSpeed', 'enum');
 
-/** Window defaults of each indicator (docs/semantics.md, section 2). */
-export const INDICATOR_DEFAULTS: Readonly<Record<string, Readonly<Record<string, number>>>> = {
-  rsi: { period: 14 },
-  atr: { period: 14 },
-  willr: { period: 14 },
-  ema: { period: 20 },
-  sma: { period: 20 },
-  cci: { period: 20 },
-  macd_value: { fastPeriod: 12, slowPeriod: 26, signalPeriod: 9 },
-  macd_signal: { fastPeriod: 12, slowPeriod: 26, signalPeriod: 9 },
-  macd_histogram: { fastPeriod: 12, slowPeriod: 26, signalPeriod: 9 },
-  bbands_upper: { period: 20, stdDev: 2 },
-  bbands_middle: { period: 20, stdDev: 2 },
-  bbands_lower: { period: 20, stdDev: 2 },
-  stoch_k: { period: 14, signalPeriod: 3 },
-  stoch_d: { period: 14, signalPeriod: 3 },
-};
+/** Window defaults of each indicator (docs/semantics.md, section 2), from the engine's catalogue. */
+export const INDICATOR_DEFAULTS: Readonly<Record<string, Readonly<Record<string, number>>>> = Object.fromEntries(
+  TA_METHODS.map((method) => [method, Object.fromEntries(parametersOf(familyOf(method)).map(({ name, fallback }) => [name, fallback]))]),
+);
 
 /** Default candle timeframe of indicators. */
 export const DEFAULT_TIMEFRAME = '1h';

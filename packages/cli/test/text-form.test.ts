@@ -79,7 +79,7 @@ describe('eql validate, estimate and preview read the text form', () => {
     const { code, stdout } = await run(['validate', 'q.eql'], { 'q.eql': 'when all of\n  price of > 5\n  rsj of BTC > 1\nthen\n  notify "x" as x\n' });
     expect(code).toBe(1);
     expect(stdout).toBe(
-      "✗ q.eql is invalid: 2 syntax errors\n  error   2:12 expected a name after 'of', found '>' [syntax]\n  error   3:3 unknown measure 'rsj' (did you mean 'rsi'?); expected one of price, change, high, low, volume, rsi, ema, sma, atr, cci, willr, macd_value, macd_signal, macd_histogram, bbands_upper, bbands_middle, bbands_lower, stoch_k, stoch_d [syntax]\n",
+      "✗ q.eql is invalid: 2 syntax errors\n  error   2:12 expected a name after 'of', found '>' [syntax]\n  error   3:3 unknown measure 'rsj' (did you mean 'rsi'?); expected price, change, high, low, volume or one of 39 indicators such as rsi, ema, macd_value, bbands_upper, vwap or supertrend (completion lists them all) [syntax]\n",
     );
     const asJson = await run(['validate', 'q.eql', '--json'], { 'q.eql': 'when price of > 5 then notify "x" as x' });
     expect(JSON.parse(asJson.stdout)).toMatchObject({

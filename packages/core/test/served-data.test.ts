@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Engine, EpochVirtualScheduler, parseRecording, type QueryRequest, RecordingHistory, ReplaySource, TA_METHODS, validate } from '@eql/core';
+import { Engine, EpochVirtualScheduler, parseRecording, type QueryRequest, RecordingHistory, ReplaySource, TA_METHODS, type TaMethod, validate } from '@eql/core';
+import { smallIndicatorArgs } from './support/indicator-args.js';
 
 const NOW = Date.parse('2026-01-05T00:00:00Z');
 const request = (condition: Record<string, unknown>, expiresIn = '24h'): QueryRequest =>
@@ -84,9 +85,7 @@ describe('validation against what a host serves', () => {
           const since = NOW + sinceMinute * MINUTE;
           const at = since + ageMinutes * MINUTE;
           const taArgs: Record<string, unknown> = { symbol: 'SOL', timeframe };
-          if (method.startsWith('macd')) Object.assign(taArgs, { fastPeriod: period, slowPeriod: period + 3, signalPeriod: 3 });
-          else if (method.startsWith('stoch')) Object.assign(taArgs, { period, signalPeriod: 3 });
-          else Object.assign(taArgs, { period });
+          if (TA_METHODS.includes(method as never)) Object.assign(taArgs, smallIndicatorArgs(method as TaMethod, { period, fast: period, slow: period + 3, signal: 3 }));
           const series = TA_METHODS.includes(method as never) ? { source: 'ta', method, args: taArgs } : { source: 'price', method, args: { symbol: 'SOL', period: `${period * 10}m` } };
           const body = request({ ...series, operator: '>', value: -1e12 }, `${lifetimeMinutes}m`);
           const minutes = sinceMinute + ageMinutes + lifetimeMinutes + 1;

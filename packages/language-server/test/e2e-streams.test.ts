@@ -12,6 +12,7 @@ import type {
   TextEdit,
 } from 'vscode-languageserver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TA_METHODS } from '@eql/core';
 import { BAD_JSON, BAD_TEXT, INTENT_TEXT, SYNTAX_ERROR_TEXT, URIS, VALID_TEXT } from './support/documents.js';
 import { connectInMemory, rangeOf, type TestClient, withCursor } from './support/lsp-client.js';
 
@@ -137,7 +138,7 @@ describe('the language server over JSON-RPC streams', () => {
   describe('completion', () => {
     it('offers the methods of a source in JSON', async () => {
       const items = await completion('file:///c/methods.eql.json', 'eql-json', '{"query": {"conditions": {"AND": [{"source": "ta", "method": "|"}]}}}');
-      expect(items).toEqual(['rsi', 'ema', 'sma', 'atr', 'cci', 'willr', 'macd_value', 'macd_signal', 'macd_histogram', 'bbands_upper', 'bbands_middle', 'bbands_lower', 'stoch_k', 'stoch_d']);
+      expect(items).toEqual([...TA_METHODS]);
     });
 
     it('offers the arguments of a method, with types and docs', async () => {

@@ -1462,6 +1462,31 @@ export interface components {
         stepId: string;
         /** @description Market symbol: a ticker such as BTC, or a pair such as BTC/USDT or BTC/USDT:USDT. */
         symbol: string;
+        /** TaAdxArgs */
+        taAdxArgs: {
+            symbol: components["schemas"]["symbol"];
+            timeframe?: components["schemas"]["timeframe"];
+            /** @description Directional indicator length (default 14). */
+            period?: components["schemas"]["lookback"];
+            /** @description ADX smoothing length (default 14). */
+            smoothPeriod?: components["schemas"]["lookback"];
+            exchange?: components["schemas"]["exchangeId"];
+        };
+        /** TaAdxCondition */
+        taAdxCondition: {
+            /** @constant */
+            source: "ta";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "adx" | "plus_di" | "minus_di";
+            args: components["schemas"]["taAdxArgs"];
+            operator: components["schemas"]["operator"];
+            value: components["schemas"]["operand"];
+            holdFor?: components["schemas"]["holdFor"];
+            name?: components["schemas"]["conditionName"];
+        };
         /** TaBbandsArgs */
         taBbandsArgs: {
             symbol: components["schemas"]["symbol"];
@@ -1495,8 +1520,64 @@ export interface components {
              */
             source: "ta";
             /** @enum {unknown} */
-            method: "rsi" | "ema" | "sma" | "atr" | "cci" | "willr" | "macd_value" | "macd_signal" | "macd_histogram" | "bbands_upper" | "bbands_middle" | "bbands_lower" | "stoch_k" | "stoch_d";
-        } & (components["schemas"]["taPeriodCondition"] | components["schemas"]["taMacdCondition"] | components["schemas"]["taBbandsCondition"] | components["schemas"]["taStochCondition"]);
+            method: "rsi" | "ema" | "sma" | "atr" | "cci" | "willr" | "macd_value" | "macd_signal" | "macd_histogram" | "bbands_upper" | "bbands_middle" | "bbands_lower" | "stoch_k" | "stoch_d" | "wma" | "hma" | "dema" | "tema" | "vwap" | "supertrend" | "supertrend_direction" | "adx" | "plus_di" | "minus_di" | "psar" | "obv" | "mfi" | "stochrsi_k" | "stochrsi_d" | "keltner_upper" | "keltner_middle" | "keltner_lower" | "donchian_upper" | "donchian_middle" | "donchian_lower" | "ichimoku_conversion" | "ichimoku_base" | "ichimoku_span_a" | "ichimoku_span_b";
+        } & (components["schemas"]["taPeriodCondition"] | components["schemas"]["taMacdCondition"] | components["schemas"]["taBbandsCondition"] | components["schemas"]["taStochCondition"] | components["schemas"]["taVwapCondition"] | components["schemas"]["taSupertrendCondition"] | components["schemas"]["taAdxCondition"] | components["schemas"]["taPsarCondition"] | components["schemas"]["taStochRsiCondition"] | components["schemas"]["taKeltnerCondition"] | components["schemas"]["taIchimokuCondition"]);
+        /** TaIchimokuArgs */
+        taIchimokuArgs: {
+            symbol: components["schemas"]["symbol"];
+            timeframe?: components["schemas"]["timeframe"];
+            /** @description Conversion line (Tenkan-sen) window (default 9). */
+            conversionPeriod?: components["schemas"]["lookback"];
+            /** @description Base line (Kijun-sen) window (default 26). */
+            basePeriod?: components["schemas"]["lookback"];
+            /** @description Leading span B (Senkou span B) window (default 52). */
+            spanPeriod?: components["schemas"]["lookback"];
+            /** @description Candles the leading spans are drawn ahead (default 26): the cloud at a candle is the spans of displacement - 1 candles before. */
+            displacement?: components["schemas"]["lookback"];
+            exchange?: components["schemas"]["exchangeId"];
+        };
+        /** TaIchimokuCondition */
+        taIchimokuCondition: {
+            /** @constant */
+            source: "ta";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "ichimoku_conversion" | "ichimoku_base" | "ichimoku_span_a" | "ichimoku_span_b";
+            args: components["schemas"]["taIchimokuArgs"];
+            operator: components["schemas"]["operator"];
+            value: components["schemas"]["operand"];
+            holdFor?: components["schemas"]["holdFor"];
+            name?: components["schemas"]["conditionName"];
+        };
+        /** TaKeltnerArgs */
+        taKeltnerArgs: {
+            symbol: components["schemas"]["symbol"];
+            timeframe?: components["schemas"]["timeframe"];
+            /** @description Middle EMA length (default 20). */
+            period?: components["schemas"]["lookback"];
+            /** @description Average true range length (default 10). */
+            atrPeriod?: components["schemas"]["lookback"];
+            /** @description Band distance in average true ranges (default 2). */
+            multiplier?: number;
+            exchange?: components["schemas"]["exchangeId"];
+        };
+        /** TaKeltnerCondition */
+        taKeltnerCondition: {
+            /** @constant */
+            source: "ta";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "keltner_upper" | "keltner_middle" | "keltner_lower";
+            args: components["schemas"]["taKeltnerArgs"];
+            operator: components["schemas"]["operator"];
+            value: components["schemas"]["operand"];
+            holdFor?: components["schemas"]["holdFor"];
+            name?: components["schemas"]["conditionName"];
+        };
         /** TaMacdArgs */
         taMacdArgs: {
             symbol: components["schemas"]["symbol"];
@@ -1531,12 +1612,12 @@ export interface components {
              */
             source: "ta";
             /** @enum {unknown} */
-            method: "rsi" | "ema" | "sma" | "atr" | "cci" | "willr" | "macd_value" | "macd_signal" | "macd_histogram" | "bbands_upper" | "bbands_middle" | "bbands_lower" | "stoch_k" | "stoch_d";
+            method: "rsi" | "ema" | "sma" | "atr" | "cci" | "willr" | "macd_value" | "macd_signal" | "macd_histogram" | "bbands_upper" | "bbands_middle" | "bbands_lower" | "stoch_k" | "stoch_d" | "wma" | "hma" | "dema" | "tema" | "vwap" | "supertrend" | "supertrend_direction" | "adx" | "plus_di" | "minus_di" | "psar" | "obv" | "mfi" | "stochrsi_k" | "stochrsi_d" | "keltner_upper" | "keltner_middle" | "keltner_lower" | "donchian_upper" | "donchian_middle" | "donchian_lower" | "ichimoku_conversion" | "ichimoku_base" | "ichimoku_span_a" | "ichimoku_span_b";
         } & ({
             /** @constant */
             source: "ta";
             /** @enum {unknown} */
-            method: "rsi" | "ema" | "sma" | "atr" | "cci" | "willr";
+            method: "rsi" | "ema" | "sma" | "atr" | "cci" | "willr" | "wma" | "hma" | "dema" | "tema" | "obv" | "mfi" | "donchian_upper" | "donchian_middle" | "donchian_lower";
             args: components["schemas"]["taPeriodArgs"];
         } | {
             /** @constant */
@@ -1556,12 +1637,54 @@ export interface components {
             /** @enum {unknown} */
             method: "stoch_k" | "stoch_d";
             args: components["schemas"]["taStochArgs"];
+        } | {
+            /** @constant */
+            source: "ta";
+            /** @enum {unknown} */
+            method: "vwap";
+            args: components["schemas"]["taVwapArgs"];
+        } | {
+            /** @constant */
+            source: "ta";
+            /** @enum {unknown} */
+            method: "supertrend" | "supertrend_direction";
+            args: components["schemas"]["taSupertrendArgs"];
+        } | {
+            /** @constant */
+            source: "ta";
+            /** @enum {unknown} */
+            method: "adx" | "plus_di" | "minus_di";
+            args: components["schemas"]["taAdxArgs"];
+        } | {
+            /** @constant */
+            source: "ta";
+            /** @enum {unknown} */
+            method: "psar";
+            args: components["schemas"]["taPsarArgs"];
+        } | {
+            /** @constant */
+            source: "ta";
+            /** @enum {unknown} */
+            method: "stochrsi_k" | "stochrsi_d";
+            args: components["schemas"]["taStochRsiArgs"];
+        } | {
+            /** @constant */
+            source: "ta";
+            /** @enum {unknown} */
+            method: "keltner_upper" | "keltner_middle" | "keltner_lower";
+            args: components["schemas"]["taKeltnerArgs"];
+        } | {
+            /** @constant */
+            source: "ta";
+            /** @enum {unknown} */
+            method: "ichimoku_conversion" | "ichimoku_base" | "ichimoku_span_a" | "ichimoku_span_b";
+            args: components["schemas"]["taIchimokuArgs"];
         });
         /** TaPeriodArgs */
         taPeriodArgs: {
             symbol: components["schemas"]["symbol"];
             timeframe?: components["schemas"]["timeframe"];
-            /** @description Window length in candles (default 14 for rsi, atr, willr; 20 for ema, sma, cci). */
+            /** @description Window length in candles (default 14 for rsi, atr, willr, mfi; 20 for ema, sma, cci, wma, hma, dema, tema, obv and the Donchian channel). */
             period?: components["schemas"]["lookback"];
             exchange?: components["schemas"]["exchangeId"];
         };
@@ -1573,8 +1696,33 @@ export interface components {
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
-            method: "rsi" | "ema" | "sma" | "atr" | "cci" | "willr";
+            method: "rsi" | "ema" | "sma" | "atr" | "cci" | "willr" | "wma" | "hma" | "dema" | "tema" | "obv" | "mfi" | "donchian_upper" | "donchian_middle" | "donchian_lower";
             args: components["schemas"]["taPeriodArgs"];
+            operator: components["schemas"]["operator"];
+            value: components["schemas"]["operand"];
+            holdFor?: components["schemas"]["holdFor"];
+            name?: components["schemas"]["conditionName"];
+        };
+        /** TaPsarArgs */
+        taPsarArgs: {
+            symbol: components["schemas"]["symbol"];
+            timeframe?: components["schemas"]["timeframe"];
+            /** @description Start and step of the acceleration factor (default 0.02). */
+            acceleration?: number;
+            /** @description Largest acceleration factor (default 0.2). */
+            maxAcceleration?: number;
+            exchange?: components["schemas"]["exchangeId"];
+        };
+        /** TaPsarCondition */
+        taPsarCondition: {
+            /** @constant */
+            source: "ta";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "psar";
+            args: components["schemas"]["taPsarArgs"];
             operator: components["schemas"]["operator"];
             value: components["schemas"]["operand"];
             holdFor?: components["schemas"]["holdFor"];
@@ -1600,6 +1748,79 @@ export interface components {
              */
             method: "stoch_k" | "stoch_d";
             args: components["schemas"]["taStochArgs"];
+            operator: components["schemas"]["operator"];
+            value: components["schemas"]["operand"];
+            holdFor?: components["schemas"]["holdFor"];
+            name?: components["schemas"]["conditionName"];
+        };
+        /** TaStochRsiArgs */
+        taStochRsiArgs: {
+            symbol: components["schemas"]["symbol"];
+            timeframe?: components["schemas"]["timeframe"];
+            /** @description RSI length and stochastic window (default 14). */
+            period?: components["schemas"]["lookback"];
+            /** @description %K smoothing length (default 3). */
+            smoothPeriod?: components["schemas"]["lookback"];
+            /** @description %D smoothing length (default 3). */
+            signalPeriod?: components["schemas"]["lookback"];
+            exchange?: components["schemas"]["exchangeId"];
+        };
+        /** TaStochRsiCondition */
+        taStochRsiCondition: {
+            /** @constant */
+            source: "ta";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "stochrsi_k" | "stochrsi_d";
+            args: components["schemas"]["taStochRsiArgs"];
+            operator: components["schemas"]["operator"];
+            value: components["schemas"]["operand"];
+            holdFor?: components["schemas"]["holdFor"];
+            name?: components["schemas"]["conditionName"];
+        };
+        /** TaSupertrendArgs */
+        taSupertrendArgs: {
+            symbol: components["schemas"]["symbol"];
+            timeframe?: components["schemas"]["timeframe"];
+            /** @description Average true range length (default 10). */
+            period?: components["schemas"]["lookback"];
+            /** @description Band distance in average true ranges (default 3). */
+            multiplier?: number;
+            exchange?: components["schemas"]["exchangeId"];
+        };
+        /** TaSupertrendCondition */
+        taSupertrendCondition: {
+            /** @constant */
+            source: "ta";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "supertrend" | "supertrend_direction";
+            args: components["schemas"]["taSupertrendArgs"];
+            operator: components["schemas"]["operator"];
+            value: components["schemas"]["operand"];
+            holdFor?: components["schemas"]["holdFor"];
+            name?: components["schemas"]["conditionName"];
+        };
+        /** TaVwapArgs */
+        taVwapArgs: {
+            symbol: components["schemas"]["symbol"];
+            timeframe?: components["schemas"]["timeframe"];
+            exchange?: components["schemas"]["exchangeId"];
+        };
+        /** TaVwapCondition */
+        taVwapCondition: {
+            /** @constant */
+            source: "ta";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            method: "vwap";
+            args: components["schemas"]["taVwapArgs"];
             operator: components["schemas"]["operator"];
             value: components["schemas"]["operand"];
             holdFor?: components["schemas"]["holdFor"];

@@ -457,7 +457,7 @@ export const eqlSchema = deepFreeze({
           "$ref": "#/$defs/timeframe"
         },
         "period": {
-          "description": "Window length in candles (default 14 for rsi, atr, willr; 20 for ema, sma, cci).",
+          "description": "Window length in candles (default 14 for rsi, atr, willr, mfi; 20 for ema, sma, cci, wma, hma, dema, tema, obv and the Donchian channel).",
           "$ref": "#/$defs/lookback"
         },
         "exchange": {
@@ -545,6 +545,211 @@ export const eqlSchema = deepFreeze({
         },
         "signalPeriod": {
           "description": "%D smoothing length (default 3).",
+          "$ref": "#/$defs/lookback"
+        },
+        "exchange": {
+          "$ref": "#/$defs/exchangeId"
+        }
+      },
+      "required": [
+        "symbol"
+      ],
+      "additionalProperties": false
+    },
+    "taVwapArgs": {
+      "title": "TaVwapArgs",
+      "type": "object",
+      "properties": {
+        "symbol": {
+          "$ref": "#/$defs/symbol"
+        },
+        "timeframe": {
+          "$ref": "#/$defs/timeframe"
+        },
+        "exchange": {
+          "$ref": "#/$defs/exchangeId"
+        }
+      },
+      "required": [
+        "symbol"
+      ],
+      "additionalProperties": false
+    },
+    "taSupertrendArgs": {
+      "title": "TaSupertrendArgs",
+      "type": "object",
+      "properties": {
+        "symbol": {
+          "$ref": "#/$defs/symbol"
+        },
+        "timeframe": {
+          "$ref": "#/$defs/timeframe"
+        },
+        "period": {
+          "description": "Average true range length (default 10).",
+          "$ref": "#/$defs/lookback"
+        },
+        "multiplier": {
+          "description": "Band distance in average true ranges (default 3).",
+          "type": "number",
+          "exclusiveMinimum": 0,
+          "maximum": 100
+        },
+        "exchange": {
+          "$ref": "#/$defs/exchangeId"
+        }
+      },
+      "required": [
+        "symbol"
+      ],
+      "additionalProperties": false
+    },
+    "taAdxArgs": {
+      "title": "TaAdxArgs",
+      "type": "object",
+      "properties": {
+        "symbol": {
+          "$ref": "#/$defs/symbol"
+        },
+        "timeframe": {
+          "$ref": "#/$defs/timeframe"
+        },
+        "period": {
+          "description": "Directional indicator length (default 14).",
+          "$ref": "#/$defs/lookback"
+        },
+        "smoothPeriod": {
+          "description": "ADX smoothing length (default 14).",
+          "$ref": "#/$defs/lookback"
+        },
+        "exchange": {
+          "$ref": "#/$defs/exchangeId"
+        }
+      },
+      "required": [
+        "symbol"
+      ],
+      "additionalProperties": false
+    },
+    "taPsarArgs": {
+      "title": "TaPsarArgs",
+      "type": "object",
+      "properties": {
+        "symbol": {
+          "$ref": "#/$defs/symbol"
+        },
+        "timeframe": {
+          "$ref": "#/$defs/timeframe"
+        },
+        "acceleration": {
+          "description": "Start and step of the acceleration factor (default 0.02).",
+          "type": "number",
+          "exclusiveMinimum": 0,
+          "maximum": 1
+        },
+        "maxAcceleration": {
+          "description": "Largest acceleration factor (default 0.2).",
+          "type": "number",
+          "exclusiveMinimum": 0,
+          "maximum": 1
+        },
+        "exchange": {
+          "$ref": "#/$defs/exchangeId"
+        }
+      },
+      "required": [
+        "symbol"
+      ],
+      "additionalProperties": false
+    },
+    "taStochRsiArgs": {
+      "title": "TaStochRsiArgs",
+      "type": "object",
+      "properties": {
+        "symbol": {
+          "$ref": "#/$defs/symbol"
+        },
+        "timeframe": {
+          "$ref": "#/$defs/timeframe"
+        },
+        "period": {
+          "description": "RSI length and stochastic window (default 14).",
+          "$ref": "#/$defs/lookback"
+        },
+        "smoothPeriod": {
+          "description": "%K smoothing length (default 3).",
+          "$ref": "#/$defs/lookback"
+        },
+        "signalPeriod": {
+          "description": "%D smoothing length (default 3).",
+          "$ref": "#/$defs/lookback"
+        },
+        "exchange": {
+          "$ref": "#/$defs/exchangeId"
+        }
+      },
+      "required": [
+        "symbol"
+      ],
+      "additionalProperties": false
+    },
+    "taKeltnerArgs": {
+      "title": "TaKeltnerArgs",
+      "type": "object",
+      "properties": {
+        "symbol": {
+          "$ref": "#/$defs/symbol"
+        },
+        "timeframe": {
+          "$ref": "#/$defs/timeframe"
+        },
+        "period": {
+          "description": "Middle EMA length (default 20).",
+          "$ref": "#/$defs/lookback"
+        },
+        "atrPeriod": {
+          "description": "Average true range length (default 10).",
+          "$ref": "#/$defs/lookback"
+        },
+        "multiplier": {
+          "description": "Band distance in average true ranges (default 2).",
+          "type": "number",
+          "exclusiveMinimum": 0,
+          "maximum": 100
+        },
+        "exchange": {
+          "$ref": "#/$defs/exchangeId"
+        }
+      },
+      "required": [
+        "symbol"
+      ],
+      "additionalProperties": false
+    },
+    "taIchimokuArgs": {
+      "title": "TaIchimokuArgs",
+      "type": "object",
+      "properties": {
+        "symbol": {
+          "$ref": "#/$defs/symbol"
+        },
+        "timeframe": {
+          "$ref": "#/$defs/timeframe"
+        },
+        "conversionPeriod": {
+          "description": "Conversion line (Tenkan-sen) window (default 9).",
+          "$ref": "#/$defs/lookback"
+        },
+        "basePeriod": {
+          "description": "Base line (Kijun-sen) window (default 26).",
+          "$ref": "#/$defs/lookback"
+        },
+        "spanPeriod": {
+          "description": "Leading span B (Senkou span B) window (default 52).",
+          "$ref": "#/$defs/lookback"
+        },
+        "displacement": {
+          "description": "Candles the leading spans are drawn ahead (default 26): the cloud at a candle is the spans of displacement - 1 candles before.",
           "$ref": "#/$defs/lookback"
         },
         "exchange": {
@@ -671,7 +876,7 @@ export const eqlSchema = deepFreeze({
     },
     "taCondition": {
       "title": "TaCondition",
-      "tsType": "TaPeriodCondition | TaMacdCondition | TaBbandsCondition | TaStochCondition",
+      "tsType": "TaPeriodCondition | TaMacdCondition | TaBbandsCondition | TaStochCondition | TaVwapCondition | TaSupertrendCondition | TaAdxCondition | TaPsarCondition | TaStochRsiCondition | TaKeltnerCondition | TaIchimokuCondition",
       "type": "object",
       "properties": {
         "source": {
@@ -692,7 +897,32 @@ export const eqlSchema = deepFreeze({
             "bbands_middle",
             "bbands_lower",
             "stoch_k",
-            "stoch_d"
+            "stoch_d",
+            "wma",
+            "hma",
+            "dema",
+            "tema",
+            "vwap",
+            "supertrend",
+            "supertrend_direction",
+            "adx",
+            "plus_di",
+            "minus_di",
+            "psar",
+            "obv",
+            "mfi",
+            "stochrsi_k",
+            "stochrsi_d",
+            "keltner_upper",
+            "keltner_middle",
+            "keltner_lower",
+            "donchian_upper",
+            "donchian_middle",
+            "donchian_lower",
+            "ichimoku_conversion",
+            "ichimoku_base",
+            "ichimoku_span_a",
+            "ichimoku_span_b"
           ]
         }
       },
@@ -715,6 +945,27 @@ export const eqlSchema = deepFreeze({
         },
         {
           "$ref": "#/$defs/taStochCondition"
+        },
+        {
+          "$ref": "#/$defs/taVwapCondition"
+        },
+        {
+          "$ref": "#/$defs/taSupertrendCondition"
+        },
+        {
+          "$ref": "#/$defs/taAdxCondition"
+        },
+        {
+          "$ref": "#/$defs/taPsarCondition"
+        },
+        {
+          "$ref": "#/$defs/taStochRsiCondition"
+        },
+        {
+          "$ref": "#/$defs/taKeltnerCondition"
+        },
+        {
+          "$ref": "#/$defs/taIchimokuCondition"
         }
       ]
     },
@@ -732,7 +983,16 @@ export const eqlSchema = deepFreeze({
             "sma",
             "atr",
             "cci",
-            "willr"
+            "willr",
+            "wma",
+            "hma",
+            "dema",
+            "tema",
+            "obv",
+            "mfi",
+            "donchian_upper",
+            "donchian_middle",
+            "donchian_lower"
           ]
         },
         "args": {
@@ -853,6 +1113,274 @@ export const eqlSchema = deepFreeze({
         },
         "args": {
           "$ref": "#/$defs/taStochArgs"
+        },
+        "operator": {
+          "$ref": "#/$defs/operator"
+        },
+        "value": {
+          "$ref": "#/$defs/operand"
+        },
+        "holdFor": {
+          "$ref": "#/$defs/holdFor"
+        },
+        "name": {
+          "$ref": "#/$defs/conditionName"
+        }
+      },
+      "required": [
+        "source",
+        "method",
+        "args",
+        "operator",
+        "value"
+      ],
+      "additionalProperties": false
+    },
+    "taVwapCondition": {
+      "title": "TaVwapCondition",
+      "type": "object",
+      "properties": {
+        "source": {
+          "const": "ta"
+        },
+        "method": {
+          "enum": [
+            "vwap"
+          ]
+        },
+        "args": {
+          "$ref": "#/$defs/taVwapArgs"
+        },
+        "operator": {
+          "$ref": "#/$defs/operator"
+        },
+        "value": {
+          "$ref": "#/$defs/operand"
+        },
+        "holdFor": {
+          "$ref": "#/$defs/holdFor"
+        },
+        "name": {
+          "$ref": "#/$defs/conditionName"
+        }
+      },
+      "required": [
+        "source",
+        "method",
+        "args",
+        "operator",
+        "value"
+      ],
+      "additionalProperties": false
+    },
+    "taSupertrendCondition": {
+      "title": "TaSupertrendCondition",
+      "type": "object",
+      "properties": {
+        "source": {
+          "const": "ta"
+        },
+        "method": {
+          "enum": [
+            "supertrend",
+            "supertrend_direction"
+          ]
+        },
+        "args": {
+          "$ref": "#/$defs/taSupertrendArgs"
+        },
+        "operator": {
+          "$ref": "#/$defs/operator"
+        },
+        "value": {
+          "$ref": "#/$defs/operand"
+        },
+        "holdFor": {
+          "$ref": "#/$defs/holdFor"
+        },
+        "name": {
+          "$ref": "#/$defs/conditionName"
+        }
+      },
+      "required": [
+        "source",
+        "method",
+        "args",
+        "operator",
+        "value"
+      ],
+      "additionalProperties": false
+    },
+    "taAdxCondition": {
+      "title": "TaAdxCondition",
+      "type": "object",
+      "properties": {
+        "source": {
+          "const": "ta"
+        },
+        "method": {
+          "enum": [
+            "adx",
+            "plus_di",
+            "minus_di"
+          ]
+        },
+        "args": {
+          "$ref": "#/$defs/taAdxArgs"
+        },
+        "operator": {
+          "$ref": "#/$defs/operator"
+        },
+        "value": {
+          "$ref": "#/$defs/operand"
+        },
+        "holdFor": {
+          "$ref": "#/$defs/holdFor"
+        },
+        "name": {
+          "$ref": "#/$defs/conditionName"
+        }
+      },
+      "required": [
+        "source",
+        "method",
+        "args",
+        "operator",
+        "value"
+      ],
+      "additionalProperties": false
+    },
+    "taPsarCondition": {
+      "title": "TaPsarCondition",
+      "type": "object",
+      "properties": {
+        "source": {
+          "const": "ta"
+        },
+        "method": {
+          "enum": [
+            "psar"
+          ]
+        },
+        "args": {
+          "$ref": "#/$defs/taPsarArgs"
+        },
+        "operator": {
+          "$ref": "#/$defs/operator"
+        },
+        "value": {
+          "$ref": "#/$defs/operand"
+        },
+        "holdFor": {
+          "$ref": "#/$defs/holdFor"
+        },
+        "name": {
+          "$ref": "#/$defs/conditionName"
+        }
+      },
+      "required": [
+        "source",
+        "method",
+        "args",
+        "operator",
+        "value"
+      ],
+      "additionalProperties": false
+    },
+    "taStochRsiCondition": {
+      "title": "TaStochRsiCondition",
+      "type": "object",
+      "properties": {
+        "source": {
+          "const": "ta"
+        },
+        "method": {
+          "enum": [
+            "stochrsi_k",
+            "stochrsi_d"
+          ]
+        },
+        "args": {
+          "$ref": "#/$defs/taStochRsiArgs"
+        },
+        "operator": {
+          "$ref": "#/$defs/operator"
+        },
+        "value": {
+          "$ref": "#/$defs/operand"
+        },
+        "holdFor": {
+          "$ref": "#/$defs/holdFor"
+        },
+        "name": {
+          "$ref": "#/$defs/conditionName"
+        }
+      },
+      "required": [
+        "source",
+        "method",
+        "args",
+        "operator",
+        "value"
+      ],
+      "additionalProperties": false
+    },
+    "taKeltnerCondition": {
+      "title": "TaKeltnerCondition",
+      "type": "object",
+      "properties": {
+        "source": {
+          "const": "ta"
+        },
+        "method": {
+          "enum": [
+            "keltner_upper",
+            "keltner_middle",
+            "keltner_lower"
+          ]
+        },
+        "args": {
+          "$ref": "#/$defs/taKeltnerArgs"
+        },
+        "operator": {
+          "$ref": "#/$defs/operator"
+        },
+        "value": {
+          "$ref": "#/$defs/operand"
+        },
+        "holdFor": {
+          "$ref": "#/$defs/holdFor"
+        },
+        "name": {
+          "$ref": "#/$defs/conditionName"
+        }
+      },
+      "required": [
+        "source",
+        "method",
+        "args",
+        "operator",
+        "value"
+      ],
+      "additionalProperties": false
+    },
+    "taIchimokuCondition": {
+      "title": "TaIchimokuCondition",
+      "type": "object",
+      "properties": {
+        "source": {
+          "const": "ta"
+        },
+        "method": {
+          "enum": [
+            "ichimoku_conversion",
+            "ichimoku_base",
+            "ichimoku_span_a",
+            "ichimoku_span_b"
+          ]
+        },
+        "args": {
+          "$ref": "#/$defs/taIchimokuArgs"
         },
         "operator": {
           "$ref": "#/$defs/operator"
@@ -1306,7 +1834,32 @@ export const eqlSchema = deepFreeze({
             "bbands_middle",
             "bbands_lower",
             "stoch_k",
-            "stoch_d"
+            "stoch_d",
+            "wma",
+            "hma",
+            "dema",
+            "tema",
+            "vwap",
+            "supertrend",
+            "supertrend_direction",
+            "adx",
+            "plus_di",
+            "minus_di",
+            "psar",
+            "obv",
+            "mfi",
+            "stochrsi_k",
+            "stochrsi_d",
+            "keltner_upper",
+            "keltner_middle",
+            "keltner_lower",
+            "donchian_upper",
+            "donchian_middle",
+            "donchian_lower",
+            "ichimoku_conversion",
+            "ichimoku_base",
+            "ichimoku_span_a",
+            "ichimoku_span_b"
           ]
         }
       },
@@ -1332,7 +1885,16 @@ export const eqlSchema = deepFreeze({
                 "sma",
                 "atr",
                 "cci",
-                "willr"
+                "willr",
+                "wma",
+                "hma",
+                "dema",
+                "tema",
+                "obv",
+                "mfi",
+                "donchian_upper",
+                "donchian_middle",
+                "donchian_lower"
               ]
             },
             "args": {
@@ -1411,6 +1973,183 @@ export const eqlSchema = deepFreeze({
             },
             "args": {
               "$ref": "#/$defs/taStochArgs"
+            }
+          },
+          "required": [
+            "source",
+            "method",
+            "args"
+          ],
+          "additionalProperties": false
+        },
+        {
+          "title": "TaVwapOperand",
+          "description": "The session VWAP, read at the same instant.",
+          "type": "object",
+          "properties": {
+            "source": {
+              "const": "ta"
+            },
+            "method": {
+              "enum": [
+                "vwap"
+              ]
+            },
+            "args": {
+              "$ref": "#/$defs/taVwapArgs"
+            }
+          },
+          "required": [
+            "source",
+            "method",
+            "args"
+          ],
+          "additionalProperties": false
+        },
+        {
+          "title": "TaSupertrendOperand",
+          "description": "The Supertrend line or direction, read at the same instant.",
+          "type": "object",
+          "properties": {
+            "source": {
+              "const": "ta"
+            },
+            "method": {
+              "enum": [
+                "supertrend",
+                "supertrend_direction"
+              ]
+            },
+            "args": {
+              "$ref": "#/$defs/taSupertrendArgs"
+            }
+          },
+          "required": [
+            "source",
+            "method",
+            "args"
+          ],
+          "additionalProperties": false
+        },
+        {
+          "title": "TaAdxOperand",
+          "description": "ADX or a directional indicator (+DI, -DI), read at the same instant.",
+          "type": "object",
+          "properties": {
+            "source": {
+              "const": "ta"
+            },
+            "method": {
+              "enum": [
+                "adx",
+                "plus_di",
+                "minus_di"
+              ]
+            },
+            "args": {
+              "$ref": "#/$defs/taAdxArgs"
+            }
+          },
+          "required": [
+            "source",
+            "method",
+            "args"
+          ],
+          "additionalProperties": false
+        },
+        {
+          "title": "TaPsarOperand",
+          "description": "The parabolic SAR, read at the same instant.",
+          "type": "object",
+          "properties": {
+            "source": {
+              "const": "ta"
+            },
+            "method": {
+              "enum": [
+                "psar"
+              ]
+            },
+            "args": {
+              "$ref": "#/$defs/taPsarArgs"
+            }
+          },
+          "required": [
+            "source",
+            "method",
+            "args"
+          ],
+          "additionalProperties": false
+        },
+        {
+          "title": "TaStochRsiOperand",
+          "description": "Stochastic RSI %K or %D, read at the same instant.",
+          "type": "object",
+          "properties": {
+            "source": {
+              "const": "ta"
+            },
+            "method": {
+              "enum": [
+                "stochrsi_k",
+                "stochrsi_d"
+              ]
+            },
+            "args": {
+              "$ref": "#/$defs/taStochRsiArgs"
+            }
+          },
+          "required": [
+            "source",
+            "method",
+            "args"
+          ],
+          "additionalProperties": false
+        },
+        {
+          "title": "TaKeltnerOperand",
+          "description": "A Keltner channel line, read at the same instant.",
+          "type": "object",
+          "properties": {
+            "source": {
+              "const": "ta"
+            },
+            "method": {
+              "enum": [
+                "keltner_upper",
+                "keltner_middle",
+                "keltner_lower"
+              ]
+            },
+            "args": {
+              "$ref": "#/$defs/taKeltnerArgs"
+            }
+          },
+          "required": [
+            "source",
+            "method",
+            "args"
+          ],
+          "additionalProperties": false
+        },
+        {
+          "title": "TaIchimokuOperand",
+          "description": "An Ichimoku line (conversion, base, or the cloud spans as drawn at this candle), read at the same instant.",
+          "type": "object",
+          "properties": {
+            "source": {
+              "const": "ta"
+            },
+            "method": {
+              "enum": [
+                "ichimoku_conversion",
+                "ichimoku_base",
+                "ichimoku_span_a",
+                "ichimoku_span_b"
+              ]
+            },
+            "args": {
+              "$ref": "#/$defs/taIchimokuArgs"
             }
           },
           "required": [

@@ -121,7 +121,18 @@ export type PriceCondition = PriceCurrentCondition | PricePeriodCondition;
  * This interface was referenced by `QueryRequest`'s JSON-Schema
  * via the `definition` "taCondition".
  */
-export type TaCondition = TaPeriodCondition | TaMacdCondition | TaBbandsCondition | TaStochCondition;
+export type TaCondition =
+  | TaPeriodCondition
+  | TaMacdCondition
+  | TaBbandsCondition
+  | TaStochCondition
+  | TaVwapCondition
+  | TaSupertrendCondition
+  | TaAdxCondition
+  | TaPsarCondition
+  | TaStochRsiCondition
+  | TaKeltnerCondition
+  | TaIchimokuCondition;
 /**
  * fast (5 credits a call), expert (18 credits a call) or adaptive (fast, escalating to expert; estimated as expert).
  *
@@ -176,9 +187,45 @@ export type TaOperand = {
     | 'bbands_middle'
     | 'bbands_lower'
     | 'stoch_k'
-    | 'stoch_d';
+    | 'stoch_d'
+    | 'wma'
+    | 'hma'
+    | 'dema'
+    | 'tema'
+    | 'vwap'
+    | 'supertrend'
+    | 'supertrend_direction'
+    | 'adx'
+    | 'plus_di'
+    | 'minus_di'
+    | 'psar'
+    | 'obv'
+    | 'mfi'
+    | 'stochrsi_k'
+    | 'stochrsi_d'
+    | 'keltner_upper'
+    | 'keltner_middle'
+    | 'keltner_lower'
+    | 'donchian_upper'
+    | 'donchian_middle'
+    | 'donchian_lower'
+    | 'ichimoku_conversion'
+    | 'ichimoku_base'
+    | 'ichimoku_span_a'
+    | 'ichimoku_span_b';
 } & TaOperand1;
-export type TaOperand1 = TaPeriodOperand | TaMacdOperand | TaBbandsOperand | TaStochOperand;
+export type TaOperand1 =
+  | TaPeriodOperand
+  | TaMacdOperand
+  | TaBbandsOperand
+  | TaStochOperand
+  | TaVwapOperand
+  | TaSupertrendOperand
+  | TaAdxOperand
+  | TaPsarOperand
+  | TaStochRsiOperand
+  | TaKeltnerOperand
+  | TaIchimokuOperand;
 /**
  * Identifier of the step inside the query, unique among its actions.
  *
@@ -340,6 +387,97 @@ export interface TaStochArgs {
   exchange?: ExchangeId;
 }
 /**
+ * This interface was referenced by `QueryRequest`'s JSON-Schema
+ * via the `definition` "taVwapArgs".
+ */
+export interface TaVwapArgs {
+  symbol: Symbol;
+  timeframe?: Timeframe;
+  exchange?: ExchangeId;
+}
+/**
+ * This interface was referenced by `QueryRequest`'s JSON-Schema
+ * via the `definition` "taSupertrendArgs".
+ */
+export interface TaSupertrendArgs {
+  symbol: Symbol;
+  timeframe?: Timeframe;
+  period?: Lookback;
+  /**
+   * Band distance in average true ranges (default 3).
+   */
+  multiplier?: number;
+  exchange?: ExchangeId;
+}
+/**
+ * This interface was referenced by `QueryRequest`'s JSON-Schema
+ * via the `definition` "taAdxArgs".
+ */
+export interface TaAdxArgs {
+  symbol: Symbol;
+  timeframe?: Timeframe;
+  period?: Lookback;
+  smoothPeriod?: Lookback;
+  exchange?: ExchangeId;
+}
+/**
+ * This interface was referenced by `QueryRequest`'s JSON-Schema
+ * via the `definition` "taPsarArgs".
+ */
+export interface TaPsarArgs {
+  symbol: Symbol;
+  timeframe?: Timeframe;
+  /**
+   * Start and step of the acceleration factor (default 0.02).
+   */
+  acceleration?: number;
+  /**
+   * Largest acceleration factor (default 0.2).
+   */
+  maxAcceleration?: number;
+  exchange?: ExchangeId;
+}
+/**
+ * This interface was referenced by `QueryRequest`'s JSON-Schema
+ * via the `definition` "taStochRsiArgs".
+ */
+export interface TaStochRsiArgs {
+  symbol: Symbol;
+  timeframe?: Timeframe;
+  period?: Lookback;
+  smoothPeriod?: Lookback;
+  signalPeriod?: Lookback;
+  exchange?: ExchangeId;
+}
+/**
+ * This interface was referenced by `QueryRequest`'s JSON-Schema
+ * via the `definition` "taKeltnerArgs".
+ */
+export interface TaKeltnerArgs {
+  symbol: Symbol;
+  timeframe?: Timeframe;
+  period?: Lookback;
+  atrPeriod?: Lookback;
+  /**
+   * Band distance in average true ranges (default 2).
+   */
+  multiplier?: number;
+  exchange?: ExchangeId;
+}
+/**
+ * This interface was referenced by `QueryRequest`'s JSON-Schema
+ * via the `definition` "taIchimokuArgs".
+ */
+export interface TaIchimokuArgs {
+  symbol: Symbol;
+  timeframe?: Timeframe;
+  conversionPeriod?: Lookback;
+  basePeriod?: Lookback;
+  spanPeriod?: Lookback;
+  displacement?: Lookback;
+  exchange?: ExchangeId;
+}
+/**
  * The last traded price.
  *
  * This interface was referenced by `QueryRequest`'s JSON-Schema
@@ -375,7 +513,22 @@ export interface PricePeriodCondition {
  */
 export interface TaPeriodCondition {
   source: 'ta';
-  method: 'rsi' | 'ema' | 'sma' | 'atr' | 'cci' | 'willr';
+  method:
+    | 'rsi'
+    | 'ema'
+    | 'sma'
+    | 'atr'
+    | 'cci'
+    | 'willr'
+    | 'wma'
+    | 'hma'
+    | 'dema'
+    | 'tema'
+    | 'obv'
+    | 'mfi'
+    | 'donchian_upper'
+    | 'donchian_middle'
+    | 'donchian_lower';
   args: TaPeriodArgs;
   operator: Operator;
   value: Operand;
@@ -416,6 +569,97 @@ export interface TaStochCondition {
   source: 'ta';
   method: 'stoch_k' | 'stoch_d';
   args: TaStochArgs;
+  operator: Operator;
+  value: Operand;
+  holdFor?: Duration;
+  name?: ConditionName;
+}
+/**
+ * This interface was referenced by `QueryRequest`'s JSON-Schema
+ * via the `definition` "taVwapCondition".
+ */
+export interface TaVwapCondition {
+  source: 'ta';
+  method: 'vwap';
+  args: TaVwapArgs;
+  operator: Operator;
+  value: Operand;
+  holdFor?: Duration;
+  name?: ConditionName;
+}
+/**
+ * This interface was referenced by `QueryRequest`'s JSON-Schema
+ * via the `definition` "taSupertrendCondition".
+ */
+export interface TaSupertrendCondition {
+  source: 'ta';
+  method: 'supertrend' | 'supertrend_direction';
+  args: TaSupertrendArgs;
+  operator: Operator;
+  value: Operand;
+  holdFor?: Duration;
+  name?: ConditionName;
+}
+/**
+ * This interface was referenced by `QueryRequest`'s JSON-Schema
+ * via the `definition` "taAdxCondition".
+ */
+export interface TaAdxCondition {
+  source: 'ta';
+  method: 'adx' | 'plus_di' | 'minus_di';
+  args: TaAdxArgs;
+  operator: Operator;
+  value: Operand;
+  holdFor?: Duration;
+  name?: ConditionName;
+}
+/**
+ * This interface was referenced by `QueryRequest`'s JSON-Schema
+ * via the `definition` "taPsarCondition".
+ */
+export interface TaPsarCondition {
+  source: 'ta';
+  method: 'psar';
+  args: TaPsarArgs;
+  operator: Operator;
+  value: Operand;
+  holdFor?: Duration;
+  name?: ConditionName;
+}
+/**
+ * This interface was referenced by `QueryRequest`'s JSON-Schema
+ * via the `definition` "taStochRsiCondition".
+ */
+export interface TaStochRsiCondition {
+  source: 'ta';
+  method: 'stochrsi_k' | 'stochrsi_d';
+  args: TaStochRsiArgs;
+  operator: Operator;
+  value: Operand;
+  holdFor?: Duration;
+  name?: ConditionName;
+}
+/**
+ * This interface was referenced by `QueryRequest`'s JSON-Schema
+ * via the `definition` "taKeltnerCondition".
+ */
+export interface TaKeltnerCondition {
+  source: 'ta';
+  method: 'keltner_upper' | 'keltner_middle' | 'keltner_lower';
+  args: TaKeltnerArgs;
+  operator: Operator;
+  value: Operand;
+  holdFor?: Duration;
+  name?: ConditionName;
+}
+/**
+ * This interface was referenced by `QueryRequest`'s JSON-Schema
+ * via the `definition` "taIchimokuCondition".
+ */
+export interface TaIchimokuCondition {
+  source: 'ta';
+  method: 'ichimoku_conversion' | 'ichimoku_base' | 'ichimoku_span_a' | 'ichimoku_span_b';
+  args: TaIchimokuArgs;
   operator: Operator;
   value: Operand;
   holdFor?: Duration;
@@ -540,7 +784,22 @@ export interface PricePeriodOperand {
 }
 export interface TaPeriodOperand {
   source: 'ta';
-  method: 'rsi' | 'ema' | 'sma' | 'atr' | 'cci' | 'willr';
+  method:
+    | 'rsi'
+    | 'ema'
+    | 'sma'
+    | 'atr'
+    | 'cci'
+    | 'willr'
+    | 'wma'
+    | 'hma'
+    | 'dema'
+    | 'tema'
+    | 'obv'
+    | 'mfi'
+    | 'donchian_upper'
+    | 'donchian_middle'
+    | 'donchian_lower';
   args: TaPeriodArgs;
 }
 export interface TaMacdOperand {
@@ -557,6 +816,62 @@ export interface TaStochOperand {
   source: 'ta';
   method: 'stoch_k' | 'stoch_d';
   args: TaStochArgs;
+}
+/**
+ * The session VWAP, read at the same instant.
+ */
+export interface TaVwapOperand {
+  source: 'ta';
+  method: 'vwap';
+  args: TaVwapArgs;
+}
+/**
+ * The Supertrend line or direction, read at the same instant.
+ */
+export interface TaSupertrendOperand {
+  source: 'ta';
+  method: 'supertrend' | 'supertrend_direction';
+  args: TaSupertrendArgs;
+}
+/**
+ * ADX or a directional indicator (+DI, -DI), read at the same instant.
+ */
+export interface TaAdxOperand {
+  source: 'ta';
+  method: 'adx' | 'plus_di' | 'minus_di';
+  args: TaAdxArgs;
+}
+/**
+ * The parabolic SAR, read at the same instant.
+ */
+export interface TaPsarOperand {
+  source: 'ta';
+  method: 'psar';
+  args: TaPsarArgs;
+}
+/**
+ * Stochastic RSI %K or %D, read at the same instant.
+ */
+export interface TaStochRsiOperand {
+  source: 'ta';
+  method: 'stochrsi_k' | 'stochrsi_d';
+  args: TaStochRsiArgs;
+}
+/**
+ * A Keltner channel line, read at the same instant.
+ */
+export interface TaKeltnerOperand {
+  source: 'ta';
+  method: 'keltner_upper' | 'keltner_middle' | 'keltner_lower';
+  args: TaKeltnerArgs;
+}
+/**
+ * An Ichimoku line (conversion, base, or the cloud spans as drawn at this candle), read at the same instant.
+ */
+export interface TaIchimokuOperand {
+  source: 'ta';
+  method: 'ichimoku_conversion' | 'ichimoku_base' | 'ichimoku_span_a' | 'ichimoku_span_b';
+  args: TaIchimokuArgs;
 }
 /**
  * This interface was referenced by `QueryRequest`'s JSON-Schema

@@ -82,6 +82,9 @@ function buildCondition(context: BuildContext, node: CstNode, pointer: string): 
   return condition;
 }
 
+/** What a measure can be, for an unknown one: the price words, then the indicators (too many to list). */
+const MEASURE_HINT = `price, change, high, low, volume or one of ${[...MEASURES.values()].filter((series) => series.source === 'ta').length} indicators such as rsi, ema, macd_value, bbands_upper, vwap or supertrend (completion lists them all)`;
+
 /** `<measure> of <symbol> [over <period>] [(options)]` into source, method and args. */
 function buildSubject(context: BuildContext, node: CstNode | undefined, target: JsonObject, pointer: string): boolean {
   const measure = token(node, 'measure');
@@ -90,7 +93,7 @@ function buildSubject(context: BuildContext, node: CstNode | undefined, target: 
   if (series === undefined) {
     const near = nearestMeasure(measure.image);
     context.error(
-      `unknown measure '${measure.image}'${near ? ` (did you mean '${near}'?)` : ''}; expected one of ${[...MEASURES.keys()].join(', ')}`,
+      `unknown measure '${measure.image}'${near ? ` (did you mean '${near}'?)` : ''}; expected ${MEASURE_HINT}`,
       spanOf(measure),
       near ? { title: `Change '${measure.image}' to '${near}'`, text: near } : undefined,
     );

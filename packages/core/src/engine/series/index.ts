@@ -5,17 +5,16 @@
  */
 export { bucketStartOf, CandleBuilder, candlesFromTicks, firstBucketStartFrom, TIMEFRAME_MS, isTimeframe, timeframeMs, WEEK_ANCHOR_MS, type Candle } from './candles.js';
 export { PriceWindow, type Tick } from './windows.js';
-export { CONVERGENCE_TOLERANCE, convergenceCandles, lookbackMs, RSI_MOVE_CONTRACTION } from './lookback.js';
+export { CONVERGENCE_TOLERANCE, convergenceCandles, lookbackMs, RSI_MOVE_CONTRACTION, STOCH_RSI_LEAST_RANGE } from './lookback.js';
 export {
   DEFAULT_TIMEFRAME,
   TA_METHODS,
-  createIndicator,
-  createIndicatorFamily,
   familyKey,
   familyOf,
   indicatorKey,
   isTaMethod,
   methodsOf,
+  parametersOf,
   resolveIndicator,
   resolveTimeframe,
   warmupCandles,
@@ -32,3 +31,4 @@ export {
   type TaArgs,
   type TaMethod,
 } from './indicators.js';
+export { createIndicator, createIndicatorFamily } from './indicator-family.js';

@@ -1,101 +1,90 @@
-import { ATR, BollingerBands, CCI, EMA, MACD, RSI, SMA, StochasticOscillator, WilliamsR } from 'trading-signals';
 import { type Timeframe } from '../../generated/eql-types.js';
 import { type Candle, isTimeframe } from './candles.js';
 
 /**
- * The indicators of `ta` conditions, computed on closed candles with the `trading-signals` library.
+ * The indicators of `ta` conditions, computed on closed candles (with the `trading-signals` library, see
+ * `indicator-family.ts`): what each method is, its parameters and defaults, and when it has a value.
  *
  * **Families and sharing.** Several methods are outputs of one computation: `macd_value`, `macd_signal`
- * and `macd_histogram` come from one MACD; the three Bollinger bands from one BollingerBands; `stoch_k`
- * and `stoch_d` from one StochasticOscillator. A method belongs to a *family* (`familyOf`), and a family
- * with resolved parameters (defaults applied) is one computation. `indicatorKey(method, args)` names it
- * (`macd(12,26,9)`, `rsi(14)`, `bbands(20,2)`), so every condition and live operand with the same key,
- * on the same candle series (symbol, exchange, timeframe: the caller scopes the key by those), can read
- * one shared instance: `createIndicatorFamily(family, params)` gives all the outputs of the family after
- * each closed candle, and `createIndicator(method, args)` is the single-output convenience over it.
+ * and `macd_histogram` come from one MACD; the three Bollinger bands from one BollingerBands; `adx`,
+ * `plus_di` and `minus_di` from one directional movement system. A method belongs to a *family*
+ * (`familyOf`), and a family with resolved parameters (defaults applied) is one computation.
+ * `indicatorKey(method, args)` names it (`macd(12,26,9)`, `rsi(14)`, `bbands(20,2)`), so every condition
+ * and live operand with the same key, on the same candle series (symbol, exchange, timeframe: the caller
+ * scopes the key by those), can read one shared instance: `createIndicatorFamily(family, params)` (indicator-family.ts) gives all
+ * the outputs of the family after each closed candle, and `createIndicator(method, args)` is the
+ * single-output convenience over it.
  *
  * **Stability.** A value is reported (not undefined) once the indicator is defined on the candles seen
- * so far; `warmupCandles` tells after how many closed candles that happens.
- *
- * **Definitions** (where the library picks one convention among several; the tests check each against
- * an independent textbook implementation):
- * - `ema`: the EMA with weight 2/(period+1) is seeded with the first close (as TradingView's `ta.ema`),
- *   not with the SMA of the first `period` closes (as StockCharts and TA-Lib); it is reported from the
- *   `period`-th candle on. The two conventions converge geometrically, by a factor (period-1)/(period+1)
- *   per candle.
- * - `macd_*`: the fast and slow EMAs are those EMAs (first-close seeds); `macd_value` is reported from
- *   candle `slowPeriod`, when the signal EMA (seeded with the first MACD value) starts; `macd_signal`
- *   and `macd_histogram` once the signal EMA has `signalPeriod` values (candle slowPeriod+signalPeriod-1,
- *   the same first candle as TA-Lib).
- * - `rsi`, `atr`: Wilder smoothing seeded with the simple mean of the first `period` gains/losses or
- *   true ranges (the textbook). The first true range is high - low. RSI is 100 when the average loss is
- *   0, including a flat series (the library's and TradingView's convention; the textbook leaves 0/0 open).
- * - `cci`: typical price (H+L+C)/3, its SMA and mean absolute deviation, constant 0.015. When the mean
- *   deviation is 0 (all typical prices equal) the textbook 0/0 is reported as 0 (the price is at its mean).
- * - `bbands_*`: SMA ± stdDev × population standard deviation (divide by n, as Bollinger specifies).
- * - `willr`: -100 × (highest high - close) / (highest high - lowest low); -100 on a zero range.
- * - `stoch_k`: fast %K = 100 × (close - lowest low) / (highest high - lowest low) over `period` candles
- *   (0 on a zero range); `stoch_d` its SMA over `signalPeriod`. Both are reported together, from candle
- *   period+signalPeriod-1 (the library's output, and TA-Lib's STOCHF convention).
+ * so far; `warmupCandles` tells after how many closed candles that happens. The definitions (where a
+ * library or a chart picks one convention among several) are written in `indicator-family.ts` and in
+ * docs/semantics.md, section 2; the tests check each against an independent implementation.
  */
 
-/** The `ta` methods of the language (docs/semantics.md section 2). */
-export const TA_METHODS = [
-  'rsi',
-  'ema',
-  'sma',
-  'atr',
-  'cci',
-  'willr',
-  'macd_value',
-  'macd_signal',
-  'macd_histogram',
-  'bbands_upper',
-  'bbands_middle',
-  'bbands_lower',
-  'stoch_k',
-  'stoch_d',
-] as const;
+/** How a parameter is read: a whole number of candles, or a positive number. */
+type ParamKind = 'whole' | 'positive';
 
-/** A `ta` method of the language, such as `rsi` or `macd_signal`. */
-export type TaMethod = (typeof TA_METHODS)[number];
+interface ParamRule {
+  readonly fallback: number;
+  readonly kind: ParamKind;
+}
+
+const whole = (fallback: number): ParamRule => ({ fallback, kind: 'whole' });
+const positive = (fallback: number): ParamRule => ({ fallback, kind: 'positive' });
+
+/**
+ * Every family: the methods it computes and its parameters with their defaults, in the order of the
+ * family's key (`macd(12,26,9)`). Defaults follow the charts traders compare with (TradingView's).
+ */
+const FAMILIES = {
+  rsi: { methods: ['rsi'], params: { period: whole(14) } },
+  ema: { methods: ['ema'], params: { period: whole(20) } },
+  sma: { methods: ['sma'], params: { period: whole(20) } },
+  atr: { methods: ['atr'], params: { period: whole(14) } },
+  cci: { methods: ['cci'], params: { period: whole(20) } },
+  willr: { methods: ['willr'], params: { period: whole(14) } },
+  macd: { methods: ['macd_value', 'macd_signal', 'macd_histogram'], params: { fastPeriod: whole(12), slowPeriod: whole(26), signalPeriod: whole(9) } },
+  bbands: { methods: ['bbands_upper', 'bbands_middle', 'bbands_lower'], params: { period: whole(20), stdDev: positive(2) } },
+  stoch: { methods: ['stoch_k', 'stoch_d'], params: { period: whole(14), signalPeriod: whole(3) } },
+  wma: { methods: ['wma'], params: { period: whole(20) } },
+  hma: { methods: ['hma'], params: { period: whole(20) } },
+  dema: { methods: ['dema'], params: { period: whole(20) } },
+  tema: { methods: ['tema'], params: { period: whole(20) } },
+  vwap: { methods: ['vwap'], params: {} },
+  supertrend: { methods: ['supertrend', 'supertrend_direction'], params: { period: whole(10), multiplier: positive(3) } },
+  adx: { methods: ['adx', 'plus_di', 'minus_di'], params: { period: whole(14), smoothPeriod: whole(14) } },
+  psar: { methods: ['psar'], params: { acceleration: positive(0.02), maxAcceleration: positive(0.2) } },
+  obv: { methods: ['obv'], params: { period: whole(20) } },
+  mfi: { methods: ['mfi'], params: { period: whole(14) } },
+  stochrsi: { methods: ['stochrsi_k', 'stochrsi_d'], params: { period: whole(14), smoothPeriod: whole(3), signalPeriod: whole(3) } },
+  keltner: { methods: ['keltner_upper', 'keltner_middle', 'keltner_lower'], params: { period: whole(20), atrPeriod: whole(10), multiplier: positive(2) } },
+  donchian: { methods: ['donchian_upper', 'donchian_middle', 'donchian_lower'], params: { period: whole(20) } },
+  ichimoku: {
+    methods: ['ichimoku_conversion', 'ichimoku_base', 'ichimoku_span_a', 'ichimoku_span_b'],
+    params: { conversionPeriod: whole(9), basePeriod: whole(26), spanPeriod: whole(52), displacement: whole(26) },
+  },
+} as const satisfies Record<string, { methods: readonly string[]; params: Readonly<Record<string, ParamRule>> }>;
 
 /** One computation of the library, serving one or more methods. */
-export type IndicatorFamily = 'rsi' | 'ema' | 'sma' | 'atr' | 'cci' | 'willr' | 'macd' | 'bbands' | 'stoch';
+export type IndicatorFamily = keyof typeof FAMILIES;
 
-/** The parameter of the single-period indicators (rsi, ema, sma, atr, cci, willr): the number of candles. */
-export interface PeriodParams {
-  period: number;
-}
+/** A `ta` method of the language, such as `rsi` or `macd_signal`. */
+export type TaMethod = (typeof FAMILIES)[IndicatorFamily]['methods'][number];
+
+/** The `ta` methods of the language (docs/semantics.md section 2), family by family. */
+export const TA_METHODS: readonly TaMethod[] = Object.values(FAMILIES).flatMap((family): readonly TaMethod[] => family.methods);
+
+/** The resolved parameters of each family: every parameter of its catalogue entry, defaults applied. */
+export type FamilyParams = { [F in IndicatorFamily]: { [P in keyof (typeof FAMILIES)[F]['params']]: number } };
+
+/** The parameter of the single-period indicators (rsi, ema, sma, atr, cci, willr, ...): the number of candles. */
+export type PeriodParams = FamilyParams['rsi'];
 /** MACD parameters: the fast and slow EMA periods and the period of the signal line. */
-export interface MacdParams {
-  fastPeriod: number;
-  slowPeriod: number;
-  signalPeriod: number;
-}
+export type MacdParams = FamilyParams['macd'];
 /** Bollinger Bands parameters: the period of the middle band and the band width in standard deviations. */
-export interface BbandsParams {
-  period: number;
-  stdDev: number;
-}
+export type BbandsParams = FamilyParams['bbands'];
 /** Stochastic oscillator parameters: the period of %K and the period of its %D signal line. */
-export interface StochParams {
-  period: number;
-  signalPeriod: number;
-}
-
-/** The resolved parameters of each family. */
-export interface FamilyParams {
-  rsi: PeriodParams;
-  ema: PeriodParams;
-  sma: PeriodParams;
-  atr: PeriodParams;
-  cci: PeriodParams;
-  willr: PeriodParams;
-  macd: MacdParams;
-  bbands: BbandsParams;
-  stoch: StochParams;
-}
+export type StochParams = FamilyParams['stoch'];
 
 /** A family with its resolved parameters: the unit of sharing. */
 export type FamilySpec = { [F in IndicatorFamily]: { family: F; params: FamilyParams[F] } }[IndicatorFamily];
@@ -112,7 +101,16 @@ export interface TaArgs {
   readonly fastPeriod?: unknown;
   readonly slowPeriod?: unknown;
   readonly signalPeriod?: unknown;
+  readonly smoothPeriod?: unknown;
+  readonly atrPeriod?: unknown;
   readonly stdDev?: unknown;
+  readonly multiplier?: unknown;
+  readonly acceleration?: unknown;
+  readonly maxAcceleration?: unknown;
+  readonly conversionPeriod?: unknown;
+  readonly basePeriod?: unknown;
+  readonly spanPeriod?: unknown;
+  readonly displacement?: unknown;
 }
 
 /** The outputs of a family after a candle, by method; a method missing or undefined is not stable yet. */
@@ -141,75 +139,43 @@ export interface Indicator {
 /** The default candle timeframe of `ta` conditions. */
 export const DEFAULT_TIMEFRAME: Timeframe = '1h';
 
-const FAMILY_OF: Readonly<Record<TaMethod, IndicatorFamily>> = {
-  rsi: 'rsi',
-  ema: 'ema',
-  sma: 'sma',
-  atr: 'atr',
-  cci: 'cci',
-  willr: 'willr',
-  macd_value: 'macd',
-  macd_signal: 'macd',
-  macd_histogram: 'macd',
-  bbands_upper: 'bbands',
-  bbands_middle: 'bbands',
-  bbands_lower: 'bbands',
-  stoch_k: 'stoch',
-  stoch_d: 'stoch',
-};
-
-const DEFAULT_PERIOD: Readonly<Record<'rsi' | 'ema' | 'sma' | 'atr' | 'cci' | 'willr', number>> = {
-  rsi: 14,
-  atr: 14,
-  willr: 14,
-  ema: 20,
-  sma: 20,
-  cci: 20,
-};
+const FAMILY_OF: ReadonlyMap<string, IndicatorFamily> = new Map(
+  (Object.keys(FAMILIES) as IndicatorFamily[]).flatMap((family) => FAMILIES[family].methods.map((method): [string, IndicatorFamily] => [method, family])),
+);
 
 /** Whether `method` is a `ta` method. */
 export function isTaMethod(method: string): method is TaMethod {
-  return Object.hasOwn(FAMILY_OF, method);
+  return FAMILY_OF.has(method);
 }
 
 /** The family computing a method: `familyOf('macd_signal') === 'macd'`. */
 export function familyOf(method: TaMethod): IndicatorFamily {
-  return FAMILY_OF[method];
+  return FAMILY_OF.get(method) as IndicatorFamily;
 }
 
 /** The methods a family computes, in the order of `TA_METHODS`. */
 export function methodsOf(family: IndicatorFamily): readonly TaMethod[] {
-  return TA_METHODS.filter((method) => FAMILY_OF[method] === family);
+  return FAMILIES[family].methods;
+}
+
+/** The parameters a family reads, in the order of its key, with their defaults. */
+export function parametersOf(family: IndicatorFamily): ReadonlyArray<{ name: string; fallback: number }> {
+  return Object.entries(FAMILIES[family].params as Readonly<Record<string, ParamRule>>).map(([name, rule]) => ({ name, fallback: rule.fallback }));
 }
 
 /**
  * The family and resolved parameters of a method with its args (defaults of docs/semantics.md
  * section 2 applied). Throws a RangeError for an unknown method or a parameter that is not a positive
- * whole number (`stdDev`: a positive finite number): the validator refuses those first.
+ * whole number (for a `positive` one: a positive finite number): the validator refuses those first.
  */
 export function resolveIndicator(method: string, args: TaArgs = {}): FamilySpec {
-  if (!isTaMethod(method)) throw new RangeError(`unknown ta method: ${JSON.stringify(method)}`);
-  const family = FAMILY_OF[method];
-  switch (family) {
-    case 'macd':
-      return {
-        family,
-        params: {
-          fastPeriod: whole(args.fastPeriod, 12, 'fastPeriod'),
-          slowPeriod: whole(args.slowPeriod, 26, 'slowPeriod'),
-          signalPeriod: whole(args.signalPeriod, 9, 'signalPeriod'),
-        },
-      };
-    case 'bbands':
-      return { family, params: { period: whole(args.period, 20, 'period'), stdDev: positive(args.stdDev, 2, 'stdDev') } };
-    case 'stoch':
-      return {
-        family,
-        params: { period: whole(args.period, 14, 'period'), signalPeriod: whole(args.signalPeriod, 3, 'signalPeriod') },
-      };
-    default:
-      return { family, params: { period: whole(args.period, DEFAULT_PERIOD[family], 'period') } };
+  const family = FAMILY_OF.get(method);
+  if (family === undefined) throw new RangeError(`unknown ta method: ${JSON.stringify(method)}`);
+  const params: Record<string, number> = {};
+  for (const [name, rule] of Object.entries(FAMILIES[family].params as Readonly<Record<string, ParamRule>>)) {
+    params[name] = readParam((args as Readonly<Record<string, unknown>>)[name], rule, name);
   }
+  return { family, params } as FamilySpec;
 }
 
 /** The candle timeframe of a `ta` condition: `args.timeframe`, or `1h`. */
@@ -222,18 +188,9 @@ export function resolveTimeframe(args: TaArgs = {}): Timeframe {
   return timeframe;
 }
 
-/** The stable text key of a family spec: `rsi(14)`, `macd(12,26,9)`, `bbands(20,2)`, `stoch(14,3)`. */
+/** The stable text key of a family spec: `rsi(14)`, `macd(12,26,9)`, `bbands(20,2)`, `vwap()`. */
 export function familyKey(spec: FamilySpec): string {
-  switch (spec.family) {
-    case 'macd':
-      return `macd(${spec.params.fastPeriod},${spec.params.slowPeriod},${spec.params.signalPeriod})`;
-    case 'bbands':
-      return `bbands(${spec.params.period},${spec.params.stdDev})`;
-    case 'stoch':
-      return `stoch(${spec.params.period},${spec.params.signalPeriod})`;
-    default:
-      return `${spec.family}(${spec.params.period})`;
-  }
+  return `${spec.family}(${Object.values(spec.params as Readonly<Record<string, number>>).join(',')})`;
 }
 
 /**
@@ -248,145 +205,59 @@ export function indicatorKey(method: string, args: TaArgs = {}): string {
 
 /**
  * How many closed candles `method` needs before its first value: the index (1-based) of the first
- * candle after which `update` returns a number.
+ * candle after which `update` returns a number (for `vwap`: on candles with volume).
  */
 export function warmupCandles(method: string, args: TaArgs = {}): number {
   const spec = resolveIndicator(method, args);
   switch (spec.family) {
     case 'rsi':
+    case 'obv':
+    case 'mfi':
       return spec.params.period + 1;
     case 'macd':
-      return method === 'macd_value'
-        ? spec.params.slowPeriod
-        : spec.params.slowPeriod + spec.params.signalPeriod - 1;
+      return method === 'macd_value' ? spec.params.slowPeriod : spec.params.slowPeriod + spec.params.signalPeriod - 1;
     case 'stoch':
       return spec.params.period + spec.params.signalPeriod - 1;
+    case 'hma':
+      return spec.params.period + hullRootPeriod(spec.params.period) - 1;
+    case 'tema':
+      return 3 * spec.params.period - 2;
+    case 'vwap':
+      return 1;
+    case 'psar':
+      return 2;
+    case 'adx':
+      return method === 'adx' ? spec.params.period + spec.params.smoothPeriod : spec.params.period + 1;
+    case 'stochrsi': {
+      const k = 2 * spec.params.period + spec.params.smoothPeriod - 1;
+      return method === 'stochrsi_k' ? k : k + spec.params.signalPeriod - 1;
+    }
+    case 'keltner':
+      return Math.max(spec.params.period, spec.params.atrPeriod);
+    case 'ichimoku': {
+      const { conversionPeriod, basePeriod, spanPeriod, displacement } = spec.params;
+      if (method === 'ichimoku_conversion') return conversionPeriod;
+      if (method === 'ichimoku_base') return basePeriod;
+      return (method === 'ichimoku_span_a' ? Math.max(conversionPeriod, basePeriod) : spanPeriod) + displacement - 1;
+    }
     default:
       return spec.params.period;
   }
 }
 
-/** A shared instance computing every output of a family (see the file comment). */
-export function createIndicatorFamily<F extends IndicatorFamily>(family: F, params: FamilyParams[F]): FamilyIndicator {
-  const spec = { family, params } as FamilySpec;
-  const step = stepper(spec);
-  const methods = methodsOf(family);
-  let outputs: IndicatorOutputs = {};
-  return {
-    spec,
-    methods,
-    update(candle: Candle): IndicatorOutputs {
-      const raw = step(candle);
-      const finite: { [M in TaMethod]?: number } = {};
-      for (const method of methods) {
-        const value = raw[method];
-        if (value !== undefined && Number.isFinite(value)) finite[method] = value;
-      }
-      outputs = Object.freeze(finite);
-      return outputs;
-    },
-    current(): IndicatorOutputs {
-      return outputs;
-    },
-  };
+/** The length of the Hull moving average's last WMA: √period rounded, as TradingView's `ta.hma`. */
+export function hullRootPeriod(period: number): number {
+  return Math.max(1, Math.round(Math.sqrt(period)));
 }
 
-/** One output of a fresh family instance, for a caller that does not share instances. */
-export function createIndicator(method: TaMethod, args: TaArgs = {}): Indicator {
-  const spec = resolveIndicator(method, args);
-  const family = createIndicatorFamily(spec.family, spec.params);
-  return {
-    method,
-    update: (candle) => family.update(candle)[method],
-    current: () => family.current()[method],
-  };
-}
-
-type Step = (candle: Candle) => IndicatorOutputs;
-
-/** The library objects of a family, wrapped as one step per closed candle. */
-function stepper(spec: FamilySpec): Step {
-  switch (spec.family) {
-    case 'rsi': {
-      const rsi = new RSI(spec.params.period);
-      return (candle) => ({ rsi: orUndefined(rsi.add(candle.close)) });
+function readParam(value: unknown, rule: ParamRule, name: string): number {
+  if (value === undefined) return rule.fallback;
+  if (rule.kind === 'whole') {
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+      throw new RangeError(`${name} must be a positive whole number (got ${JSON.stringify(value)})`);
     }
-    case 'ema': {
-      // EMA.add returns a value from the first input; getResult is null until `period` inputs.
-      const ema = new EMA(spec.params.period);
-      return (candle) => {
-        ema.add(candle.close);
-        return { ema: orUndefined(ema.getResult()) };
-      };
-    }
-    case 'sma': {
-      const sma = new SMA(spec.params.period);
-      return (candle) => ({ sma: orUndefined(sma.add(candle.close)) });
-    }
-    case 'atr': {
-      const atr = new ATR(spec.params.period);
-      return (candle) => ({ atr: orUndefined(atr.add(candle)) });
-    }
-    case 'cci': {
-      const cci = new CCI(spec.params.period);
-      return (candle) => {
-        const value = cci.add(candle);
-        // 0/0 when every typical price in the window is the same: the price sits at its mean.
-        return { cci: value === null ? undefined : Number.isNaN(value) ? 0 : value };
-      };
-    }
-    case 'willr': {
-      const willr = new WilliamsR(spec.params.period);
-      return (candle) => ({ willr: orUndefined(willr.add(candle)) });
-    }
-    case 'macd': {
-      const { fastPeriod, slowPeriod, signalPeriod } = spec.params;
-      const macd = new MACD(new EMA(fastPeriod), new EMA(slowPeriod), new EMA(signalPeriod));
-      return (candle) => {
-        const result = macd.add(candle.close);
-        if (result === null) return {};
-        // The library returns the signal EMA from its first input; report it once it has signalPeriod.
-        if (!macd.signal.isStable) return { macd_value: result.macd };
-        return { macd_value: result.macd, macd_signal: result.signal, macd_histogram: result.histogram };
-      };
-    }
-    case 'bbands': {
-      const bands = new BollingerBands(spec.params.period, spec.params.stdDev);
-      return (candle) => {
-        const result = bands.add(candle.close);
-        if (result === null) return {};
-        return { bbands_upper: result.upper, bbands_middle: result.middle, bbands_lower: result.lower };
-      };
-    }
-    case 'stoch': {
-      const stoch = new StochasticOscillator({
-        kPeriod: spec.params.period,
-        kSlowingPeriod: 1,
-        dPeriod: spec.params.signalPeriod,
-      });
-      return (candle) => {
-        const result = stoch.add(candle);
-        if (result === null) return {};
-        return { stoch_k: result.stochK, stoch_d: result.stochD };
-      };
-    }
+    return value;
   }
-}
-
-function orUndefined(value: number | null): number | undefined {
-  return value ?? undefined;
-}
-
-function whole(value: unknown, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    throw new RangeError(`${name} must be a positive whole number (got ${JSON.stringify(value)})`);
-  }
-  return value;
-}
-
-function positive(value: unknown, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
     throw new RangeError(`${name} must be a positive number (got ${JSON.stringify(value)})`);
   }

@@ -64,23 +64,38 @@ function decayCandles(factor: number, target = CONVERGENCE_TOLERANCE / 10): numb
   return factor <= 0 ? 1 : Math.ceil(Math.log(target) / Math.log(factor));
 }
 
+/** Candles for a cascade of `stages` EMAs (DEMA 2, TEMA 3) to forget its seeds: their residue decays as t^(stages-1)·factor^t. */
+function cascadeDecayCandles(factor: number, stages: number, target = CONVERGENCE_TOLERANCE / 10): number {
+  let candles = decayCandles(factor, target);
+  while ((candles + 1) ** (stages - 1) * factor ** candles > target) candles += 1;
+  return candles;
+}
+
+/** How much more a stochastic of RSI magnifies RSI's residue: 100 over the least range of RSI it is taken on (0.01 points). */
+export const STOCH_RSI_LEAST_RANGE = 0.01;
+
 /**
  * How many closed candles an indicator needs, from the first candle of its history, before its value
  * agrees within 1e-9 (relative) with the value computed on any longer history of the same candles:
- * where its smoothing starts no longer shows. Windowed indicators (sma, bbands, willr, cci, stoch) agree
- * exactly once defined; smoothed ones forget their start geometrically: EMA by (p-1)/(p+1) a candle,
- * Wilder's RSI and ATR by (p-1)/p, MACD by its slow EMA, then its signal EMA. RSI's residue counts 100×
- * (its scale) and `RSI_MOVE_CONTRACTION`× (moves that shrank since its start) more than the others'.
+ * where its smoothing starts no longer shows. Windowed indicators (sma, bbands, willr, cci, stoch, wma,
+ * hma, obv, mfi, donchian, ichimoku) agree exactly once defined; `vwap` once its history holds the start of
+ * the current UTC day; smoothed ones forget their start geometrically: EMA by (p-1)/(p+1) a candle (DEMA
+ * and TEMA as cascades of it), Wilder's RSI, ATR and directional movement by (p-1)/p, MACD by its slow
+ * EMA, then its signal EMA. Ratios of Wilder averages (RSI, the DIs, ADX) count their residue 100× (their
+ * scale) and `RSI_MOVE_CONTRACTION`× (moves that shrank since their start) more than the others; Stoch
+ * RSI 100/`STOCH_RSI_LEAST_RANGE`× more again. Supertrend and the parabolic SAR also carry a path (a band
+ * held, a trend's extreme): their count holds in markets that reverse (docs/semantics.md).
  */
 export function convergenceCandles(method: string, args: TaArgs = {}): number {
   const spec = resolveIndicator(method, args);
   const ema = (period: number) => decayCandles((period - 1) / (period + 1));
   const wilder = (period: number, target?: number) => decayCandles((period - 1) / period, target);
+  const ratioTarget = CONVERGENCE_TOLERANCE / 10 / 100 / RSI_MOVE_CONTRACTION;
   switch (spec.family) {
     case 'ema':
       return Math.max(spec.params.period, ema(spec.params.period));
     case 'rsi':
-      return spec.params.period + 1 + wilder(spec.params.period, CONVERGENCE_TOLERANCE / 10 / 100 / RSI_MOVE_CONTRACTION);
+      return spec.params.period + 1 + wilder(spec.params.period, ratioTarget);
     case 'atr':
       return spec.params.period + wilder(spec.params.period);
     case 'macd': {
@@ -88,7 +103,44 @@ export function convergenceCandles(method: string, args: TaArgs = {}): number {
       const lines = Math.max(slowPeriod, ema(slowPeriod), ema(fastPeriod));
       return method === 'macd_value' ? lines : lines + ema(signalPeriod);
     }
+    case 'dema': {
+      const { period } = spec.params;
+      return Math.max(period, cascadeDecayCandles((period - 1) / (period + 1), 2));
+    }
+    case 'tema': {
+      const { period } = spec.params;
+      return 3 * period - 2 + cascadeDecayCandles((period - 1) / (period + 1), 3);
+    }
+    case 'vwap':
+      return Math.max(1, Math.ceil(86_400_000 / timeframeMs(resolveTimeframe(args))));
+    case 'keltner':
+      return Math.max(spec.params.period, ema(spec.params.period), spec.params.atrPeriod + wilder(spec.params.atrPeriod));
+    case 'supertrend':
+      return SUPERTREND_PATH_CANDLES + spec.params.period + wilder(spec.params.period);
+    case 'psar':
+      return Math.ceil(PSAR_REVERSAL_SCALE / spec.params.acceleration) + PSAR_PATH_CANDLES;
+    case 'adx': {
+      const { period, smoothPeriod } = spec.params;
+      const lines = period + 1 + wilder(period, ratioTarget);
+      return method === 'adx' ? lines + smoothPeriod + wilder(smoothPeriod, ratioTarget) : lines;
+    }
+    case 'stochrsi': {
+      const { period, smoothPeriod, signalPeriod } = spec.params;
+      const k = period + 1 + wilder(period, ratioTarget / (100 / STOCH_RSI_LEAST_RANGE)) + period - 1 + smoothPeriod - 1;
+      return method === 'stochrsi_k' ? k : k + signalPeriod - 1;
+    }
     default:
       return warmupCandles(method, args);
   }
 }
+
+/** Candles Supertrend's held bands need, beyond its ATR's convergence, to be renewed in a market that reverses. */
+const SUPERTREND_PATH_CANDLES = 100;
+/**
+ * The parabolic SAR forgets its start once both histories went through the same reversals (a reversal puts
+ * the SAR at the extreme point of the trend that ended, and a trend's length grows as its acceleration
+ * shrinks): on random walks the last disagreement came within 1.2/acceleration + 25 candles (0.005: 226,
+ * 0.02: 85 of 400 walks each); the count doubles that.
+ */
+const PSAR_REVERSAL_SCALE = 2;
+const PSAR_PATH_CANDLES = 50;
