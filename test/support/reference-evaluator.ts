@@ -738,3 +738,16 @@ function textbookSeries(method: string, args: Record<string, unknown>, candles: 
   }
 }
 
+
+/**
+ * The values a `ta` series of the second batch takes over a whole recording (after each closed candle of
+ * `symbol`), for a generator to draw thresholds the series crosses.
+ */
+export function referenceIndicatorValues(method: string, args: Record<string, unknown>, observations: readonly Observation[]): number[] {
+  const spec = taSpec(method, args);
+  const ticks = observations.filter((o): o is PriceObservation => o.source === 'price' && o.symbol === spec.symbol);
+  return textbookSeries(method, args, closedCandles(ticks, spec.periodMs)).filter((value): value is number => value !== undefined);
+}
+
+/** The methods the reference computes a `ta` series of. */
+export const REFERENCE_TA_METHODS: readonly string[] = [...TEXTBOOK_METHODS];

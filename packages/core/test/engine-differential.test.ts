@@ -7,11 +7,14 @@ import {
   RecordingHistory,
   ReplaySource,
   validate,
+  valueRangeOf,
   type ConditionNode,
   type Observation,
   type Query,
+  type TaMethod,
 } from '@eql/core';
-import { referenceTriggers } from '../../../test/support/reference-evaluator.js';
+import { REFERENCE_TA_METHODS, referenceIndicatorValues, referenceTriggers } from '../../../test/support/reference-evaluator.js';
+import { smallIndicatorArgs } from './support/indicator-args.js';
 
 /**
  * Differential test: the engine's trigger instants against a brute-force reference evaluator written
@@ -31,8 +34,10 @@ import { referenceTriggers } from '../../../test/support/reference-evaluator.js'
  * same or another symbol), tweet and news latches, holdFor on levels, crossings, latches and groups,
  * cron once and every (with and without startAt), llm conditions judged on recorded verdicts (in the
  * recording, spelled with other case and spaces at times), expiresIn, repeat with cooldown and
- * maxTriggers. ta is not generated (ta indicators are covered by packages/core/test/engine-series/
- * against textbook values).
+ * maxTriggers; ta conditions on the indicators of the second batch (wma ... ichimoku, on 1m and 5m
+ * candles, thresholds between values the series takes), which the reference computes from the candles of
+ * the ticks with their independent implementations (the first 14 methods are checked against textbook
+ * values in packages/core/test/engine-series/).
  *
  * Each run replays 1 to 3 queries together in one engine (they share channels, series and threshold
  * indexes) and compares each with the reference: the same instants, so also the same verdict on "never
@@ -341,6 +346,48 @@ function priceLeaf(recording: TestRecording): fc.Arbitrary<ConditionNode> {
   return withHoldFor(leaf, 5).map(asNode);
 }
 
+/**
+ * A ta condition on one of the indicators the reference computes (the second batch), on 1m or 5m candles
+ * with small windows so that it gets defined in a recording, every parameter written out. Its threshold
+ * lies midway between two values the series takes (so it is crossed, and no value sits on it: engine and
+ * reference round differently in the last bits), or beyond all of them.
+ */
+function taLeaf(recording: TestRecording): fc.Arbitrary<ConditionNode> {
+  return fc
+    .record({
+      symbol: fc.constantFrom(...recording.symbols),
+      method: fc.constantFrom(...REFERENCE_TA_METHODS),
+      timeframe: fc.constantFrom('1m', '5m'),
+      period: fc.integer({ min: 2, max: 5 }),
+      fast: fc.integer({ min: 2, max: 4 }),
+      slow: fc.integer({ min: 5, max: 8 }),
+      signal: fc.integer({ min: 2, max: 4 }),
+      operator: fc.constantFrom(...OPERATORS),
+      pick: fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+    })
+    .map(({ symbol, method, timeframe, period: p, fast, slow, signal, operator, pick }) => {
+      const args = { symbol, timeframe, ...smallIndicatorArgs(method as TaMethod, { period: p, fast, slow, signal }) };
+      const values = [...new Set(referenceIndicatorValues(method, args, recording.observations))].sort((a, b) => a - b);
+      const gaps: number[] = [];
+      for (let i = 1; i < values.length; i += 1) {
+        const low = values[i - 1] as number;
+        const high = values[i] as number;
+        if (high - low > 1e-6 * Math.max(1, Math.abs(high))) gaps.push((low + high) / 2);
+      }
+      const value = gaps.length > 0 ? (gaps[Math.floor(pick * gaps.length)] as number) : insideRange(method);
+      return { source: 'ta', method, args, operator, value };
+    })
+    .chain((node) => withHoldFor(fc.constant(node), 5))
+    .map(asNode);
+}
+
+/** A threshold the validator accepts for a series that took fewer than two values: inside its range. */
+function insideRange(method: string): number {
+  const range = valueRangeOf('ta', method);
+  if (range === undefined) return 0;
+  return Number.isFinite(range.max) ? (range.min + range.max) / 2 : range.min + 1;
+}
+
 const conditionText = fc.array(fc.constantFrom(...VOCAB), { minLength: 1, maxLength: 3 }).map((words) => [...new Set(words)].join(' '));
 
 function semanticLeaf(): fc.Arbitrary<ConditionNode> {
@@ -390,7 +437,13 @@ function llmLeaf(): fc.Arbitrary<ConditionNode> {
 }
 
 function conditionNode(recording: TestRecording, depth: number): fc.Arbitrary<ConditionNode> {
-  const leaf = fc.oneof({ weight: 8, arbitrary: priceLeaf(recording) }, { weight: 2, arbitrary: semanticLeaf() }, { weight: 1, arbitrary: cronLeaf() }, { weight: 1, arbitrary: llmLeaf() });
+  const leaf = fc.oneof(
+    { weight: 8, arbitrary: priceLeaf(recording) },
+    { weight: 3, arbitrary: taLeaf(recording) },
+    { weight: 2, arbitrary: semanticLeaf() },
+    { weight: 1, arbitrary: cronLeaf() },
+    { weight: 1, arbitrary: llmLeaf() },
+  );
   if (depth >= 3) return leaf;
   return fc.oneof({ weight: 3, arbitrary: leaf }, { weight: 1, arbitrary: group(recording, depth + 1) });
 }
@@ -468,6 +521,43 @@ describe('engine vs reference evaluator (differential)', () => {
       { numRuns: Number(process.env.EQL_DIFF_RUNS ?? 300), ...(process.env.EQL_DIFF_SEED ? { seed: Number(process.env.EQL_DIFF_SEED) } : {}) },
     );
     expect(withTriggers / runs).toBeGreaterThan(0.25);
+  });
+
+  // The random queries above hold a ta condition in about one run of four, mixed with others; here every
+  // query is one ta condition (or two), re-armed, so each of the 25 methods fires many times over the runs.
+  it('fires at the same instants for ta conditions', () => {
+    const taQuery = (recording: TestRecording): fc.Arbitrary<Query> =>
+      fc
+        .record({ members: fc.array(taLeaf(recording), { minLength: 1, maxLength: 2 }), op: fc.constantFrom('AND', 'OR'), cooldown: fc.option(fc.constantFrom('1m', '5m'), { nil: undefined }) })
+        .map(({ members, op, cooldown }) => {
+          const query: Query = { conditions: (op === 'AND' ? { AND: members } : { OR: members }) as Query['conditions'], actions: ACTIONS };
+          if (cooldown !== undefined) query.repeat = { cooldown };
+          return query;
+        });
+    let fired = 0;
+    let all = 0;
+    fc.assert(
+      fc.property(
+        recordingArb.chain((recording) => fc.array(taQuery(recording), { minLength: 1, maxLength: 3 }).map((queries) => ({ recording, queries }))),
+        fc.option(fc.double({ min: 0, max: 0.9, noNaN: true }), { nil: undefined, freq: 2 }),
+        ({ recording, queries }, fraction) => {
+          for (const query of queries) assertValid(query);
+          const createdAt = queries.map(() => (fraction === undefined ? recording.start : creationInstant(recording, fraction)));
+          const engine = runEngine(queries, recording, createdAt);
+          expect(engine.problems).toEqual([]);
+          queries.forEach((query, index) => {
+            const expected = reference(query, recording, createdAt[index]);
+            if (expected.notes.length > 0) return;
+            expect(iso(engine.triggers[index] ?? []), JSON.stringify(query)).toEqual(iso(expected.triggers));
+            all += 1;
+            if (expected.triggers.length > 0) fired += 1;
+          });
+        },
+      ),
+      { numRuns: Number(process.env.EQL_DIFF_RUNS ?? 200) },
+    );
+    // Thresholds between values the series takes: most queries fire.
+    expect(fired / all).toBeGreaterThan(0.4);
   });
 
   // Each query takes the place of one removed just before (a price condition, fired or holding, crossed or
