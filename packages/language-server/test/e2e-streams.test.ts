@@ -150,6 +150,16 @@ describe('the language server over JSON-RPC streams', () => {
       expect(fast?.detail).toBe('whole number 1 to 500');
       expect((fast?.documentation as MarkupContent).value).toContain('Fast EMA length (default 12).');
       expect(await completion('file:///c/args.eql.json', 'eql-json', '{"query": {"conditions": {"AND": [{"source": "llm", "args": {"query": "x", |}}]}}}')).toEqual(['period', 'speed', 'minConfidence']);
+      // The indicators of the second batch complete their own parameters, in the text form and in JSON.
+      expect(await completion('file:///c/psar.eql', 'eql', 'when price of BTC crosses below psar of BTC (|')).toEqual(['timeframe', 'acceleration', 'maxAcceleration', 'exchange']);
+      expect(await completion('file:///c/ichimoku.eql.json', 'eql-json', '{"query": {"conditions": {"AND": [{"source": "ta", "method": "ichimoku_span_a", "args": {"symbol": "BTC", |}}]}}}')).toEqual([
+        'timeframe',
+        'conversionPeriod',
+        'basePeriod',
+        'spanPeriod',
+        'displacement',
+        'exchange',
+      ]);
     });
 
     it('offers operators after a subject', async () => {
