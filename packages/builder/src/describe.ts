@@ -141,6 +141,7 @@ function orderText(type: string, params: Json): string {
   };
   exit('take profit', params.takeProfit);
   exit('stop loss', params.stopLoss);
+  exit('trailing stop', params.trailingStop);
   if (params.reduceOnly === true) extras.push('reduce only');
   if (typeof params.timeInForce === 'string') extras.push(text(params.timeInForce));
   const price = type === 'limit_order' ? ` at ${formatNumber(Number(params.price))}` : ' at market';

@@ -39,7 +39,7 @@ describe('completion in the text form', () => {
     ['llm action options', 'when price of BTC > 1 then llm "why?" (|', ['analysisType', 'speed', 'assetMetadata']],
     ['callback', 'when price of BTC > 1 then llm "why?" callback |', ['notify', 'webhook', 'bot', 'market order', 'limit order', 'market buy', 'limit buy']],
     ['market', 'when price of BTC > 1 then market |', ['buy', 'sell', 'order']],
-    ['market order options', 'when price of BTC > 1 then market buy $5 of BTC on paper (|', ['leverage', 'reduceOnly', 'takeProfit', 'stopLoss']],
+    ['market order options', 'when price of BTC > 1 then market buy $5 of BTC on paper (|', ['leverage', 'reduceOnly', 'takeProfit', 'stopLoss', 'trailingStop']],
     ['a boolean option', 'when price of BTC > 1 then market buy $5 of BTC on paper (reduceOnly |', ['true', 'false']],
     ['repeat options', 'when price of BTC > 1 then notify "x" as a repeat after 1h (|', ['maxTriggers']],
     ['expires', 'when price of BTC > 1 then notify "x" as a expires |', ['in']],
@@ -109,6 +109,7 @@ describe('completion in JSON', () => {
       'reduceOnly',
       'takeProfit',
       'stopLoss',
+      'trailingStop',
     ]);
   });
 

@@ -31,5 +31,7 @@ export type ExchangeErrorCode =
   | 'ORDER_REJECTED'
   /** Take-profit/stop-loss requested on a venue that cannot attach them to an order. */
   | 'ORDER_EXITS_UNSUPPORTED'
+  /** A trailing stop requested on a venue ccxt places none on (no `createTrailingPercentOrder`). */
+  | 'ORDER_TRAILING_UNSUPPORTED'
   | 'LEVERAGE_REJECTED'
   | 'EXCHANGE_ERROR';

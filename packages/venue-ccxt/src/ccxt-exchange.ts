@@ -111,8 +111,16 @@ export class CcxtExchange implements Exchange {
     checkOrder(order);
     const market = await this.perpetual(order.symbol);
     const venueId = this.venueClientOrderId(order.clientOrderId);
+    if (order.trailingStop !== undefined && !this.client.has.createTrailingPercentOrder) {
+      throw new ExchangeAdapterError('ORDER_TRAILING_UNSUPPORTED', `${this.id} places no trailing stop through ccxt; nothing was placed`);
+    }
     const existing = await this.findOrder(venueId, market.symbol);
-    if (existing !== undefined) return toOrderResult(existing, order.clientOrderId, venueId);
+    if (existing !== undefined) {
+      const result = toOrderResult(existing, order.clientOrderId, venueId);
+      // A restart between the entry and its trailing stop: the entry is there, the stop may not be.
+      await this.placeTrailingStop(order, market.symbol, result);
+      return result;
+    }
 
     const needsReference = order.type === 'market' && (MARKET_ORDERS_NEED_PRICE.has(this.id) || hasPercentExit(order));
     const reference = order.price ?? (needsReference ? await this.priceOf(market) : undefined);
@@ -134,7 +142,27 @@ export class CcxtExchange implements Exchange {
       }
       throw this.failure('place the order', error);
     }
-    return toOrderResult(placed, order.clientOrderId, venueId);
+    const result = toOrderResult(placed, order.clientOrderId, venueId);
+    await this.placeTrailingStop(order, market.symbol, result);
+    return result;
+  }
+
+  /**
+   * The trailing stop of an entry, as a second order: reduce-only, on the other side, for the amount the
+   * entry filled, with ccxt's unified `trailingPercent`; under its own client order id (the entry's with
+   * `:trailing_stop`), so a retry finds it instead of placing a second one. Nothing while the entry has not
+   * filled (a resting limit order: the venue would refuse a reduce-only order without a position).
+   */
+  private async placeTrailingStop(order: OrderRequest, symbol: string, entry: OrderResult): Promise<void> {
+    if (order.trailingStop === undefined || !(entry.filled > 0)) return;
+    const venueId = this.venueClientOrderId(`${order.clientOrderId}:trailing_stop`);
+    if ((await this.findOrder(venueId, symbol)) !== undefined) return;
+    const params = { clientOrderId: venueId, reduceOnly: true, trailingPercent: order.trailingStop.percent };
+    try {
+      await this.client.createOrder(symbol, 'market', order.side === 'buy' ? 'sell' : 'buy', entry.filled, undefined, params);
+    } catch (error) {
+      throw this.failure('place the trailing stop (the entry is placed)', error);
+    }
   }
 
   /**

@@ -1,4 +1,7 @@
 import { type OrderRequest, type OrderResult } from '@eql/core';
+
+/** Trigger prices of the exits (the core's reading, shared with the paper venue). */
+export { exitTriggers } from '@eql/core';
 import { type CcxtOrder, type CcxtParams } from './ccxt-types.js';
 
 /**
@@ -35,25 +38,6 @@ export function toOrderResult(order: CcxtOrder, clientOrderId: string, venueClie
   };
   if (order.average !== undefined && Number.isFinite(order.average)) result.averagePrice = order.average;
   return result;
-}
-
-/** Trigger prices of the exits: absolute, or `percent` away from the reference (entry) price. */
-export function exitTriggers(order: OrderRequest, referencePrice: number | undefined): { takeProfit?: number; stopLoss?: number } {
-  const long = order.side === 'buy';
-  const level = (exit: { price?: number; percent?: number } | undefined, favourable: boolean): number | undefined => {
-    if (exit === undefined) return undefined;
-    if (exit.price !== undefined) return exit.price;
-    if (exit.percent === undefined || referencePrice === undefined) return undefined;
-    const distance = Math.abs(exit.percent) / 100;
-    const up = favourable === long;
-    return referencePrice * (up ? 1 + distance : 1 - distance);
-  };
-  const triggers: { takeProfit?: number; stopLoss?: number } = {};
-  const takeProfit = level(order.takeProfit, true);
-  const stopLoss = level(order.stopLoss, false);
-  if (takeProfit !== undefined) triggers.takeProfit = takeProfit;
-  if (stopLoss !== undefined) triggers.stopLoss = stopLoss;
-  return triggers;
 }
 
 /**

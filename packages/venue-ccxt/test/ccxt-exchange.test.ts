@@ -165,6 +165,49 @@ describe('CcxtExchange.placeOrder (fake venue)', () => {
     expect(venue.count('createOrder')).toBe(0);
   });
 
+  it('refuses a trailing stop where ccxt places none, before placing anything', async () => {
+    const venue = new FakeVenue();
+    const exchange = new CcxtExchange(venue);
+    await expect(failureOf(exchange.placeOrder(order({ trailingStop: { percent: 3 } })))).resolves.toMatchObject({ code: 'ORDER_TRAILING_UNSUPPORTED' });
+    expect(venue.count('createOrder')).toBe(0);
+  });
+
+  it('places a trailing stop as a reduce-only order with the unified trailingPercent once the entry fills, once', async () => {
+    const venue = new FakeVenue();
+    venue.has.createTrailingPercentOrder = true;
+    const exchange = new CcxtExchange(venue);
+    await expect(exchange.placeOrder(order({ trailingStop: { percent: 3 } }))).resolves.toMatchObject({ status: 'filled', filled: 0.5 });
+    const creates = venue.calls.filter((call) => call.method === 'createOrder');
+    expect(creates).toHaveLength(2);
+    expect(creates[1]?.args).toEqual([
+      'BTC/USDT:USDT',
+      'market',
+      'sell',
+      0.5,
+      undefined,
+      { clientOrderId: venueClientOrderId('fakevenue', `${KEY}:trailing_stop`), reduceOnly: true, trailingPercent: 3 },
+    ]);
+    // A retry of the step (same client order id) finds both orders and places nothing.
+    await exchange.placeOrder(order({ trailingStop: { percent: 3 } }));
+    expect(venue.count('createOrder')).toBe(2);
+  });
+
+  it('places the trailing stop a retry finds missing: the entry was placed, the stop failed', async () => {
+    const venue = new FakeVenue();
+    venue.has.createTrailingPercentOrder = true;
+    const exchange = new CcxtExchange(venue);
+    let calls = 0;
+    const create = venue.createOrder.bind(venue);
+    venue.createOrder = async (...args: Parameters<FakeVenue['createOrder']>) => {
+      calls += 1;
+      if (calls === 2) throw new ExchangeNotAvailable('down for a moment');
+      return create(...args);
+    };
+    await expect(failureOf(exchange.placeOrder(order({ trailingStop: { percent: 3 } })))).resolves.toMatchObject({ code: 'EXCHANGE_UNAVAILABLE', retryable: true });
+    await expect(exchange.placeOrder(order({ trailingStop: { percent: 3 } }))).resolves.toMatchObject({ status: 'filled' });
+    expect(venue.orders.map((placed) => placed.clientOrderId)).toEqual([venueClientOrderId('fakevenue', KEY), venueClientOrderId('fakevenue', `${KEY}:trailing_stop`)]);
+  });
+
   it('ignores a "no change" answer to setLeverage, and skips leverage where unsupported', async () => {
     const venue = new FakeVenue();
     venue.failNext('setLeverage', new NoChange('leverage not modified'));

@@ -179,7 +179,7 @@ function order(draft: OrderDraft, context: ActionContext, out: ResolvedActions):
   else if (draft.amountUsd !== undefined) params.amountUsd = draft.amountUsd;
   else params.positionSizePercent = draft.positionSizePercent;
   if (sizes > 1) out.orderNotes.push('more than one order size was given; the first of size, dollar amount and percent was kept');
-  for (const key of ['leverage', 'reduceOnly', 'takeProfit', 'stopLoss'] as const) if (draft[key] !== undefined) params[key] = draft[key];
+  for (const key of ['leverage', 'reduceOnly', 'takeProfit', 'stopLoss', 'trailingStop'] as const) if (draft[key] !== undefined) params[key] = draft[key];
   if (limit && draft.timeInForce !== undefined) params.timeInForce = draft.timeInForce;
   return { stepId: limit ? 'limit' : 'market', type: limit ? 'limit_order' : 'market_order', params } as unknown as Action;
 }

@@ -120,7 +120,7 @@ export function patchOrders(actions: Action[], patch: Json): boolean {
   const orders = actions.filter((action) => action.type === 'market_order' || action.type === 'limit_order');
   for (const order of orders) {
     const params = order.params as unknown as Json;
-    for (const key of ['leverage', 'reduceOnly', 'takeProfit', 'stopLoss', 'exchange', 'symbol', 'size', 'amountUsd', 'positionSizePercent'] as const) {
+    for (const key of ['leverage', 'reduceOnly', 'takeProfit', 'stopLoss', 'trailingStop', 'exchange', 'symbol', 'size', 'amountUsd', 'positionSizePercent'] as const) {
       if (patch[key] === undefined) continue;
       if (key === 'size' || key === 'amountUsd' || key === 'positionSizePercent') {
         delete params.size;

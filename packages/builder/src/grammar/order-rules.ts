@@ -39,6 +39,9 @@ const leverageX = token((t) => (t.kind === 'number' && t.unit === 'x' && !t.perc
 
 /** Exit levels, leverage and flags: they may also stand apart from the order. */
 const EXITS_AND_FLAGS: Pattern<Patch>[] = [
+  // Before the stop loss: `trailing stop 3%` is not a `stop` at 3 %.
+  map(seq(words('trailing stop', 'a trailing stop', 'trailing stop loss', 'a trailing stop loss', 'trailing sl', 'trailing'), opt(words('at', 'of', '@', '=', 'to', ':')), amountOrPercent), ([, , value]) => (value.percent ? { trailingStop: { percent: value.value } } : {})),
+  map(seq(amountOrPercent, words('trailing stop', 'trailing stop loss', 'trailing sl', 'trailing')), ([value]) => (value.percent ? { trailingStop: { percent: value.value } } : {})),
   map(seq(words('take profit', 'tp', 'target', 'profit target', 'a take profit', 'a tp', 'take profits', 'take profit target', 'a target', 'tp target'), opt(words('at', 'of', '@', '=', 'to', 'on', ':')), amountOrPercent), ([, , value]) => ({ takeProfit: exit(value.value, value.percent) })),
   map(seq(amountOrPercent, words('take profit', 'tp', 'target', 'profit target', 'profit')), ([value]) => ({ takeProfit: exit(value.value, value.percent) })),
   map(seq(words('stop loss', 'sl', 'stop', 'a stop loss', 'a stop', 'an sl', 'stoploss', 'stop out'), opt(words('at', 'of', '@', '=', 'to', 'on', ':')), amountOrPercent), ([, , value]) => ({ stopLoss: exit(value.value, value.percent) })),

@@ -119,6 +119,8 @@ export interface OrderDraft {
   reduceOnly?: boolean;
   takeProfit?: ExitDraft;
   stopLoss?: ExitDraft;
+  /** A trailing stop, always a percent (`trailing stop 3%`). */
+  trailingStop?: { percent: number };
   timeInForce?: 'GTC' | 'IOC' | 'PO';
   /** A number without a currency or a symbol (`buy 500 of BTC`): dollars or units? Asked. */
   ambiguousAmount?: number;

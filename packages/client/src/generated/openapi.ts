@@ -1018,6 +1018,7 @@ export interface components {
             reduceOnly?: boolean;
             takeProfit?: components["schemas"]["exitLevel"];
             stopLoss?: components["schemas"]["exitLevel"];
+            trailingStop?: components["schemas"]["trailingStop"];
         };
         /**
          * ComparisonOperator
@@ -1832,6 +1833,14 @@ export interface components {
          * @enum {unknown}
          */
         timeframe: "1m" | "3m" | "5m" | "15m" | "30m" | "1h" | "2h" | "4h" | "6h" | "8h" | "12h" | "1d" | "3d" | "1w";
+        /**
+         * TrailingStop
+         * @description A stop that follows the best price since the order filled, percent away from it: a long exits when the price falls percent below its highest since the fill, a short when it rises percent above its lowest.
+         */
+        trailingStop: {
+            /** @description Distance from the best price, in percent (above 0, below 100). */
+            percent: number;
+        };
         /**
          * TweetCondition
          * @description Holds once a post by `username` matches `text` with at least `minConfidence` (a latched semantic match). Takes no method. An optional operator and value compare the match confidence instead of minConfidence.

@@ -16,6 +16,7 @@ export { LexicalMatcher, contentWords } from './lexical-matcher.js';
 export { MemoryStateStore, type MemoryStateStoreOptions } from './memory-store.js';
 export { preview, EpochVirtualScheduler, type PreviewOptions, type PreviewPrices, type PreviewResult, type PreviewTrigger, type TimelineChange, type TimelineEntry } from './preview.js';
 export { PaperExchange } from './actions/paper-exchange.js';
+export { exitTriggers, trailingTrigger, type ExitTriggers } from './actions/exit-levels.js';
 export { NotifyExecutor } from './actions/notify.js';
 export { WebhookExecutor, webhookBody, webhookSigningKey, type WebhookOptions } from './actions/webhook.js';
 export { MessengerBotExecutor, messageText, type MessengerBotOptions } from './actions/messenger-bot.js';

@@ -240,13 +240,16 @@ export interface OrderRequest {
   timeInForce?: 'GTC' | 'IOC' | 'PO';
   takeProfit?: { price?: number; percent?: number };
   stopLoss?: { price?: number; percent?: number };
+  /** A stop that follows the best price since the fill, `percent` away from it. */
+  trailingStop?: { percent: number };
 }
 
 /** What the venue says of an order once placed: its ids, status and how much has filled. */
 export interface OrderResult {
   orderId: string;
   clientOrderId: string;
-  status: 'open' | 'filled' | 'partially_filled' | 'rejected';
+  /** `canceled`: an exit the venue dropped (its sibling filled first, or its position was closed). */
+  status: 'open' | 'filled' | 'partially_filled' | 'rejected' | 'canceled';
   filled: number;
   averagePrice?: number;
 }
@@ -281,6 +284,22 @@ export interface PaperOrderRecord {
   seq: number;
   /** When filled: 1 for the first fill, 2 for the next, ... */
   fillSeq?: number;
+  /** For an exit the venue attached to a filled order: what triggers it (see {@link PaperExit}). */
+  exit?: PaperExit;
+}
+
+/**
+ * An exit of the paper venue: a reduce-only market order it holds for a filled order (`parent`, its client
+ * order id) and sends at the first tick through `trigger`. A trailing stop moves `trigger` with `best`, the
+ * best price since the fill. Exits of one parent cancel one another (one cancels the others).
+ */
+export interface PaperExit {
+  kind: 'take_profit' | 'stop_loss' | 'trailing_stop';
+  parent: string;
+  trigger: number;
+  /** A trailing stop's distance in percent, and the best price it has seen. */
+  percent?: number;
+  best?: number;
 }
 
 /**

@@ -2477,6 +2477,23 @@ export const eqlSchema = deepFreeze({
         }
       }
     },
+    "trailingStop": {
+      "title": "TrailingStop",
+      "description": "A stop that follows the best price since the order filled, percent away from it: a long exits when the price falls percent below its highest since the fill, a short when it rises percent above its lowest.",
+      "type": "object",
+      "properties": {
+        "percent": {
+          "description": "Distance from the best price, in percent (above 0, below 100).",
+          "type": "number",
+          "exclusiveMinimum": 0,
+          "exclusiveMaximum": 100
+        }
+      },
+      "required": [
+        "percent"
+      ],
+      "additionalProperties": false
+    },
     "orderSizing": {
       "type": "object",
       "oneOf": [
@@ -2546,6 +2563,9 @@ export const eqlSchema = deepFreeze({
         },
         "stopLoss": {
           "$ref": "#/$defs/exitLevel"
+        },
+        "trailingStop": {
+          "$ref": "#/$defs/trailingStop"
         }
       },
       "required": [
@@ -2611,6 +2631,9 @@ export const eqlSchema = deepFreeze({
         },
         "stopLoss": {
           "$ref": "#/$defs/exitLevel"
+        },
+        "trailingStop": {
+          "$ref": "#/$defs/trailingStop"
         }
       },
       "required": [
@@ -2663,6 +2686,9 @@ export const eqlSchema = deepFreeze({
         },
         "stopLoss": {
           "$ref": "#/$defs/exitLevel"
+        },
+        "trailingStop": {
+          "$ref": "#/$defs/trailingStop"
         }
       },
       "required": [

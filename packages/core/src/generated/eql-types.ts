@@ -973,6 +973,18 @@ export interface ExitLevel {
   percent?: number;
 }
 /**
+ * A stop that follows the best price since the order filled, percent away from it: a long exits when the price falls percent below its highest since the fill, a short when it rises percent above its lowest.
+ *
+ * This interface was referenced by `QueryRequest`'s JSON-Schema
+ * via the `definition` "trailingStop".
+ */
+export interface TrailingStop {
+  /**
+   * Distance from the best price, in percent (above 0, below 100).
+   */
+  percent: number;
+}
+/**
  * This interface was referenced by `QueryRequest`'s JSON-Schema
  * via the `definition` "marketOrderParams".
  */
@@ -996,6 +1008,7 @@ export interface MarketOrderParams {
   reduceOnly?: boolean;
   takeProfit?: ExitLevel;
   stopLoss?: ExitLevel;
+  trailingStop?: TrailingStop;
 }
 /**
  * This interface was referenced by `QueryRequest`'s JSON-Schema
@@ -1026,6 +1039,7 @@ export interface LimitOrderParams {
   reduceOnly?: boolean;
   takeProfit?: ExitLevel;
   stopLoss?: ExitLevel;
+  trailingStop?: TrailingStop;
 }
 /**
  * Defaults for the orders an LLM analysis signals; the analysis' trade signal supplies side, symbol and price when these are left out.
@@ -1045,6 +1059,7 @@ export interface CallbackOrderParams {
   reduceOnly?: boolean;
   takeProfit?: ExitLevel;
   stopLoss?: ExitLevel;
+  trailingStop?: TrailingStop;
 }
 /**
  * This interface was referenced by `QueryRequest`'s JSON-Schema

@@ -32,7 +32,7 @@ export function addOptions(context: BuildContext, node: CstNode | undefined, tar
         value = { [field]: numberValue(context, scalar) };
         context.record(joinPointer(at, field), spanOf(scalar));
       } else if (tokenMatcher(scalar, T.Percent)) {
-        context.error(`a percentage only fits takeProfit and stopLoss of an order; write ${key} ${scalar.image.slice(0, -1)}`, spanOf(scalar));
+        context.error(`a percentage only fits takeProfit, stopLoss and trailingStop of an order; write ${key} ${scalar.image.slice(0, -1)}`, spanOf(scalar));
         continue;
       } else {
         value = scalarValue(context, scalar);

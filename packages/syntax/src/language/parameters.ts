@@ -37,6 +37,7 @@ export const OPTION_ORDER: readonly string[] = [
   'reduceOnly',
   'takeProfit',
   'stopLoss',
+  'trailingStop',
   // repeat
   'maxTriggers',
 ];
@@ -56,8 +57,8 @@ export function orderedKeys(keys: readonly string[]): string[] {
 /** Parameters that hold prose: printed in quotes even when a bare word would do (`title "Alert"`). */
 export const TEXT_KEYS: ReadonlySet<string> = new Set(['title', 'message', 'prompt', 'url', 'text', 'query', 'username', 'botToken', 'description', 'body', 'contentType']);
 
-/** Order parameters written as a take-profit or stop-loss level (`takeProfit 110000`, `stopLoss 5%`). */
-export const EXIT_LEVEL_KEYS: ReadonlySet<string> = new Set(['takeProfit', 'stopLoss']);
+/** Order parameters written as an exit level (`takeProfit 110000`, `stopLoss 5%`, `trailingStop 3%`). */
+export const EXIT_LEVEL_KEYS: ReadonlySet<string> = new Set(['takeProfit', 'stopLoss', 'trailingStop']);
 
 /** The action types and the keyword that starts each in the text. */
 export const ACTION_KEYWORDS: ReadonlyMap<string, string> = new Map([

@@ -129,6 +129,7 @@ export class OrderExecutor implements ActionExecutor {
     if (params.timeInForce === 'GTC' || params.timeInForce === 'IOC' || params.timeInForce === 'PO') request.timeInForce = params.timeInForce;
     if (isRecord(params.takeProfit)) request.takeProfit = exitLevel(params.takeProfit);
     if (isRecord(params.stopLoss)) request.stopLoss = exitLevel(params.stopLoss);
+    if (isRecord(params.trailingStop) && typeof params.trailingStop.percent === 'number') request.trailingStop = { percent: params.trailingStop.percent };
     const result = await exchange.placeOrder(request);
     if (result.status === 'rejected') throw new ActionError('ORDER_REJECTED', `${exchangeId} rejected the ${type} order (${result.orderId})`);
     return { exchange: exchangeId, symbol, side, type, amount, ...result };

@@ -1,6 +1,7 @@
 import { checkPerpetualSymbol } from '../../language/symbols.js';
 import { baseAsset } from '../observations.js';
-import type { Exchange, MaybePromise, OrderRequest, OrderResult, PaperOrderLog, PaperOrderRecord } from '../interfaces.js';
+import type { Exchange, MaybePromise, OrderRequest, OrderResult, PaperExit, PaperOrderLog, PaperOrderRecord } from '../interfaces.js';
+import { exitTriggers, trailingTrigger } from './exit-levels.js';
 
 /**
  * Where a caller that feeds one topic's prices keeps the venue's box for the symbol it fed last: the
@@ -17,6 +18,7 @@ interface PaperOrder {
   request: OrderRequest;
   seq: number;
   fillSeq?: number;
+  exit?: PaperExit;
 }
 
 /**
@@ -24,6 +26,14 @@ interface PaperOrder {
  * sees. Market orders fill at the last price; limit orders fill at once when marketable, else rest
  * and fill when a later price reaches them. Idempotent by clientOrderId: placing the same id twice
  * returns the first order. Balances and positions are kept per venue instance.
+ *
+ * **Exits.** An order that opens or grows a position with `takeProfit`, `stopLoss` or `trailingStop` gets
+ * them as exits once it fills: reduce-only market orders for the amount it opened, each sent at the first
+ * tick after the fill that reaches its trigger (a long's take-profit at or above it, its stop at or below),
+ * filled at that tick's price: a price that gaps through a stop fills where it gapped to, never at the
+ * stop's level. A percent is counted from the fill price; a trailing stop's trigger follows the best price
+ * since the fill. When one exit of an order fills, the others are canceled; an exit whose position is gone
+ * by then is canceled too.
  *
  * With a {@link PaperOrderLog}, every order is saved when placed (before `placeOrder` answers) and when it
  * fills; {@link PaperExchange.restore} gives a new instance the orders saved before, so a venue started again
@@ -42,6 +52,8 @@ export class PaperExchange implements Exchange {
   private readonly orders = new Map<string, PaperOrder>();
   /** Limit orders still open: a price visits these only (filled and rejected orders stay in `orders`, for their ids). */
   private readonly resting = new Set<PaperOrder>();
+  /** Exits waiting for their trigger. */
+  private readonly exits = new Set<PaperOrder>();
   private readonly positions = new Map<string, { size: number; entry: number; leverage: number }>();
   private nextOrder = 1;
   private nextFill = 1;
@@ -60,10 +72,14 @@ export class PaperExchange implements Exchange {
     for (const record of [...records].sort((a, b) => a.seq - b.seq)) {
       const order: PaperOrder = { request: { ...record.request }, result: { ...record.result }, seq: record.seq };
       if (record.fillSeq !== undefined) order.fillSeq = record.fillSeq;
+      if (record.exit !== undefined) order.exit = { ...record.exit };
       const earlier = this.orders.get(record.request.clientOrderId);
-      if (earlier) this.resting.delete(earlier);
+      if (earlier) {
+        this.resting.delete(earlier);
+        this.exits.delete(earlier);
+      }
       this.orders.set(record.request.clientOrderId, order);
-      if (order.result.status === 'open') this.resting.add(order);
+      if (order.result.status === 'open') (order.exit ? this.exits : this.resting).add(order);
       this.nextOrder = Math.max(this.nextOrder, record.seq + 1);
     }
     const fills = [...this.orders.values()].filter((order) => order.fillSeq !== undefined).sort((a, b) => (a.fillSeq as number) - (b.fillSeq as number));
@@ -85,8 +101,10 @@ export class PaperExchange implements Exchange {
       route.paperSymbol = symbol;
       route.paperBox = box;
     }
-    if (this.resting.size === 0) return;
+    if (this.resting.size === 0 && this.exits.size === 0) return;
     const base = baseAsset(symbol);
+    // Exits first: they watch the ticks after their fill, so an entry this tick fills is not judged by it.
+    if (this.exits.size > 0) this.watchExits(base, price);
     for (const order of this.resting) {
       const { request, result } = order;
       if (result.status !== 'open') {
@@ -97,12 +115,56 @@ export class PaperExchange implements Exchange {
       const marketable = request.side === 'buy' ? price <= request.price : price >= request.price;
       if (marketable) {
         this.resting.delete(order);
-        this.fill(order, request.price);
+        const exits = this.fill(order, request.price);
         // A fill found by a price is saved as it happens; a failed save shows again at the next one.
-        const saved = this.save(order);
-        if (saved instanceof Promise) saved.catch(() => undefined);
+        this.saveQuietly(order);
+        for (const exit of exits) this.saveQuietly(exit);
       }
     }
+  }
+
+  /** Sends the exits of `base` that `price` reaches (see the class comment) and moves trailing stops. */
+  private watchExits(base: string, price: number): void {
+    for (const order of this.exits) {
+      const exit = order.exit as PaperExit;
+      if (order.result.status !== 'open') {
+        this.exits.delete(order);
+        continue;
+      }
+      if (baseAsset(order.request.symbol) !== base) continue;
+      // The exit sells a long, buys back a short.
+      const long = order.request.side === 'sell';
+      if (exit.kind === 'trailing_stop' && exit.best !== undefined && exit.percent !== undefined && (long ? price > exit.best : price < exit.best)) {
+        exit.best = price;
+        exit.trigger = trailingTrigger(long ? 'long' : 'short', price, exit.percent);
+        this.saveQuietly(order);
+      }
+      const reached = exit.kind === 'take_profit' ? (long ? price >= exit.trigger : price <= exit.trigger) : long ? price <= exit.trigger : price >= exit.trigger;
+      if (!reached) continue;
+      this.exits.delete(order);
+      const position = this.positions.get(base);
+      const open = position !== undefined && (long ? position.size > 0 : position.size < 0);
+      if (open) this.fill(order, price);
+      else order.result = { ...order.result, status: 'canceled' };
+      this.saveQuietly(order);
+      for (const sibling of this.exits) {
+        if (sibling.exit?.parent !== exit.parent) continue;
+        this.exits.delete(sibling);
+        sibling.result = { ...sibling.result, status: 'canceled' };
+        this.saveQuietly(sibling);
+      }
+    }
+  }
+
+  /** Saves an order changed by a price: a failed save shows again at the next one. */
+  private saveQuietly(order: PaperOrder): void {
+    const saved = this.save(order);
+    if (saved instanceof Promise) saved.catch(() => undefined);
+  }
+
+  /** The exits waiting for their trigger, oldest first (copies). */
+  openExits(): Array<{ clientOrderId: string; symbol: string; side: 'buy' | 'sell'; amount: number; exit: PaperExit }> {
+    return [...this.exits].map((order) => ({ clientOrderId: order.request.clientOrderId, symbol: order.request.symbol, side: order.request.side, amount: order.request.amount, exit: { ...(order.exit as PaperExit) } }));
   }
 
   /** A symbol not seen before: its asset's box (made for the first symbol of the asset), kept by the symbol too. */
@@ -162,34 +224,67 @@ export class PaperExchange implements Exchange {
       seq,
     };
     this.orders.set(request.clientOrderId, order);
-    if (request.type === 'market') this.fill(order, last);
-    else if (request.price !== undefined && (request.side === 'buy' ? last <= request.price : last >= request.price)) this.fill(order, request.price);
+    let exits: PaperOrder[] = [];
+    if (request.type === 'market') exits = this.fill(order, last);
+    else if (request.price !== undefined && (request.side === 'buy' ? last <= request.price : last >= request.price)) exits = this.fill(order, request.price);
     else if (request.timeInForce === 'IOC') order.result.status = 'rejected';
     if (order.result.status === 'open') this.resting.add(order);
     const result = { ...order.result };
-    const saved = this.save(order);
-    return saved instanceof Promise ? saved.then(() => result) : result;
+    // The order and its exits are durable before the venue answers.
+    const saves = [order, ...exits].map((placed) => this.save(placed)).filter((saved): saved is Promise<void> => saved instanceof Promise);
+    return saves.length > 0 ? Promise.all(saves).then(() => result) : result;
   }
 
   private save(order: PaperOrder): MaybePromise<void> {
     if (!this.log) return;
     const record: PaperOrderRecord = { request: { ...order.request }, result: { ...order.result }, seq: order.seq };
     if (order.fillSeq !== undefined) record.fillSeq = order.fillSeq;
+    if (order.exit !== undefined) record.exit = { ...order.exit };
     return this.log.save(record);
   }
 
-  private fill(order: PaperOrder, price: number): void {
+  /** Fills an order at `price`; returns the exits it gets (for the amount it opened), not yet saved. */
+  private fill(order: PaperOrder, price: number): PaperOrder[] {
     const { request } = order;
     const current = this.positions.get(baseAsset(request.symbol));
     const reducing = current !== undefined && current.size !== 0 && Math.sign(request.side === 'buy' ? 1 : -1) !== Math.sign(current.size);
     if (request.reduceOnly && !reducing) {
       order.result = { ...order.result, status: 'rejected' };
-      return;
+      return [];
     }
     const amount = request.reduceOnly ? Math.min(request.amount, Math.abs(current?.size ?? 0)) : request.amount;
+    const opened = request.reduceOnly ? 0 : reducing ? Math.max(0, amount - Math.abs(current.size)) : amount;
     this.applyFill(request, amount, price);
     order.fillSeq = this.nextFill++;
     order.result = { ...order.result, status: 'filled', filled: amount, averagePrice: price };
+    return opened > 0 ? this.attachExits(order, opened, price) : [];
+  }
+
+  /** The exits of a filled order for the `amount` it opened at `price`, waiting from the next tick on. */
+  private attachExits(parent: PaperOrder, amount: number, price: number): PaperOrder[] {
+    const { request } = parent;
+    const triggers = exitTriggers(request, price);
+    const long = request.side === 'buy';
+    const wanted: PaperExit[] = [];
+    if (triggers.takeProfit !== undefined) wanted.push({ kind: 'take_profit', parent: request.clientOrderId, trigger: triggers.takeProfit });
+    if (triggers.stopLoss !== undefined) wanted.push({ kind: 'stop_loss', parent: request.clientOrderId, trigger: triggers.stopLoss });
+    if (request.trailingStop !== undefined) {
+      const { percent } = request.trailingStop;
+      wanted.push({ kind: 'trailing_stop', parent: request.clientOrderId, trigger: trailingTrigger(long ? 'long' : 'short', price, percent), percent, best: price });
+    }
+    return wanted.map((exit) => {
+      const seq = this.nextOrder++;
+      const clientOrderId = `${request.clientOrderId}:${exit.kind}`;
+      const order: PaperOrder = {
+        request: { clientOrderId, symbol: request.symbol, side: long ? 'sell' : 'buy', type: 'market', amount, reduceOnly: true },
+        result: { orderId: `paper-${seq}`, clientOrderId, status: 'open', filled: 0 },
+        seq,
+        exit,
+      };
+      this.orders.set(clientOrderId, order);
+      this.exits.add(order);
+      return order;
+    });
   }
 
   /** Moves the position of the order's asset by a fill of `amount` at `price`. */
