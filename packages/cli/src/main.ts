@@ -50,13 +50,16 @@ function program(io: CliIo, exit: { code: number }, env: NodeJS.ProcessEnv): Com
 
   eql
     .command('preview')
-    .description('replay a recording against a query in virtual time: when it fires, its timeline, its actions (dry run)')
+    .description('replay a recording against a query in virtual time: when it fires, its timeline, its actions (dry run), its orders traded on paper')
     .argument('<file>', FILE_HELP)
     .option('--data <recording>', 'recording of observations (JSON Lines); default the sample recording the host replays')
     .option('--from <time>', 'start of the replay (ISO 8601 or epoch ms), default the recording start; what comes before is history')
     .option('--to <time>', 'end of the replay (ISO 8601 or epoch ms), default the recording end')
+    .option('--fee <percent>', 'order steps trade on paper: fee per fill, in percent of its notional (0.05 is 5 bp); default 0')
+    .option('--slippage <percent>', 'market orders and exits fill this percent worse than the replayed price; default 0')
+    .option('--deposit <usd>', 'the paper account order steps trade in, in USD; default 10000')
     .option('--json', 'print the preview result as JSON', false)
-    .action(async (file: string, flags: { data?: string; json: boolean; from?: string; to?: string }) => {
+    .action(async (file: string, flags: { data?: string; json: boolean; from?: string; to?: string; fee?: string; slippage?: string; deposit?: string }) => {
       exit.code = await previewCommand(file, flags, io);
     });
 

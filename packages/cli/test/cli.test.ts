@@ -225,6 +225,29 @@ describe('eql preview', () => {
     expect(JSON.parse(stdout)).toMatchObject({ triggered: false, to: '2026-01-06T12:00:00.000Z' });
   });
 
+  it('trades order steps on paper: the account with --fee, --slippage and --deposit, its trades and statistics, in text and JSON', async () => {
+    const start = Date.parse('2026-03-02T00:00:00Z');
+    const prices = [100, 99, 95, 97, 103, 105, 95.5, 92, 90];
+    const files = {
+      'dip.eql': 'when price of BTC crosses below 96\nthen\n  market buy 1 BTC on binance (takeProfit 10%, stopLoss 5%) as buy\nexpires in 7d\nrepeat after 1m\n',
+      'r.jsonl': prices.map((price, i) => JSON.stringify({ at: new Date(start + i * 3_600_000).toISOString(), source: 'price', symbol: 'BTC', price })).join('\n'),
+    };
+    const text = await run(['preview', 'dip.eql', '--data', 'r.jsonl', '--fee', '0.1'], files);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('paper trading (every venue simulated on paper: deposit $10,000.00, fee 0.10 %, slippage 0.00 %):');
+    expect(text.stdout).toContain('2 trades closed (1 won, 1 lost, win rate 50.00 %); net +$4.11 (+0.04 %), fees $0.39, equity $10,004.11');
+    expect(text.stdout).toContain('2026-03-02T06:00:00.000Z  long BTC 1 @ 95.5000 → 2026-03-02T08:00:00.000Z @ 90 stop_loss  -$5.69 (-5.95 %)');
+    const json = await run(['preview', 'dip.eql', '--data', 'r.jsonl', '--fee', '0.1', '--slippage', '0', '--deposit', '5000', '--json'], files);
+    const result = JSON.parse(json.stdout) as { paper: { depositUsd: number; feeRate: number; summary: { trades: number; netPnlUsd: number }; trades: unknown[]; equity: unknown[] } };
+    expect(result.paper).toMatchObject({ depositUsd: 5000, feeRate: 0.001, summary: { trades: 2 } });
+    expect(result.paper.summary.netPnlUsd).toBeCloseTo(4.1145, 9);
+    for (const flags of [['--fee', 'abc'], ['--fee', '-1'], ['--slippage', '11'], ['--deposit', '0']]) {
+      const bad = await run(['preview', 'dip.eql', '--data', 'r.jsonl', ...flags], files);
+      expect(bad.code, flags.join(' ')).toBe(2);
+      expect(bad.stderr).toContain(`${flags[0]} must be`);
+    }
+  });
+
   it('exits 2 for a missing or malformed recording', async () => {
     expect((await runWithRealFiles(['preview', 'q.json', '--data', '/nonexistent.jsonl'])).code).toBe(2);
     const bad = await run(['preview', 'q.json', '--data', 'r.jsonl'], { 'q.json': crossing, 'r.jsonl': '{"at":"2026-01-01T00:00:00Z","source":"price","symbol":"BTC","price":-1}' });

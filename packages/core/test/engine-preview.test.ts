@@ -57,7 +57,7 @@ describe('preview on the shipped recordings', () => {
     expect(preview(q, market)).toEqual(preview(q, market));
   });
 
-  it('describes actions instead of running them', () => {
+  it('describes notifications instead of sending them, and trades orders on paper', () => {
     const result = preview(
       {
         query: {
@@ -71,10 +71,13 @@ describe('preview on the shipped recordings', () => {
       } as unknown as QueryRequest,
       market,
     );
-    expect(result.executions.map((e) => e.result)).toEqual([
-      { dryRun: true, wouldPost: 'https://hooks.example.com/eql' },
-      { dryRun: true, wouldPlace: 'market', exchange: 'hyperliquid', symbol: 'ETH', side: 'sell' },
-    ]);
+    const [hook, sell] = result.executions.map((e) => e.result as Record<string, unknown>);
+    expect(hook).toEqual({ dryRun: true, wouldPost: 'https://hooks.example.com/eql' });
+    // The venue it names is simulated on paper: a market sell of $500 at the price of the trigger.
+    const price = result.trigger?.conditionStates[0]?.value as number;
+    expect(sell).toMatchObject({ exchange: 'hyperliquid', symbol: 'ETH', side: 'sell', type: 'market', status: 'filled', averagePrice: price });
+    expect(sell?.filled).toBeCloseTo(500 / price, 9);
+    expect(result.paper?.trades).toMatchObject([{ symbol: 'ETH', side: 'short', entryPrice: price, open: true }]);
   });
 });
 

@@ -293,6 +293,27 @@ describe('POST /v2/auto/queries/preview', () => {
     expect(firedAt).toBeLessThanOrEqual(Date.parse('2026-01-06T13:00:00Z'));
   });
 
+  it('order steps trade on paper: fee, slippage and deposit in the query string, the report under paper; out of range is a 400', async () => {
+    const key = await host.newKey();
+    const query = {
+      conditions: { AND: [{ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '>', value: 1 }] },
+      actions: [{ stepId: 'buy', type: 'market_order', params: { exchange: 'paper', symbol: 'BTC', side: 'buy', amountUsd: 1000, stopLoss: { percent: 50 } } }],
+      expiresIn: '1d',
+    };
+    const response = await call(host.app, { method: 'POST', url: '/v2/auto/queries/preview?fee=0.1&slippage=0.05&deposit=5000', key, body: { query } });
+    expect(response.statusCode).toBe(200);
+    const body = json(response);
+    expect(body.paper).toMatchObject({ depositUsd: 5000, feeRate: 0.001, slippage: 0.0005, trades: [expect.objectContaining({ side: 'long', open: true })] });
+    const fill = (at(body, 'paper', 'fills') as Array<{ price: number; feeUsd: number; amount: number }>)[0];
+    expect(fill?.feeUsd).toBeCloseTo((fill?.amount ?? 0) * (fill?.price ?? 0) * 0.001, 9);
+    // Nothing was placed anywhere: the host's own paper venue saw no order.
+    expect(json(await call(host.app, { url: '/v2/auto/executions', key })).executions).toEqual([]);
+    for (const bad of ['fee=-1', 'slippage=11', 'deposit=0', 'fee=abc']) {
+      const refused = await call(host.app, { method: 'POST', url: `/v2/auto/queries/preview?${bad}`, key, body: { query } });
+      expect(refused.statusCode, bad).toBe(400);
+    }
+  });
+
   it('400: an invalid query (invalid_query with details), a missing query, a non-object body, bad from/to, unknown parameters', async () => {
     const key = await host.newKey();
     const invalid = await call(host.app, { method: 'POST', url: '/v2/auto/queries/preview', key, body: { query: INVALID.query } });

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type PreviewResult, parseInstant, parseRecording, preview, type QueryRequest, RecordingError, type TimelineChange, validate } from '@eql/core';
+import { type PaperReport, type PreviewPaperOptions, type PreviewResult, parseInstant, parseRecording, preview, type QueryRequest, RecordingError, type TimelineChange, validate } from '@eql/core';
 import { validationJson, validationText } from '../format.js';
 import { loadDocument } from '../input.js';
 import { type CliIo, paint, UnusableInput } from '../io.js';
@@ -18,6 +18,12 @@ export interface PreviewFlags {
   json: boolean;
   from?: string;
   to?: string;
+  /** Percent of each fill's notional paid as a fee on the paper venue. */
+  fee?: string;
+  /** Percent worse than the replayed price that market orders and exits fill at. */
+  slippage?: string;
+  /** The paper account's deposit in USD. */
+  deposit?: string;
 }
 
 /**
@@ -60,7 +66,7 @@ export async function previewCommand(file: string, flags: PreviewFlags, io: CliI
     if (error instanceof RecordingError) throw new UnusableInput(`${data}: ${error.message}`);
     throw error;
   }
-  const options: { from?: number; to?: number } = {};
+  const options: { from?: number; to?: number; paper?: PreviewPaperOptions } = { paper: paperOptions(flags) };
   for (const bound of ['from', 'to'] as const) {
     const value = flags[bound];
     if (value === undefined) continue;
@@ -89,6 +95,28 @@ export async function previewCommand(file: string, flags: PreviewFlags, io: CliI
   if (long) io.stderr(`replaying ${recording.observations.length} observations: done\n`);
   io.stdout(flags.json ? `${JSON.stringify(result, null, 2)}\n` : previewText(io, document.name, flags.data ?? 'the sample recording', result));
   return 0;
+}
+
+/** The paper account of --fee, --slippage and --deposit (percents to fractions), each checked. */
+function paperOptions(flags: PreviewFlags): PreviewPaperOptions {
+  const number = (flag: 'fee' | 'slippage' | 'deposit', max: number): number | undefined => {
+    const text = flags[flag];
+    if (text === undefined) return undefined;
+    const value = Number(text);
+    const positive = flag === 'deposit';
+    if (text.trim() === '' || !Number.isFinite(value) || value < 0 || (positive && value === 0) || value > max) {
+      throw new UnusableInput(`--${flag} must be ${positive ? 'an amount in USD above 0' : `a percent from 0 to ${max}`}, not ${JSON.stringify(text)}`);
+    }
+    return value;
+  };
+  const options: PreviewPaperOptions = {};
+  const fee = number('fee', 10);
+  const slippage = number('slippage', 10);
+  const deposit = number('deposit', 1e12);
+  if (fee !== undefined) options.feeRate = fee / 100;
+  if (slippage !== undefined) options.slippage = slippage / 100;
+  if (deposit !== undefined) options.depositUsd = deposit;
+  return options;
 }
 
 /** One condition and why it holds or not: its value against the threshold (or the live operand), its readiness, the last item's score. */
@@ -129,14 +157,37 @@ export function previewText(io: CliIo, name: string, data: string, result: Previ
   }
   if (result.timeline.length > 40) text += `  … ${result.timeline.length - 40} more (use --json for all)\n`;
   if (result.executions.length > 0) {
-    text += 'actions (dry run):\n';
+    text += result.paper ? 'actions (dry run; orders on paper):\n' : 'actions (dry run):\n';
     for (const execution of result.executions) {
       const detail = execution.error ? `${execution.error.code}: ${execution.error.message}` : JSON.stringify(execution.result ?? {});
       text += `  ${terminalText(`${execution.stepId} (${execution.type}) ${execution.status} ${detail}`)}\n`;
     }
   }
+  if (result.paper) text += paperText(io, result.paper);
   for (const problem of result.problems.slice(0, 10)) text += `  ${paint(io, 'yellow', 'problem')} ${terminalText(`${problem.at} ${problem.code}: ${problem.message}`)}\n`;
   if (result.endedBy === 'expired' && result.expiredAt !== undefined) text += `expired at ${result.expiredAt} (its expiresIn from ${result.from}), before the end of the data\n`;
   text += `status at the end: ${result.status}\n`;
+  return text;
+}
+
+/** Shown trades at most; --json has them all. */
+const TRADES_SHOWN = 20;
+
+/** The paper account after the run: its statistics, then its trades. */
+function paperText(io: CliIo, paper: PaperReport): string {
+  const s = paper.summary;
+  const usd = (value: number, signed = false) => `${signed && value >= 0 ? '+' : value < 0 ? '-' : ''}$${Math.abs(value).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  const pct = (value: number, signed = false) => `${signed && value >= 0 ? '+' : ''}${value.toFixed(2)} %`;
+  const net = paint(io, s.netPnlUsd >= 0 ? 'green' : 'red', `${usd(s.netPnlUsd, true)} (${pct(s.returnPercent, true)})`);
+  let text = `paper trading (every venue simulated on paper: deposit ${usd(paper.depositUsd)}, fee ${pct(paper.feeRate * 100)}, slippage ${pct(paper.slippage * 100)}):\n`;
+  const closed = `${s.trades} trade${s.trades === 1 ? '' : 's'} closed (${s.wins} won, ${s.losses} lost${s.winRatePercent === null ? '' : `, win rate ${pct(s.winRatePercent)}`})${s.openTrades > 0 ? `, ${s.openTrades} open` : ''}`;
+  text += `  ${closed}; net ${net}, fees ${usd(s.feesUsd)}, equity ${usd(s.finalEquityUsd)}\n`;
+  text += `  max drawdown ${pct(s.maxDrawdownPercent)} (${usd(s.maxDrawdownUsd)}), Sharpe ${s.sharpe === null ? 'n/a (under two days of returns)' : s.sharpe.toFixed(2)}, exposure ${pct(s.exposurePercent)}\n`;
+  for (const trade of paper.trades.slice(0, TRADES_SHOWN)) {
+    const exit = trade.open ? 'open' : `${trade.closedAt} @ ${round(trade.exitPrice ?? 0)} ${trade.closedBy ?? ''}`;
+    const pnl = paint(io, trade.pnlUsd >= 0 ? 'green' : 'red', `${usd(trade.pnlUsd, true)} (${pct(trade.returnPercent, true)})`);
+    text += `  ${terminalText(`${trade.openedAt}  ${trade.side} ${trade.symbol} ${round(trade.amount)} @ ${round(trade.entryPrice)} → ${exit}`)}  ${pnl}\n`;
+  }
+  if (paper.trades.length > TRADES_SHOWN) text += `  … ${paper.trades.length - TRADES_SHOWN} more trades (use --json for all)\n`;
   return text;
 }

@@ -3348,7 +3348,14 @@ export interface operations {
     };
     previewDraft: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Fee per fill, in percent of its notional (0.05 is 5 bp); default 0. */
+                fee?: number;
+                /** @description Market orders and exits fill this percent worse than the replayed price; default 0. */
+                slippage?: number;
+                /** @description The paper account, in USD; default 10000. */
+                deposit?: number;
+            };
             header?: never;
             path: {
                 draftId: string;
@@ -3366,6 +3373,15 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                };
+            };
+            /** @description Error 400 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Error 401 */
@@ -3473,6 +3489,12 @@ export interface operations {
             query?: {
                 from?: string;
                 to?: string;
+                /** @description Fee per fill, in percent of its notional (0.05 is 5 bp); default 0. */
+                fee?: number;
+                /** @description Market orders and exits fill this percent worse than the replayed price; default 0. */
+                slippage?: number;
+                /** @description The paper account, in USD; default 10000. */
+                deposit?: number;
             };
             header?: never;
             path?: never;

@@ -7,6 +7,9 @@ import { type ActionContext, ActionError, type ActionExecutor, type ActionOutcom
 import { messageText } from './actions/messenger-bot.js';
 import { notificationText } from './actions/notify.js';
 import { ownBody } from './actions/webhook.js';
+import { PaperExchange } from './actions/paper-exchange.js';
+import { PreviewOrderExecutor } from './actions/preview-orders.js';
+import { paperReport, type PaperReport, type TimedFill } from './paper-report.js';
 import { isoTime } from './maybe.js';
 import { baseAsset, type PriceObservation } from './observations.js';
 import { collectConditions } from '../language/query-walk.js';
@@ -55,6 +58,19 @@ export interface PreviewOptions {
    */
   onProgress?: (fraction: number) => void;
   progressStep?: number;
+  /** How order steps trade on the preview's paper venue (see {@link PreviewPaperOptions}). */
+  paper?: PreviewPaperOptions;
+}
+
+/**
+ * The paper account order steps trade in a preview: every venue a query names is simulated by a fresh paper
+ * venue fed the replayed prices. `feeRate` (a fraction of each fill's notional, at most 0.1) and `slippage`
+ * (market orders and exits fill this fraction worse, at most 0.1) default to 0; the deposit to 10,000 USD.
+ */
+export interface PreviewPaperOptions {
+  depositUsd?: number;
+  feeRate?: number;
+  slippage?: number;
 }
 
 /**
@@ -126,6 +142,8 @@ export interface PreviewResult {
    * lowest and its highest price, so no extreme is lost).
    */
   prices: PreviewPrices[];
+  /** What the order steps did on paper: fills, round trips, the equity and their statistics; absent without order steps. */
+  paper?: PaperReport;
 }
 
 /** The prices of one symbol over a preview's run. */
@@ -137,8 +155,9 @@ export interface PreviewPrices {
 /**
  * Replays a recording against one query in virtual time and tells when it would have fired, with
  * the timeline of its conditions. Deterministic: the same query and recording give the same result.
- * Actions run dry: notifications, webhooks, bot messages and orders are described, not sent (with the
- * texts and bodies they would carry, placeholders filled); llm conditions and actions answer from the
+ * Actions run dry: notifications, webhooks and bot messages are described, not sent (with the texts and
+ * bodies they would carry, placeholders filled); orders trade on a paper venue fed the replayed prices
+ * (`result.paper`: fills, trades, equity and statistics); llm conditions and actions answer from the
  * recording's verdicts.
  */
 export function preview(request: QueryRequest | { query: QueryRequest['query']; title?: string }, recording: Recording, options: PreviewOptions = {}): PreviewResult {
@@ -146,6 +165,11 @@ export function preview(request: QueryRequest | { query: QueryRequest['query']; 
   const to = options.to ?? recording.end;
   const scheduler = new EpochVirtualScheduler(from, to);
   const queryId = options.queryId ?? 'preview';
+  const account = paperAccount(options.paper);
+  const fills: TimedFill[] = [];
+  const paper = new PaperExchange(account.depositUsd, undefined, { feeRate: account.feeRate, slippage: account.slippage, onFill: (fill) => fills.push({ ...fill, at: scheduler.now() }) });
+  // Orders trade on paper, whatever venue they name.
+  const orders = new PreviewOrderExecutor(paper);
   let counter = 0;
   const engine = new Engine({
     scheduler,
@@ -153,7 +177,8 @@ export function preview(request: QueryRequest | { query: QueryRequest['query']; 
     // Everything of the recording before `from` is history: series start as a replay from the start would hold them.
     history: [new RecordingHistory(recording.observations)],
     llm: new RecordedLlmProvider(recording.observations),
-    executors: dryRunExecutors(),
+    executors: { ...dryRunExecutors(), market_order: orders, limit_order: orders },
+    paper,
     traceEvaluations: true,
     newId: () => `preview-${++counter}`,
   });
@@ -241,7 +266,26 @@ export function preview(request: QueryRequest | { query: QueryRequest['query']; 
   result.endedBy = result.status === 'triggered' ? 'triggered' : result.status === 'expired' ? 'expired' : result.status === 'failed' ? 'failed' : 'end';
   subscription.unsubscribe();
   engine.dispose();
+  if (tradesOf(request.query)) {
+    result.paper = paperReport(fills, recording.observations, { from, to, ...account, maxPoints: options.maxPricePoints ?? 1_000 });
+  }
   return result;
+}
+
+/** The paper account of a preview, its options checked (a RangeError names the one out of range). */
+function paperAccount(options: PreviewPaperOptions = {}): Required<PreviewPaperOptions> {
+  const { depositUsd = 10_000, feeRate = 0, slippage = 0 } = options;
+  if (!(Number.isFinite(depositUsd) && depositUsd > 0 && depositUsd <= 1e12)) throw new RangeError(`depositUsd must be a number above 0 (got ${depositUsd})`);
+  if (!(Number.isFinite(feeRate) && feeRate >= 0 && feeRate <= 0.1)) throw new RangeError(`feeRate must be a fraction from 0 to 0.1 (got ${feeRate})`);
+  if (!(Number.isFinite(slippage) && slippage >= 0 && slippage <= 0.1)) throw new RangeError(`slippage must be a fraction from 0 to 0.1 (got ${slippage})`);
+  return { depositUsd, feeRate, slippage };
+}
+
+/** Whether a query has order steps, its own or an llm step's callback. */
+function tradesOf(query: unknown): boolean {
+  const isOrder = (type: unknown) => type === 'market_order' || type === 'limit_order';
+  const actions = isRecord(query) && Array.isArray(query.actions) ? query.actions : [];
+  return actions.some((action) => isRecord(action) && (isOrder(action.type) || (isRecord(action.params) && isRecord(action.params.callback) && isRecord(action.params.callback.action) && isOrder(action.params.callback.action.type))));
 }
 
 /** The symbols a query's price and ta conditions (and their live operands) read, in document order. */
@@ -303,7 +347,7 @@ function timelineChange(state: ConditionState): TimelineChange {
   return change;
 }
 
-/** Executors that describe what they would do instead of doing it. */
+/** Executors that describe what they would do instead of doing it (orders trade on the preview's paper venue). */
 function dryRunExecutors(): Record<string, ActionExecutor> {
   const describe = (what: (params: Record<string, unknown>, context: ActionContext) => Record<string, unknown>): ActionExecutor => ({
     execute: (action: Action | CallbackAction, context: ActionContext): Observable<ActionOutcome> =>
@@ -321,7 +365,5 @@ function dryRunExecutors(): Record<string, ActionExecutor> {
     },
     messenger_bot: describe((params, context) => ({ wouldMessageChat: params.chatId, text: messageText(params, context) })),
     notify: describe((params, context) => ({ wouldNotify: notificationText(params, context) })),
-    market_order: describe((params, context) => ({ wouldPlace: 'market', exchange: params.exchange, symbol: params.symbol, side: params.side, signals: context.analysis?.trades.length })),
-    limit_order: describe((params, context) => ({ wouldPlace: 'limit', exchange: params.exchange, symbol: params.symbol, side: params.side, price: params.price, signals: context.analysis?.trades.length })),
   };
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { isRecord, isTradeFlavouredQuery, preview, type QueryRequest, randomUuid, validate } from '@eql/core';
+import { isRecord, isTradeFlavouredQuery, preview, type PreviewPaperOptions, type QueryRequest, randomUuid, validate } from '@eql/core';
 import { callerKey } from '../auth/authenticate.js';
 import type { HostContext } from '../context.js';
 import { ApiError, notFound, pageError } from '../http/errors.js';
@@ -115,15 +115,15 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
     const draft = await ownDraft(callerKey(request).id, (request.params as { draftId: string }).draftId);
     const result = validate(draft.request, { now: context.now(), allowPrivateWebhooks: context.config.allowPrivateWebhooks });
     if (!result.valid) throw invalidQuery(result, 409, 'draft_invalid');
-    return preview(draft.request, context.host.recording, { queryId: draft.id });
+    return preview(draft.request, context.host.recording, { queryId: draft.id, paper: paperOf(request.query as PaperQuery) });
   });
 
   app.post('/v2/auto/queries/preview', { schema: S.preview, config: TEXT_FORM_ROUTE }, (request) => {
     const body = requestBody(request.body);
-    const { from, to } = request.query as { from?: string; to?: string };
+    const { from, to } = request.query as { from?: string; to?: string } & PaperQuery;
     const result = validate({ query: body.query }, { now: context.now(), allowPrivateWebhooks: context.config.allowPrivateWebhooks });
     if (!result.valid) throw invalidQuery(result);
-    const options: { from?: number; to?: number } = {};
+    const options: { from?: number; to?: number; paper: PreviewPaperOptions } = { paper: paperOf(request.query as PaperQuery) };
     for (const [name, value] of [['from', from], ['to', to]] as const) {
       if (value === undefined) continue;
       const time = Date.parse(value);
@@ -133,4 +133,20 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
     if (options.from !== undefined && options.to !== undefined && options.from > options.to) throw new ApiError(400, 'invalid_request', 'from must not be after to');
     return preview({ query: body.query as QueryRequest['query'] }, context.host.recording, options);
   });
+}
+
+/** The paper account of a preview's query string (its schema checks the ranges). */
+interface PaperQuery {
+  fee?: number;
+  slippage?: number;
+  deposit?: number;
+}
+
+/** Percents to the fractions the preview takes. */
+function paperOf(query: PaperQuery): PreviewPaperOptions {
+  const paper: PreviewPaperOptions = {};
+  if (query.fee !== undefined) paper.feeRate = query.fee / 100;
+  if (query.slippage !== undefined) paper.slippage = query.slippage / 100;
+  if (query.deposit !== undefined) paper.depositUsd = query.deposit;
+  return paper;
 }

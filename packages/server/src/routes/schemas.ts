@@ -55,6 +55,13 @@ const queryRequestBody = {
 
 const queryId = { type: 'object', properties: { queryId: { type: 'string', maxLength: 128 } }, required: ['queryId'] } as const;
 const draftId = { type: 'object', properties: { draftId: { type: 'string', maxLength: 128 } }, required: ['draftId'] } as const;
+/** The paper account a preview's order steps trade in (docs/http-api.md, "Preview"): percents and USD, as `eql preview` takes them. */
+const paperAccount = {
+  fee: { type: 'number', minimum: 0, maximum: 10, description: 'Fee per fill, in percent of its notional (0.05 is 5 bp); default 0.' },
+  slippage: { type: 'number', minimum: 0, maximum: 10, description: 'Market orders and exits fill this percent worse than the replayed price; default 0.' },
+  deposit: { type: 'number', exclusiveMinimum: 0, maximum: 1e12, description: 'The paper account, in USD; default 10000.' },
+} as const;
+
 const paging = { limit: { type: 'integer', minimum: 1, maximum: 100 }, cursor: { type: 'string', maxLength: 512 } } as const;
 
 const execution = {
@@ -182,11 +189,11 @@ export const S = {
   deleteDraft: { ...tags('drafts'), params: draftId, response: { 200: { type: 'object', properties: { id: { type: 'string' }, deletedAt: { type: 'string' } } }, ...errors(401, 404) } },
   validateDraft: { ...tags('drafts'), params: draftId, response: { 200: validationResult, ...errors(401, 404) } },
   convertDraft: { ...tags('drafts'), params: draftId, response: { 200: created, 201: created, ...errors(401, 404, 409, 422) } },
-  previewDraft: { ...tags('drafts'), params: draftId, response: { 200: { type: 'object', additionalProperties: true }, ...errors(401, 404, 409) } },
+  previewDraft: { ...tags('drafts'), params: draftId, querystring: { type: 'object', properties: paperAccount, additionalProperties: false }, response: { 200: { type: 'object', additionalProperties: true }, ...errors(400, 401, 404, 409) } },
   preview: {
     ...tags('auto'),
     body: { type: 'object', properties: { query: { type: 'object', additionalProperties: true } }, required: ['query'], additionalProperties: true },
-    querystring: { type: 'object', properties: { from: { type: 'string' }, to: { type: 'string' } }, additionalProperties: false },
+    querystring: { type: 'object', properties: { from: { type: 'string' }, to: { type: 'string' }, ...paperAccount }, additionalProperties: false },
     response: { 200: { type: 'object', additionalProperties: true }, ...errors(400, 401) },
   },
   validateSymbol: {

@@ -100,11 +100,7 @@ export class OrderExecutor implements ActionExecutor {
   /** The checks before any venue call, the owner's exchange and the order's client order id. */
   private async prepare(type: 'market' | 'limit', params: Record<string, unknown>, context: ActionContext, suffix: string): Promise<PreparedOrder> {
     const exchangeId = typeof params.exchange === 'string' ? params.exchange : '';
-    const symbol = typeof params.symbol === 'string' ? params.symbol : '';
-    const side = params.side === 'buy' || params.side === 'sell' ? params.side : undefined;
-    if (symbol === '' || side === undefined) throw new ActionError('ORDER_INVALID', 'the order needs a symbol and a side (from params or the trade signal)');
-    if (!checkPerpetualSymbol(symbol).ok) throw new ActionError('SYMBOL_NOT_PERPETUAL', `${symbol} is not a perpetual market`);
-    if (type === 'limit' && typeof params.price !== 'number') throw new ActionError('ORDER_INVALID', 'a limit order needs a price');
+    const { symbol, side } = orderTarget(type, params);
     const exchange = await this.exchanges.get(exchangeId, context.ownerId);
     if (!exchange) throw new ActionError('EXCHANGE_NOT_CONNECTED', `no ${exchangeId} connection for this key; connect it with POST /v2/auto/exchanges`);
     const clientOrderId = `eql-${(await sha256Hex(`${context.idempotencyKey}${suffix}`)).slice(0, 32)}`;
@@ -121,18 +117,9 @@ export class OrderExecutor implements ActionExecutor {
 
   /** Sends the order; a rejection is `ORDER_REJECTED`. */
   private async send(exchange: Exchange, exchangeId: string, type: 'market' | 'limit', params: Record<string, unknown>, order: { clientOrderId: string; symbol: string; side: 'buy' | 'sell'; amount: number }): Promise<Record<string, unknown>> {
-    const { clientOrderId, symbol, side, amount } = order;
-    const request: OrderRequest = { clientOrderId, symbol, side, type, amount };
-    if (typeof params.price === 'number') request.price = params.price;
-    if (typeof params.reduceOnly === 'boolean') request.reduceOnly = params.reduceOnly;
-    if (typeof params.leverage === 'number') request.leverage = params.leverage;
-    if (params.timeInForce === 'GTC' || params.timeInForce === 'IOC' || params.timeInForce === 'PO') request.timeInForce = params.timeInForce;
-    if (isRecord(params.takeProfit)) request.takeProfit = exitLevel(params.takeProfit);
-    if (isRecord(params.stopLoss)) request.stopLoss = exitLevel(params.stopLoss);
-    if (isRecord(params.trailingStop) && typeof params.trailingStop.percent === 'number') request.trailingStop = { percent: params.trailingStop.percent };
-    const result = await exchange.placeOrder(request);
+    const result = await exchange.placeOrder(orderRequest(type, params, order));
     if (result.status === 'rejected') throw new ActionError('ORDER_REJECTED', `${exchangeId} rejected the ${type} order (${result.orderId})`);
-    return { exchange: exchangeId, symbol, side, type, amount, ...result };
+    return { exchange: exchangeId, symbol: order.symbol, side: order.side, type, amount: order.amount, ...result };
   }
 }
 
@@ -207,16 +194,48 @@ const leverageOf = (params: Record<string, unknown>): number => (typeof params.l
 async function sizeOf(exchange: Exchange, type: 'market' | 'limit', symbol: string, params: Record<string, unknown>): Promise<number> {
   if (typeof params.size === 'number' && params.size > 0) return params.size;
   const price = type === 'limit' && typeof params.price === 'number' ? params.price : await exchange.lastPrice(symbol);
+  const byBalance = !(typeof params.amountUsd === 'number' && params.amountUsd > 0) && typeof params.positionSizePercent === 'number' && params.positionSizePercent > 0;
+  return orderAmount(params, symbol, price, byBalance ? await exchange.availableBalanceUsd() : undefined);
+}
+
+/**
+ * The amount of an order in base units: `size`, or `amountUsd` at `price`, or `positionSizePercent` of the
+ * available `balance` (times the leverage) at `price`.
+ */
+export function orderAmount(params: Record<string, unknown>, symbol: string, price: number, balance: number | undefined): number {
+  if (typeof params.size === 'number' && params.size > 0) return params.size;
   if (!(price > 0)) throw new ActionError('ORDER_INVALID', `no price to size the order on ${symbol}`);
   if (typeof params.amountUsd === 'number' && params.amountUsd > 0) return params.amountUsd / price;
-  if (typeof params.positionSizePercent === 'number' && params.positionSizePercent > 0) {
-    const balance = await exchange.availableBalanceUsd();
+  if (typeof params.positionSizePercent === 'number' && params.positionSizePercent > 0 && balance !== undefined) {
     const leverage = typeof params.leverage === 'number' ? params.leverage : 1;
     const amount = ((balance * params.positionSizePercent) / 100) * leverage / price;
     if (!(amount > 0)) throw new ActionError('INSUFFICIENT_BALANCE', 'the available balance is too small for this order');
     return amount;
   }
   throw new ActionError('ORDER_INVALID', 'the order needs one of size, amountUsd or positionSizePercent');
+}
+
+/** The symbol and side of an order step, checked before any venue call (a limit order needs its price too). */
+export function orderTarget(type: 'market' | 'limit', params: Record<string, unknown>): { symbol: string; side: 'buy' | 'sell' } {
+  const symbol = typeof params.symbol === 'string' ? params.symbol : '';
+  const side = params.side === 'buy' || params.side === 'sell' ? params.side : undefined;
+  if (symbol === '' || side === undefined) throw new ActionError('ORDER_INVALID', 'the order needs a symbol and a side (from params or the trade signal)');
+  if (!checkPerpetualSymbol(symbol).ok) throw new ActionError('SYMBOL_NOT_PERPETUAL', `${symbol} is not a perpetual market`);
+  if (type === 'limit' && typeof params.price !== 'number') throw new ActionError('ORDER_INVALID', 'a limit order needs a price');
+  return { symbol, side };
+}
+
+/** The venue request of an order step: its params as the venue takes them, under its client order id. */
+export function orderRequest(type: 'market' | 'limit', params: Record<string, unknown>, order: { clientOrderId: string; symbol: string; side: 'buy' | 'sell'; amount: number }): OrderRequest {
+  const request: OrderRequest = { clientOrderId: order.clientOrderId, symbol: order.symbol, side: order.side, type, amount: order.amount };
+  if (typeof params.price === 'number') request.price = params.price;
+  if (typeof params.reduceOnly === 'boolean') request.reduceOnly = params.reduceOnly;
+  if (typeof params.leverage === 'number') request.leverage = params.leverage;
+  if (params.timeInForce === 'GTC' || params.timeInForce === 'IOC' || params.timeInForce === 'PO') request.timeInForce = params.timeInForce;
+  if (isRecord(params.takeProfit)) request.takeProfit = exitLevel(params.takeProfit);
+  if (isRecord(params.stopLoss)) request.stopLoss = exitLevel(params.stopLoss);
+  if (isRecord(params.trailingStop) && typeof params.trailingStop.percent === 'number') request.trailingStop = { percent: params.trailingStop.percent };
+  return request;
 }
 
 function exitLevel(level: Record<string, unknown>): { price?: number; percent?: number } {

@@ -1,6 +1,7 @@
 import { checkPerpetualSymbol } from '../../language/symbols.js';
 import { baseAsset } from '../observations.js';
 import type { Exchange, MaybePromise, OrderRequest, OrderResult, PaperExit, PaperOrderLog, PaperOrderRecord } from '../interfaces.js';
+import type { PaperFill } from '../paper-report.js';
 import { exitTriggers, trailingTrigger } from './exit-levels.js';
 
 /**
@@ -11,6 +12,16 @@ import { exitTriggers, trailingTrigger } from './exit-levels.js';
 export interface PaperPriceRoute {
   paperSymbol: string | undefined;
   paperBox: { price: number } | undefined;
+}
+
+/** How the paper venue fills: costs, and who is told of each fill. */
+export interface PaperVenueOptions {
+  /** Fee on each fill, a fraction of its notional (0.0005 is 5 bp). Default 0. */
+  feeRate?: number;
+  /** Market orders and exits fill this fraction worse than the price (a buy above it, a sell below). Default 0. */
+  slippage?: number;
+  /** Told of every fill as it happens (not of the fills a restore replays). */
+  onFill?: (fill: PaperFill) => void;
 }
 
 interface PaperOrder {
@@ -58,10 +69,12 @@ export class PaperExchange implements Exchange {
   private nextOrder = 1;
   private nextFill = 1;
   private realizedUsd = 0;
+  private feesUsd = 0;
 
   constructor(
     private readonly depositUsd = 10_000,
     private readonly log?: PaperOrderLog,
+    private readonly options: PaperVenueOptions = {},
   ) {}
 
   /**
@@ -191,11 +204,11 @@ export class PaperExchange implements Exchange {
     return price;
   }
 
-  /** Deposit plus realized profit, less the margin open positions use (notional / leverage). */
+  /** Deposit plus realized profit, less fees and the margin open positions use (notional / leverage). */
   availableBalanceUsd(): number {
     let margin = 0;
     for (const position of this.positions.values()) margin += (Math.abs(position.size) * position.entry) / position.leverage;
-    return this.depositUsd + this.realizedUsd - margin;
+    return this.depositUsd + this.realizedUsd - this.feesUsd - margin;
   }
 
   /** The open position in the symbol's asset (size signed: negative is short), or undefined when there is none. */
@@ -254,10 +267,18 @@ export class PaperExchange implements Exchange {
     }
     const amount = request.reduceOnly ? Math.min(request.amount, Math.abs(current?.size ?? 0)) : request.amount;
     const opened = request.reduceOnly ? 0 : reducing ? Math.max(0, amount - Math.abs(current.size)) : amount;
-    this.applyFill(request, amount, price);
+    const slippage = request.type === 'market' ? (this.options.slippage ?? 0) : 0;
+    const filledAt = request.side === 'buy' ? price * (1 + slippage) : price * (1 - slippage);
+    const { realizedUsd, feeUsd } = this.applyFill(request, amount, filledAt);
     order.fillSeq = this.nextFill++;
-    order.result = { ...order.result, status: 'filled', filled: amount, averagePrice: price };
-    return opened > 0 ? this.attachExits(order, opened, price) : [];
+    order.result = { ...order.result, status: 'filled', filled: amount, averagePrice: filledAt };
+    if (this.options.onFill) {
+      const position = this.positions.get(baseAsset(request.symbol));
+      const fill: PaperFill = { clientOrderId: request.clientOrderId, symbol: request.symbol, side: request.side, amount, price: filledAt, feeUsd, realizedUsd, position: position ? { size: position.size, entry: position.entry } : { size: 0, entry: filledAt } };
+      if (order.exit) fill.exit = order.exit.kind;
+      this.options.onFill(fill);
+    }
+    return opened > 0 ? this.attachExits(order, opened, filledAt) : [];
   }
 
   /** The exits of a filled order for the `amount` it opened at `price`, waiting from the next tick on. */
@@ -287,8 +308,8 @@ export class PaperExchange implements Exchange {
     });
   }
 
-  /** Moves the position of the order's asset by a fill of `amount` at `price`. */
-  private applyFill(request: OrderRequest, amount: number, price: number): void {
+  /** Moves the position of the order's asset by a fill of `amount` at `price`; returns its realized profit and fee. */
+  private applyFill(request: OrderRequest, amount: number, price: number): { realizedUsd: number; feeUsd: number } {
     const base = baseAsset(request.symbol);
     const signed = request.side === 'buy' ? request.amount : -request.amount;
     const current = this.positions.get(base) ?? { size: 0, entry: price, leverage: 1 };
@@ -296,12 +317,16 @@ export class PaperExchange implements Exchange {
     const change = Math.sign(signed) * amount;
     const closed = reducing ? Math.min(Math.abs(current.size), amount) : 0;
     // Realized profit of the part that closes the open position.
-    this.realizedUsd += closed * (price - current.entry) * Math.sign(current.size);
+    const realizedUsd = closed * (price - current.entry) * Math.sign(current.size);
+    const feeUsd = amount * price * (this.options.feeRate ?? 0);
+    this.realizedUsd += realizedUsd;
+    this.feesUsd += feeUsd;
     const size = current.size + change;
     let entry = current.entry;
     if (!reducing) entry = (current.entry * Math.abs(current.size) + price * amount) / Math.abs(size);
     else if (Math.sign(size) !== Math.sign(current.size)) entry = price;
     if (size === 0) this.positions.delete(base);
     else this.positions.set(base, { size, entry, leverage: Math.max(1, request.leverage ?? current.leverage) });
+    return { realizedUsd, feeUsd };
   }
 }

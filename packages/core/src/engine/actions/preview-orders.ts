@@ -1,0 +1,39 @@
+import { defer, type Observable, of } from 'rxjs';
+import type { Action, CallbackAction } from '../../generated/eql-types.js';
+import { isRecord } from '../../util/json-pointer.js';
+import { ActionError, type ActionContext, type ActionExecutor, type ActionOutcome, type OrderResult } from '../interfaces.js';
+import type { PaperExchange } from './paper-exchange.js';
+import { orderAmount, orderRequest, orderTarget } from './orders.js';
+
+/**
+ * The order steps of a preview: placed on the preview's paper venue at the instant of the trigger, whatever
+ * venue they name. Synchronous, so that an order fills at the replayed price of its trigger and its exits
+ * watch the ticks after it (the host's order executor waits on the venue, which a replay in virtual time
+ * cannot). The orders an llm callback signals are described, not placed: the signal bounds of a callback
+ * are the host's executor's (docs/semantics.md, "Preview trades on paper").
+ */
+export class PreviewOrderExecutor implements ActionExecutor {
+  constructor(private readonly paper: PaperExchange) {}
+
+  execute(action: Action | CallbackAction, context: ActionContext): Observable<ActionOutcome> {
+    return defer(() => {
+      const params = isRecord(action.params) ? action.params : {};
+      const type = action.type === 'limit_order' ? 'limit' : 'market';
+      if (!('stepId' in action)) {
+        return of({ result: { dryRun: true, wouldPlace: type, exchange: params.exchange, symbol: params.symbol, side: params.side, signals: context.analysis?.trades.length } });
+      }
+      const { symbol, side } = orderTarget(type, params);
+      let price: number;
+      try {
+        price = type === 'limit' && typeof params.price === 'number' ? params.price : this.paper.lastPrice(symbol);
+      } catch {
+        throw new ActionError('ORDER_INVALID', `no replayed price of ${symbol} before the order`);
+      }
+      const amount = orderAmount(params, symbol, price, this.paper.availableBalanceUsd());
+      const clientOrderId = `preview-${context.idempotencyKey}`;
+      const result = this.paper.placeOrder(orderRequest(type, params, { clientOrderId, symbol, side, amount })) as OrderResult;
+      if (result.status === 'rejected') throw new ActionError('ORDER_REJECTED', `the paper venue rejected the ${type} order (${result.orderId})`);
+      return of({ result: { exchange: params.exchange, symbol, side, type, amount, ...result } });
+    });
+  }
+}
