@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { styleText } from 'node:util';
 
 /** Where a command reads and writes; tests pass their own. */
@@ -13,6 +13,8 @@ export interface CliIo {
   readFile: (path: string) => Promise<string>;
   /** Writes a file (`eql fmt --write`); an IO without it cannot write. */
   writeFile?: (path: string, text: string) => Promise<void>;
+  /** Adds to the end of a file (`eql record`); an IO without it cannot write. */
+  appendFile?: (path: string, text: string) => Promise<void>;
   /** Whether to colour human output. */
   color: boolean;
   /** Whether to show progress on standard error (it is a terminal). */
@@ -60,6 +62,7 @@ export function processIo(): CliIo {
     },
     readFile: (path) => readFile(path, 'utf8'),
     writeFile: (path, text) => writeFile(path, text, 'utf8'),
+    appendFile: (path, text) => appendFile(path, text, 'utf8'),
     color: wantsColor(process.env, process.stdout.isTTY === true),
     progress: process.stderr.isTTY === true,
   };

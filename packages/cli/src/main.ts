@@ -3,6 +3,7 @@ import { convertCommand } from './commands/convert.js';
 import { estimateCommand } from './commands/estimate.js';
 import { fmtCommand } from './commands/fmt.js';
 import { previewCommand } from './commands/preview.js';
+import type { RecordFlags } from './commands/record.js';
 import { registerHostCommands } from './commands/host-commands.js';
 import { registerRemoteCommands } from './commands/remote.js';
 import { validateFilesCommand } from './commands/validate.js';
@@ -61,6 +62,21 @@ function program(io: CliIo, exit: { code: number }, env: NodeJS.ProcessEnv): Com
     .option('--json', 'print the preview result as JSON', false)
     .action(async (file: string, flags: { data?: string; json: boolean; from?: string; to?: string; fee?: string; slippage?: string; deposit?: string }) => {
       exit.code = await previewCommand(file, flags, io);
+    });
+
+  eql
+    .command('record')
+    .description("write a recording of a venue's candles through ccxt, for eql preview --data (resumes a file it wrote before)")
+    .requiredOption('--venue <id>', 'a ccxt exchange id: binanceusdm, bybit, okx, hyperliquid, ...')
+    .requiredOption('--symbols <list>', 'symbols as queries name them, comma-separated: BTC,ETH')
+    .option('--timeframe <tf>', 'candle timeframe, 1m to 1d', '1m')
+    .requiredOption('--from <time>', 'first candle (ISO 8601 or epoch ms)')
+    .option('--to <time>', 'end, exclusive (ISO 8601 or epoch ms); default the last closed candle')
+    .requiredOption('-o, --output <file>', 'the recording to write (JSON Lines); an existing one is continued')
+    .addHelpText('after', '\nExample:\n  eql record --venue binanceusdm --symbols BTC,ETH --timeframe 1m --from 2026-01-01T00:00:00Z --to 2026-02-01T00:00:00Z -o market.jsonl\n  eql preview rule.eql --data market.jsonl --fee 0.05\n')
+    .action(async (flags: RecordFlags) => {
+      const { recordCommand } = await import('./commands/record.js');
+      exit.code = await recordCommand(flags, io);
     });
 
   eql
