@@ -59,8 +59,9 @@ function program(io: CliIo, exit: { code: number }, env: NodeJS.ProcessEnv): Com
     .option('--fee <percent>', 'order steps trade on paper: fee per fill, in percent of its notional (0.05 is 5 bp); default 0')
     .option('--slippage <percent>', 'market orders and exits fill this percent worse than the replayed price; default 0')
     .option('--deposit <usd>', 'the paper account order steps trade in, in USD; default 10000')
+    .option('--renew', 'create the query again each time it expires, so a run longer than its expiresIn (at most 30d) trades to the end', false)
     .option('--json', 'print the preview result as JSON', false)
-    .action(async (file: string, flags: { data?: string; json: boolean; from?: string; to?: string; fee?: string; slippage?: string; deposit?: string }) => {
+    .action(async (file: string, flags: { data?: string; json: boolean; from?: string; to?: string; fee?: string; slippage?: string; deposit?: string; renew: boolean }) => {
       exit.code = await previewCommand(file, flags, io);
     });
 

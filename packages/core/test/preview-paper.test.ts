@@ -98,4 +98,30 @@ describe('preview trades on paper', () => {
     expect(summary?.sharpe).toBeCloseTo((mean / deviation) * Math.sqrt(365), 9);
     expect(summary?.maxDrawdownUsd).toBeCloseTo(110, 9);
   });
+
+  it('renew: a query created again at each expiry trades to the end of a run longer than its lifetime', () => {
+    // 40 days, one price an hour, a dip below 96 every day at noon.
+    const hours = 40 * 24;
+    const swings = parseRecording(
+      Array.from({ length: hours }, (_, i) => JSON.stringify({ at: new Date(START + i * HOUR).toISOString(), source: 'price', symbol: 'BTC', price: i % 24 === 12 ? 95 : 100 })).join('\n'),
+    );
+    const rule = {
+      query: {
+        conditions: { AND: [{ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: 'crosses_below', value: 96 }] },
+        actions: [{ stepId: 'buy', type: 'market_order', params: { exchange: 'paper', symbol: 'BTC', side: 'buy', size: 1, takeProfit: { percent: 4 } } }],
+        expiresIn: '10d',
+        repeat: { cooldown: '1h' },
+      },
+    } as unknown as QueryRequest;
+    const once = preview(rule, swings);
+    expect(once.endedBy).toBe('expired');
+    expect(once.triggers).toHaveLength(10);
+    const renewed = preview(rule, swings, { renew: true });
+    expect(renewed.endedBy).toBe('end');
+    expect(renewed.lives).toBe(4);
+    expect(renewed.triggers).toHaveLength(40);
+    // Each dip bought at 95 is sold at the next 100 (take-profit 98.8): 40 trades, each +5.
+    expect(renewed.paper?.summary).toMatchObject({ trades: 40, wins: 40 });
+    expect(renewed.paper?.summary.realizedPnlUsd).toBeCloseTo(200, 9);
+  });
 });

@@ -24,6 +24,8 @@ export interface PreviewFlags {
   slippage?: string;
   /** The paper account's deposit in USD. */
   deposit?: string;
+  /** Create the query again at each expiry (a backtest longer than its lifetime). */
+  renew?: boolean;
 }
 
 /**
@@ -66,7 +68,7 @@ export async function previewCommand(file: string, flags: PreviewFlags, io: CliI
     if (error instanceof RecordingError) throw new UnusableInput(`${data}: ${error.message}`);
     throw error;
   }
-  const options: { from?: number; to?: number; paper?: PreviewPaperOptions } = { paper: paperOptions(flags) };
+  const options: { from?: number; to?: number; paper?: PreviewPaperOptions; renew?: boolean } = { paper: paperOptions(flags), renew: flags.renew === true };
   for (const bound of ['from', 'to'] as const) {
     const value = flags[bound];
     if (value === undefined) continue;
@@ -165,7 +167,8 @@ export function previewText(io: CliIo, name: string, data: string, result: Previ
   }
   if (result.paper) text += paperText(io, result.paper);
   for (const problem of result.problems.slice(0, 10)) text += `  ${paint(io, 'yellow', 'problem')} ${terminalText(`${problem.at} ${problem.code}: ${problem.message}`)}\n`;
-  if (result.endedBy === 'expired' && result.expiredAt !== undefined) text += `expired at ${result.expiredAt} (its expiresIn from ${result.from}), before the end of the data\n`;
+  if (result.endedBy === 'expired' && result.expiredAt !== undefined) text += `expired at ${result.expiredAt} (its expiresIn from ${result.from}), before the end of the data (--renew creates it again at each expiry)\n`;
+  if (result.lives !== undefined) text += `created ${result.lives} times over the run (--renew)\n`;
   text += `status at the end: ${result.status}\n`;
   return text;
 }

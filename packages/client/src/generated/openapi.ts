@@ -3355,6 +3355,8 @@ export interface operations {
                 slippage?: number;
                 /** @description The paper account, in USD; default 10000. */
                 deposit?: number;
+                /** @description Create the query again each time it expires, so that a run longer than its lifetime trades to the end; default false. */
+                renew?: boolean;
             };
             header?: never;
             path: {
@@ -3495,6 +3497,8 @@ export interface operations {
                 slippage?: number;
                 /** @description The paper account, in USD; default 10000. */
                 deposit?: number;
+                /** @description Create the query again each time it expires, so that a run longer than its lifetime trades to the end; default false. */
+                renew?: boolean;
             };
             header?: never;
             path?: never;

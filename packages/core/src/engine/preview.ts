@@ -60,6 +60,12 @@ export interface PreviewOptions {
   progressStep?: number;
   /** How order steps trade on the preview's paper venue (see {@link PreviewPaperOptions}). */
   paper?: PreviewPaperOptions;
+  /**
+   * Creates the query again each time it expires, as a trader re-creates a rule, so that a run longer
+   * than its `expiresIn` (at most 30 days) goes on to the end: a backtest over a year. Each life starts
+   * afresh (trigger count, cooldown, latches); series and the paper account carry on. Default false.
+   */
+  renew?: boolean;
 }
 
 /**
@@ -142,6 +148,8 @@ export interface PreviewResult {
    * lowest and its highest price, so no extreme is lost).
    */
   prices: PreviewPrices[];
+  /** With `renew`: how many times the query was created over the run (absent when once). */
+  lives?: number;
   /** What the order steps did on paper: fills, round trips, the equity and their statistics; absent without order steps. */
   paper?: PaperReport;
 }
@@ -165,6 +173,7 @@ export function preview(request: QueryRequest | { query: QueryRequest['query']; 
   const to = options.to ?? recording.end;
   const scheduler = new EpochVirtualScheduler(from, to);
   const queryId = options.queryId ?? 'preview';
+  let lives = 1;
   const account = paperAccount(options.paper);
   const fills: TimedFill[] = [];
   const paper = new PaperExchange(account.depositUsd, undefined, { feeRate: account.feeRate, slippage: account.slippage, onFill: (fill) => fills.push({ ...fill, at: scheduler.now() }) });
@@ -237,6 +246,14 @@ export function preview(request: QueryRequest | { query: QueryRequest['query']; 
       }
       case 'expired':
         result.expiredAt = isoTime(event.at);
+        if (options.renew === true && event.queryId === queryId && event.at < to) {
+          lives += 1;
+          // After the engine is done with the expiry, at the same instant.
+          scheduler.schedule(() => {
+            engine.remove(queryId);
+            engine.add({ queryId, request: created, createdAt: scheduler.now() });
+          }, 0);
+        }
         return;
       case 'execution-succeeded':
       case 'execution-failed':
@@ -253,7 +270,8 @@ export function preview(request: QueryRequest | { query: QueryRequest['query']; 
     }
   });
   const title = 'title' in request ? request.title : undefined;
-  engine.add({ queryId, request: title === undefined ? { query: request.query } : { query: request.query, title }, createdAt: from });
+  const created = title === undefined ? { query: request.query } : { query: request.query, title };
+  engine.add({ queryId, request: created, createdAt: from });
   // The states at the start: a query warming up or without data says so before anything happens.
   const initial = engine.inspect(queryId);
   if (initial && initial.status === 'active' && result.timeline.length === 0) {
@@ -264,6 +282,7 @@ export function preview(request: QueryRequest | { query: QueryRequest['query']; 
   scheduler.flush();
   result.status = engine.inspect(queryId)?.status ?? result.status;
   result.endedBy = result.status === 'triggered' ? 'triggered' : result.status === 'expired' ? 'expired' : result.status === 'failed' ? 'failed' : 'end';
+  if (lives > 1) result.lives = lives;
   subscription.unsubscribe();
   engine.dispose();
   if (tradesOf(request.query)) {

@@ -115,7 +115,7 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
     const draft = await ownDraft(callerKey(request).id, (request.params as { draftId: string }).draftId);
     const result = validate(draft.request, { now: context.now(), allowPrivateWebhooks: context.config.allowPrivateWebhooks });
     if (!result.valid) throw invalidQuery(result, 409, 'draft_invalid');
-    return preview(draft.request, context.host.recording, { queryId: draft.id, paper: paperOf(request.query as PaperQuery) });
+    return preview(draft.request, context.host.recording, { queryId: draft.id, paper: paperOf(request.query as PaperQuery), renew: (request.query as PaperQuery).renew === true });
   });
 
   app.post('/v2/auto/queries/preview', { schema: S.preview, config: TEXT_FORM_ROUTE }, (request) => {
@@ -123,7 +123,7 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
     const { from, to } = request.query as { from?: string; to?: string } & PaperQuery;
     const result = validate({ query: body.query }, { now: context.now(), allowPrivateWebhooks: context.config.allowPrivateWebhooks });
     if (!result.valid) throw invalidQuery(result);
-    const options: { from?: number; to?: number; paper: PreviewPaperOptions } = { paper: paperOf(request.query as PaperQuery) };
+    const options: { from?: number; to?: number; paper: PreviewPaperOptions; renew: boolean } = { paper: paperOf(request.query as PaperQuery), renew: (request.query as PaperQuery).renew === true };
     for (const [name, value] of [['from', from], ['to', to]] as const) {
       if (value === undefined) continue;
       const time = Date.parse(value);
@@ -137,6 +137,7 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
 
 /** The paper account of a preview's query string (its schema checks the ranges). */
 interface PaperQuery {
+  renew?: boolean;
   fee?: number;
   slippage?: number;
   deposit?: number;

@@ -60,6 +60,7 @@ const paperAccount = {
   fee: { type: 'number', minimum: 0, maximum: 10, description: 'Fee per fill, in percent of its notional (0.05 is 5 bp); default 0.' },
   slippage: { type: 'number', minimum: 0, maximum: 10, description: 'Market orders and exits fill this percent worse than the replayed price; default 0.' },
   deposit: { type: 'number', exclusiveMinimum: 0, maximum: 1e12, description: 'The paper account, in USD; default 10000.' },
+  renew: { type: 'boolean', description: 'Create the query again each time it expires, so that a run longer than its lifetime trades to the end; default false.' },
 } as const;
 
 const paging = { limit: { type: 'integer', minimum: 1, maximum: 100 }, cursor: { type: 'string', maxLength: 512 } } as const;

@@ -13,6 +13,9 @@ import { orderAmount, orderRequest, orderTarget } from './orders.js';
  * are the host's executor's (docs/semantics.md, "Preview trades on paper").
  */
 export class PreviewOrderExecutor implements ActionExecutor {
+  /** Orders placed so far: a query created again (`renew`) counts its triggers from 1 again, its orders go on. */
+  private placed = 0;
+
   constructor(private readonly paper: PaperExchange) {}
 
   execute(action: Action | CallbackAction, context: ActionContext): Observable<ActionOutcome> {
@@ -30,7 +33,8 @@ export class PreviewOrderExecutor implements ActionExecutor {
         throw new ActionError('ORDER_INVALID', `no replayed price of ${symbol} before the order`);
       }
       const amount = orderAmount(params, symbol, price, this.paper.availableBalanceUsd());
-      const clientOrderId = `preview-${context.idempotencyKey}`;
+      this.placed += 1;
+      const clientOrderId = `preview-${this.placed}-${context.idempotencyKey}`;
       const result = this.paper.placeOrder(orderRequest(type, params, { clientOrderId, symbol, side, amount })) as OrderResult;
       if (result.status === 'rejected') throw new ActionError('ORDER_REJECTED', `the paper venue rejected the ${type} order (${result.orderId})`);
       return of({ result: { exchange: params.exchange, symbol, side, type, amount, ...result } });
