@@ -27,6 +27,7 @@ const SKIPPED: Array<[RegExp, string]> = [
   [/^node examples\/webhook-receiver\.mjs\b/, 'a server that runs until it is stopped'],
   [/^npx eql sign\b/, "needs a key's HMAC secret and a host: run by test/readme-walkthrough.test.ts"],
   [/^npx eql remote\b/, 'needs a host: run by test/readme-walkthrough.test.ts and packages/cli/test/remote.test.ts'],
+  [/^npx eql record\b/, "reads a venue over the network: run against a local server answering as Binance by packages/cli/test/record.test.ts"],
 ];
 /** `eql` subcommands that write the host's store: run with `--data-dir` set to a temporary directory. */
 const WRITES_STORE = new Set(['ingest', 'keys']);

@@ -177,8 +177,8 @@ describe('the language server over JSON-RPC streams', () => {
     });
 
     it('offers action types and their params', async () => {
-      expect(await completion('file:///c/actions.eql', 'eql', 'when price of BTC > 1\nthen\n  |')).toEqual(['notify', 'webhook', 'bot', 'llm', 'market buy', 'market sell', 'limit buy', 'limit sell']);
-      expect(await completion('file:///c/actions.eql.json', 'eql-json', '{"query": {"actions": [{"stepId": "a", "type": "|"}]}}')).toEqual(['notify', 'webhook', 'messenger_bot', 'llm', 'market_order', 'limit_order']);
+      expect(await completion('file:///c/actions.eql', 'eql', 'when price of BTC > 1\nthen\n  |')).toEqual(['notify', 'webhook', 'bot', 'llm', 'market buy', 'market sell', 'limit buy', 'limit sell', 'close']);
+      expect(await completion('file:///c/actions.eql.json', 'eql-json', '{"query": {"actions": [{"stepId": "a", "type": "|"}]}}')).toEqual(['notify', 'webhook', 'messenger_bot', 'llm', 'market_order', 'limit_order', 'close_position']);
       expect(await completion('file:///c/params.eql', 'eql', 'when price of BTC > 1 then limit buy 1 BTC on paper at 5 (|')).toEqual(['timeInForce', 'leverage', 'reduceOnly', 'takeProfit', 'stopLoss', 'trailingStop']);
     });
 

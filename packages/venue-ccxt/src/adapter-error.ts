@@ -33,5 +33,7 @@ export type ExchangeErrorCode =
   | 'ORDER_EXITS_UNSUPPORTED'
   /** A trailing stop requested on a venue ccxt places none on (no `createTrailingPercentOrder`). */
   | 'ORDER_TRAILING_UNSUPPORTED'
+  /** close_position on a venue ccxt reads no positions of (no `fetchPositions`). */
+  | 'ORDER_CLOSE_UNSUPPORTED'
   | 'LEVERAGE_REJECTED'
   | 'EXCHANGE_ERROR';

@@ -90,6 +90,27 @@ export class CcxtExchange implements Exchange {
   }
 
   /** Free USDT + USDC + USD of the account (`fetchBalance`). */
+  /**
+   * The open position of a perpetual (ccxt's unified `fetchPositions`: contracts, signed by its side), for
+   * close_position; undefined when flat. A venue without `fetchPositions` refuses: it cannot close.
+   */
+  async position(symbol: string): Promise<{ size: number; entry: number } | undefined> {
+    const market = await this.perpetual(symbol);
+    if (!this.client.has.fetchPositions || !this.client.fetchPositions) {
+      throw new ExchangeAdapterError('ORDER_CLOSE_UNSUPPORTED', `${this.id} tells no positions through ccxt, so it cannot close one; nothing was placed`);
+    }
+    let positions: Awaited<ReturnType<NonNullable<CcxtClient['fetchPositions']>>>;
+    try {
+      positions = await this.client.fetchPositions([market.symbol]);
+    } catch (error) {
+      throw this.failure('read its positions', error);
+    }
+    const open = positions.find((entry) => entry.symbol === market.symbol && typeof entry.contracts === 'number' && entry.contracts > 0);
+    if (open === undefined) return undefined;
+    const size = (open.contracts as number) * (open.side === 'short' ? -1 : 1);
+    return { size, entry: typeof open.entryPrice === 'number' ? open.entryPrice : Number.NaN };
+  }
+
   async availableBalanceUsd(): Promise<number> {
     const balance = await this.call('fetch the balance', () => this.client.fetchBalance());
     const free = isRecord(balance.free) ? balance.free : {};

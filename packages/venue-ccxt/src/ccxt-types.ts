@@ -98,6 +98,8 @@ export interface CcxtClient {
   fetchClosedOrders?(symbol?: string, since?: number, limit?: number, params?: CcxtParams): Promise<CcxtOrder[]>;
   /** Orders in any state, for venues that list them together instead of open and closed apart. */
   fetchOrders?(symbol?: string, since?: number, limit?: number, params?: CcxtParams): Promise<CcxtOrder[]>;
+  /** Open positions of some markets (ccxt's unified position: `symbol`, `side` long/short, `contracts`); guarded by `has.fetchPositions`. */
+  fetchPositions?(symbols?: string[], params?: CcxtParams): Promise<Array<{ symbol?: string; side?: string; contracts?: number; entryPrice?: number }>>;
   /** The account's balance: per currency a {@link CcxtBalanceEntry}, beside ccxt's `free`/`used`/`total` maps. */
   fetchBalance(params?: CcxtParams): Promise<Record<string, unknown>>;
   /** Sets the account's leverage for a market before an order; guarded by `has.setLeverage`. */

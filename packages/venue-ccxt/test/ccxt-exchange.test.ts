@@ -208,6 +208,25 @@ describe('CcxtExchange.placeOrder (fake venue)', () => {
     expect(venue.orders.map((placed) => placed.clientOrderId)).toEqual([venueClientOrderId('fakevenue', KEY), venueClientOrderId('fakevenue', `${KEY}:trailing_stop`)]);
   });
 
+  it('reads the open position for close_position: contracts signed by side; flat is undefined; a venue without fetchPositions refuses', async () => {
+    const venue = new FakeVenue();
+    const exchange = new CcxtExchange(venue);
+    await expect(failureOf(exchange.position('BTC'))).resolves.toMatchObject({ code: 'ORDER_CLOSE_UNSUPPORTED' });
+    venue.has.fetchPositions = true;
+    let answer: Array<{ symbol?: string; side?: string; contracts?: number; entryPrice?: number }> = [];
+    const asked: unknown[] = [];
+    venue.fetchPositions = (symbols?: string[]) => {
+      asked.push(symbols);
+      return Promise.resolve(answer);
+    };
+    await expect(exchange.position('BTC')).resolves.toBeUndefined();
+    answer = [{ symbol: 'BTC/USDT:USDT', side: 'short', contracts: 0.25, entryPrice: 64_000 }];
+    await expect(exchange.position('BTC')).resolves.toEqual({ size: -0.25, entry: 64_000 });
+    answer = [{ symbol: 'BTC/USDT:USDT', side: 'long', contracts: 0 }];
+    await expect(exchange.position('BTC')).resolves.toBeUndefined();
+    expect(asked[0]).toEqual(['BTC/USDT:USDT']);
+  });
+
   it('ignores a "no change" answer to setLeverage, and skips leverage where unsupported', async () => {
     const venue = new FakeVenue();
     venue.failNext('setLeverage', new NoChange('leverage not modified'));

@@ -987,8 +987,8 @@ export interface components {
          */
         action: {
             /** @enum {unknown} */
-            type: "notify" | "webhook" | "messenger_bot" | "llm" | "market_order" | "limit_order";
-        } & (components["schemas"]["notifyAction"] | components["schemas"]["webhookAction"] | components["schemas"]["messengerBotAction"] | components["schemas"]["llmAction"] | components["schemas"]["marketOrderAction"] | components["schemas"]["limitOrderAction"]);
+            type: "notify" | "webhook" | "messenger_bot" | "llm" | "market_order" | "limit_order" | "close_position";
+        } & (components["schemas"]["notifyAction"] | components["schemas"]["webhookAction"] | components["schemas"]["messengerBotAction"] | components["schemas"]["llmAction"] | components["schemas"]["marketOrderAction"] | components["schemas"]["limitOrderAction"] | components["schemas"]["closePositionAction"]);
         /**
          * AndGroup
          * @description Holds when every member holds.
@@ -1019,6 +1019,27 @@ export interface components {
             takeProfit?: components["schemas"]["exitLevel"];
             stopLoss?: components["schemas"]["exitLevel"];
             trailingStop?: components["schemas"]["trailingStop"];
+        };
+        /** ClosePositionAction */
+        closePositionAction: {
+            stepId: components["schemas"]["stepId"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "close_position";
+            params: components["schemas"]["closePositionParams"];
+        };
+        /**
+         * ClosePositionParams
+         * @description Closes the open position of a perpetual market (all of it, or percent of it) with a reduce-only market order; with no position open, the step succeeds and places nothing.
+         */
+        closePositionParams: {
+            exchange: components["schemas"]["exchangeId"];
+            /** @description A perpetual market: a ticker such as BTC, BTC-PERP, or a unified swap symbol such as BTC/USDT:USDT. */
+            symbol: components["schemas"]["symbol"];
+            /** @description How much of the position to close, in percent (default 100). */
+            percent?: number;
         };
         /**
          * ComparisonOperator

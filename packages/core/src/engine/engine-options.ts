@@ -1,4 +1,5 @@
 import type { SchedulerLike } from 'rxjs';
+import { ClosePositionExecutor } from './actions/close-position.js';
 import { LlmActionExecutor } from './actions/llm-analysis.js';
 import { MessengerBotExecutor } from './actions/messenger-bot.js';
 import { NotifyExecutor } from './actions/notify.js';
@@ -81,6 +82,7 @@ export function defaultExecutors(options: EngineOptions, deps: ExecutorDeps): Ma
   const orders = new OrderExecutor(directory);
   executors.set('market_order', orders);
   executors.set('limit_order', orders);
+  executors.set('close_position', new ClosePositionExecutor(directory));
   for (const [type, executor] of Object.entries(options.executors ?? {})) if (executor) executors.set(type, executor);
   return executors;
 }

@@ -23,6 +23,7 @@ export { WebhookExecutor, webhookBody, webhookSigningKey, type WebhookOptions } 
 export { MessengerBotExecutor, messageText, type MessengerBotOptions } from './actions/messenger-bot.js';
 export { LlmActionExecutor, type LlmActionOptions } from './actions/llm-analysis.js';
 export { OrderExecutor } from './actions/orders.js';
+export { ClosePositionExecutor } from './actions/close-position.js';
 export { DEFAULT_BACKOFF, retryDelayMs, parseRetryAfter, type BackoffPolicy } from './actions/backoff.js';
 export { ThresholdIndex, type ThresholdOperator } from './threshold-index.js';
 export type { Readiness } from './series-value.js';

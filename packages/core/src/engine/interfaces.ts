@@ -271,6 +271,11 @@ export interface Exchange {
    * again. A venue that cannot be asked throws (nothing is placed then).
    */
   findOrderByClientId?(clientOrderId: string, symbol: string): MaybePromise<OrderResult | undefined>;
+  /**
+   * The open position of a perpetual market (`size` signed: negative is short, in the unit `placeOrder`
+   * takes), or undefined when there is none; `close_position` reads it. A venue without it cannot close.
+   */
+  position?(symbol: string): MaybePromise<{ size: number; entry: number } | undefined>;
 }
 
 /**

@@ -186,7 +186,7 @@ export function preview(request: QueryRequest | { query: QueryRequest['query']; 
     // Everything of the recording before `from` is history: series start as a replay from the start would hold them.
     history: [new RecordingHistory(recording.observations)],
     llm: new RecordedLlmProvider(recording.observations),
-    executors: { ...dryRunExecutors(), market_order: orders, limit_order: orders },
+    executors: { ...dryRunExecutors(), market_order: orders, limit_order: orders, close_position: orders },
     paper,
     traceEvaluations: true,
     newId: () => `preview-${++counter}`,
@@ -302,7 +302,7 @@ function paperAccount(options: PreviewPaperOptions = {}): Required<PreviewPaperO
 
 /** Whether a query has order steps, its own or an llm step's callback. */
 function tradesOf(query: unknown): boolean {
-  const isOrder = (type: unknown) => type === 'market_order' || type === 'limit_order';
+  const isOrder = (type: unknown) => type === 'market_order' || type === 'limit_order' || type === 'close_position';
   const actions = isRecord(query) && Array.isArray(query.actions) ? query.actions : [];
   return actions.some((action) => isRecord(action) && (isOrder(action.type) || (isRecord(action.params) && isRecord(action.params.callback) && isRecord(action.params.callback.action) && isOrder(action.params.callback.action.type))));
 }

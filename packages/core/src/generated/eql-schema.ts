@@ -2175,7 +2175,7 @@ export const eqlSchema = deepFreeze({
     "action": {
       "title": "Action",
       "description": "A step run when the query fires.",
-      "tsType": "NotifyAction | WebhookAction | MessengerBotAction | LlmAction | MarketOrderAction | LimitOrderAction",
+      "tsType": "NotifyAction | WebhookAction | MessengerBotAction | LlmAction | MarketOrderAction | LimitOrderAction | ClosePositionAction",
       "type": "object",
       "required": [
         "type"
@@ -2188,7 +2188,8 @@ export const eqlSchema = deepFreeze({
             "messenger_bot",
             "llm",
             "market_order",
-            "limit_order"
+            "limit_order",
+            "close_position"
           ]
         }
       },
@@ -2213,6 +2214,9 @@ export const eqlSchema = deepFreeze({
         },
         {
           "$ref": "#/$defs/limitOrderAction"
+        },
+        {
+          "$ref": "#/$defs/closePositionAction"
         }
       ]
     },
@@ -2696,6 +2700,31 @@ export const eqlSchema = deepFreeze({
       ],
       "additionalProperties": false
     },
+    "closePositionParams": {
+      "title": "ClosePositionParams",
+      "description": "Closes the open position of a perpetual market (all of it, or percent of it) with a reduce-only market order; with no position open, the step succeeds and places nothing.",
+      "type": "object",
+      "properties": {
+        "exchange": {
+          "$ref": "#/$defs/exchangeId"
+        },
+        "symbol": {
+          "description": "A perpetual market: a ticker such as BTC, BTC-PERP, or a unified swap symbol such as BTC/USDT:USDT.",
+          "$ref": "#/$defs/symbol"
+        },
+        "percent": {
+          "description": "How much of the position to close, in percent (default 100).",
+          "type": "number",
+          "exclusiveMinimum": 0,
+          "maximum": 100
+        }
+      },
+      "required": [
+        "exchange",
+        "symbol"
+      ],
+      "additionalProperties": false
+    },
     "notifyAction": {
       "title": "NotifyAction",
       "type": "object",
@@ -2813,6 +2842,27 @@ export const eqlSchema = deepFreeze({
         },
         "params": {
           "$ref": "#/$defs/limitOrderParams"
+        }
+      },
+      "required": [
+        "stepId",
+        "type",
+        "params"
+      ],
+      "additionalProperties": false
+    },
+    "closePositionAction": {
+      "title": "ClosePositionAction",
+      "type": "object",
+      "properties": {
+        "stepId": {
+          "$ref": "#/$defs/stepId"
+        },
+        "type": {
+          "const": "close_position"
+        },
+        "params": {
+          "$ref": "#/$defs/closePositionParams"
         }
       },
       "required": [

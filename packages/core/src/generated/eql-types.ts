@@ -14,7 +14,13 @@ export type ConditionGroup = AndGroup | OrGroup;
  * via the `definition` "action".
  */
 export type Action =
-  NotifyAction | WebhookAction | MessengerBotAction | LlmAction | MarketOrderAction | LimitOrderAction;
+  | NotifyAction
+  | WebhookAction
+  | MessengerBotAction
+  | LlmAction
+  | MarketOrderAction
+  | LimitOrderAction
+  | ClosePositionAction;
 /**
  * A positive whole number followed by a unit: s (seconds), m (minutes), h (hours), d (days) or w (weeks), for example 30m, 1h, 24h, 7d.
  *
@@ -1062,6 +1068,20 @@ export interface CallbackOrderParams {
   trailingStop?: TrailingStop;
 }
 /**
+ * Closes the open position of a perpetual market (all of it, or percent of it) with a reduce-only market order; with no position open, the step succeeds and places nothing.
+ *
+ * This interface was referenced by `QueryRequest`'s JSON-Schema
+ * via the `definition` "closePositionParams".
+ */
+export interface ClosePositionParams {
+  exchange: ExchangeId;
+  symbol: Symbol;
+  /**
+   * How much of the position to close, in percent (default 100).
+   */
+  percent?: number;
+}
+/**
  * This interface was referenced by `QueryRequest`'s JSON-Schema
  * via the `definition` "notifyAction".
  */
@@ -1114,6 +1134,15 @@ export interface LimitOrderAction {
   stepId: StepId;
   type: 'limit_order';
   params: LimitOrderParams;
+}
+/**
+ * This interface was referenced by `QueryRequest`'s JSON-Schema
+ * via the `definition` "closePositionAction".
+ */
+export interface ClosePositionAction {
+  stepId: StepId;
+  type: 'close_position';
+  params: ClosePositionParams;
 }
 /**
  * This interface was referenced by `QueryRequest`'s JSON-Schema

@@ -2,13 +2,13 @@ import { isRecord } from '../util/json-pointer.js';
 import { callbackActionOf } from './query-walk.js';
 
 /** Action types that place orders. */
-export const TRADE_ACTION_TYPES = ['market_order', 'limit_order'] as const;
+export const TRADE_ACTION_TYPES = ['market_order', 'limit_order', 'close_position'] as const;
 /** Action types that only deliver a message somewhere. */
 export const NOTIFICATION_ACTION_TYPES = ['notify', 'webhook', 'messenger_bot'] as const;
 
-/** Whether an action type places orders (market_order, limit_order). */
+/** Whether an action type places orders (market_order, limit_order, close_position). */
 export function isTradeActionType(type: unknown): boolean {
-  return type === 'market_order' || type === 'limit_order';
+  return type === 'market_order' || type === 'limit_order' || type === 'close_position';
 }
 
 /** Whether an action type only delivers a message (notify, webhook, messenger_bot). */

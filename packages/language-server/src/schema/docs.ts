@@ -30,6 +30,7 @@ export const KEYWORD_DOCS: Readonly<Record<string, string>> = {
   callback: '`callback <action>`: an action run with the llm analysis (a notification, or orders from its trade signals). JSON: `params.callback.action`.',
   market: '`market buy|sell <size> of <symbol> on <exchange>`: a market order. JSON: `{"type": "market_order"}`.',
   limit: '`limit buy|sell <size> of <symbol> on <exchange> at <price>`: a limit order. JSON: `{"type": "limit_order"}`.',
+  close: '`close <symbol> on <exchange> (percent 50)`: closes the open position (all of it, or percent of it) with a reduce-only market order. JSON: `{"type": "close_position"}`.',
   buy: 'The side of an order: opens or adds to a long (or reduces a short).',
   sell: 'The side of an order: opens or adds to a short (or reduces a long).',
   order: '`market order …` / `limit order …`: an order whose side is left to an llm callback\'s signal.',

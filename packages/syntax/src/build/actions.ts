@@ -69,6 +69,10 @@ function buildActionBody(context: BuildContext, node: CstNode | undefined, actio
     if (keyword === undefined) return false;
     type = tokenMatcher(keyword, T.Market) ? 'market_order' : 'limit_order';
     written = buildOrder(context, body, params, paramsPointer);
+  } else if ((body = child(node, 'close'))) {
+    type = 'close_position';
+    keyword = token(body, 'keyword');
+    written = buildOrder(context, body, params, paramsPointer);
   }
   if (type === undefined || body === undefined) return false;
   action.type = type;

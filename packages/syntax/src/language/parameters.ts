@@ -38,6 +38,7 @@ export const OPTION_ORDER: readonly string[] = [
   'takeProfit',
   'stopLoss',
   'trailingStop',
+  'percent',
   // repeat
   'maxTriggers',
 ];
@@ -68,6 +69,7 @@ export const ACTION_KEYWORDS: ReadonlyMap<string, string> = new Map([
   ['llm', 'llm'],
   ['market_order', 'market'],
   ['limit_order', 'limit'],
+  ['close_position', 'close'],
 ]);
 
 export const OPERATOR_WORDS: ReadonlyMap<string, string> = new Map([

@@ -122,6 +122,7 @@ export const Via = keyword('via');
 export const Callback = keyword('callback');
 export const Market = keyword('market');
 export const Limit = keyword('limit');
+export const Close = keyword('close');
 export const Buy = keyword('buy');
 export const Sell = keyword('sell');
 export const Order = keyword('order');
@@ -139,7 +140,7 @@ export const Null = keyword('null', [ScalarValue]);
 
 export const KEYWORD_TOKENS: readonly TokenType[] = [
   When, Then, All, Any, Of, For, Over, With, Confidence, Crosses, Above, Below, Tweet, By, About, News, Llm, Every, At,
-  Notify, Webhook, Bot, To, Via, Callback, Market, Limit, Buy, Sell, Order, On, As, Title, Description, Expires, In,
+  Notify, Webhook, Bot, To, Via, Callback, Market, Limit, Close, Buy, Sell, Order, On, As, Title, Description, Expires, In,
   Repeat, After, True, False, Null,
 ];
 

@@ -264,6 +264,7 @@ export class EqlParser extends CstParser {
         { ALT: () => this.SUBRULE(this.botAction, { LABEL: 'bot' }) },
         { ALT: () => this.SUBRULE(this.llmAction, { LABEL: 'llm' }) },
         { ALT: () => this.SUBRULE(this.orderAction, { LABEL: 'order' }) },
+        { ALT: () => this.SUBRULE(this.closeAction, { LABEL: 'close' }) },
       ],
       ERR_MSG: ACTION,
     });
@@ -328,6 +329,17 @@ export class EqlParser extends CstParser {
       this.CONSUME(T.NumberLiteral, { LABEL: 'price' });
     });
     this.OPTION5(() => this.SUBRULE(this.options, { LABEL: 'options' }));
+  });
+
+  /** `close BTC-PERP on paper (percent 50)`: the open position, or part of it. */
+  private readonly closeAction = this.RULE('closeAction', () => {
+    this.CONSUME(T.Close, { LABEL: 'keyword' });
+    this.OPTION(() => this.CONSUME(T.Name, { LABEL: 'symbol' }));
+    this.OPTION2(() => {
+      this.CONSUME(T.On);
+      this.CONSUME2(T.Name, { LABEL: 'exchange' });
+    });
+    this.OPTION3(() => this.SUBRULE(this.options, { LABEL: 'options' }));
   });
 
   private readonly sizing = this.RULE('sizing', () => {

@@ -55,6 +55,8 @@ function bodyText(action: Obj, pointer: string, topLevel: boolean): string {
     if (typeof chat === 'string' || typeof chat === 'number') text += ` to ${chatText(chat, joinPointer(paramsPointer, 'chatId'))}`;
     const token = take('botToken', isString);
     if (typeof token === 'string') text += ` via ${quoted(token)}`;
+  } else if (type === 'close_position') {
+    text += closeText(params, take);
   } else {
     text += orderText(params, paramsPointer, take);
   }
@@ -74,6 +76,14 @@ function isCallback(value: unknown): boolean {
     keys.every((key) => key === 'type' || key === 'params') &&
     (!has(action, 'params') || isRecord(action.params))
   );
+}
+
+/** `close BTC on paper`: the symbol and the venue; the percent goes with the options. */
+function closeText(params: Obj, take: (key: string, accept: (value: unknown) => boolean) => unknown): string {
+  const isString = (value: unknown) => typeof value === 'string';
+  const symbol = take('symbol', isString);
+  const exchange = take('exchange', isString);
+  return `${typeof symbol === 'string' ? ` ${nameText(symbol)}` : ''}${typeof exchange === 'string' ? ` on ${nameText(exchange)}` : ''}`;
 }
 
 function orderText(params: Obj, pointer: string, take: (key: string, accept: (value: unknown) => boolean) => unknown): string {

@@ -137,6 +137,9 @@ export class FakeVenue implements CcxtClient {
     return this.run('fetchClosedOrders', [symbol], () => this.orders.filter((order) => order.status !== 'open' && (symbol === undefined || order.symbol === symbol)));
   }
 
+  /** Open positions, when a test sets it (and `has.fetchPositions`). */
+  fetchPositions?: CcxtClient['fetchPositions'];
+
   fetchBalance(): Promise<Record<string, unknown>> {
     return this.run('fetchBalance', [], () => this.balance);
   }

@@ -3,6 +3,7 @@ import type { Action, CallbackAction } from '../../generated/eql-types.js';
 import { isRecord } from '../../util/json-pointer.js';
 import { ActionError, type ActionContext, type ActionExecutor, type ActionOutcome, type OrderResult } from '../interfaces.js';
 import type { PaperExchange } from './paper-exchange.js';
+import { closeRequest, closeTarget } from './close-position.js';
 import { orderAmount, orderRequest, orderTarget } from './orders.js';
 
 /**
@@ -21,6 +22,7 @@ export class PreviewOrderExecutor implements ActionExecutor {
   execute(action: Action | CallbackAction, context: ActionContext): Observable<ActionOutcome> {
     return defer(() => {
       const params = isRecord(action.params) ? action.params : {};
+      if (action.type === 'close_position') return of({ result: this.close(params) });
       const type = action.type === 'limit_order' ? 'limit' : 'market';
       if (!('stepId' in action)) {
         return of({ result: { dryRun: true, wouldPlace: type, exchange: params.exchange, symbol: params.symbol, side: params.side, signals: context.analysis?.trades.length } });
@@ -39,5 +41,15 @@ export class PreviewOrderExecutor implements ActionExecutor {
       if (result.status === 'rejected') throw new ActionError('ORDER_REJECTED', `the paper venue rejected the ${type} order (${result.orderId})`);
       return of({ result: { exchange: params.exchange, symbol, side, type, amount, ...result } });
     });
+  }
+
+  /** A close_position step on the paper venue: a reduce-only market order against its position. */
+  private close(params: Record<string, unknown>): Record<string, unknown> {
+    const { symbol, percent } = closeTarget(params);
+    this.placed += 1;
+    const request = closeRequest(this.paper.position(symbol), symbol, percent, `preview-${this.placed}-close`);
+    if (request === undefined) return { exchange: params.exchange, symbol, closed: 0, note: 'no open position' };
+    const result = this.paper.placeOrder(request) as OrderResult;
+    return { exchange: params.exchange, symbol, side: request.side, type: 'market', amount: request.amount, closedPercent: percent, ...result };
   }
 }

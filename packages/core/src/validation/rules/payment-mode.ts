@@ -4,7 +4,7 @@ import type { Rule } from '../rule.js';
 export const paymentMode: Rule = {
   name: 'payment-mode',
   action: {
-    types: ['market_order', 'limit_order'],
+    types: ['market_order', 'limit_order', 'close_position'],
     check: (action, { mode, sink }) => {
       if (mode !== 'payment') return;
       const what = action.parent ? `an llm callback of type ${String(action.type)}` : `a ${String(action.type)} action`;

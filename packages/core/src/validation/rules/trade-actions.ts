@@ -12,7 +12,7 @@ import type { Rule } from '../rule.js';
 export const tradeActions: Rule = {
   name: 'trade-actions',
   action: {
-    types: ['market_order', 'limit_order'],
+    types: ['market_order', 'limit_order', 'close_position'],
     check: (action, { sink }) => {
       const { params } = action;
       const unbounded = action.parent ? unboundedCallback(params) : undefined;

@@ -44,6 +44,7 @@ const ACTION_WORDS: ReadonlyArray<[label: string, type: string]> = [
   ['market sell', 'market_order'],
   ['limit buy', 'limit_order'],
   ['limit sell', 'limit_order'],
+  ['close', 'close_position'],
 ];
 const CALLBACK_WORDS: ReadonlyArray<[label: string, type: string]> = [
   ['notify', 'notify'],
