@@ -1,6 +1,6 @@
 import { firstValueFrom } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { type ActionContext, ActionError, ClosePositionExecutor, type Exchange, PaperExchange, parseRecording, preview, type QueryRequest } from '@eql/core';
+import { type ActionContext, type ActionError, ClosePositionExecutor, type Exchange, PaperExchange, parseRecording, preview, type QueryRequest } from '@eql/core';
 
 // close_position: a reduce-only market order against the open position, all or percent of it, placed once.
 
