@@ -428,7 +428,15 @@ function contract(backend: Backend): void {
     await store.savePaperOrder(order('c-2', 2, 'open'));
     await store.savePaperOrder(order('c-1', 1, 'open'));
     await store.savePaperOrder(order('c-2', 2, 'filled'));
-    expect(await store.paperOrders()).toEqual([order('c-1', 1, 'open'), order('c-2', 2, 'filled')]);
+    // An exit the venue attached, with its trailing state: it comes back as it was saved.
+    const exit = {
+      request: { clientOrderId: 'c-2:trailing_stop', symbol: 'BTC', side: 'sell' as const, type: 'market' as const, amount: 0.01, reduceOnly: true },
+      result: { orderId: 'paper-3', clientOrderId: 'c-2:trailing_stop', status: 'open' as const, filled: 0 },
+      seq: 3,
+      exit: { kind: 'trailing_stop' as const, parent: 'c-2', trigger: 51_450, percent: 2, best: 52_500 },
+    };
+    await store.savePaperOrder(exit);
+    expect(await store.paperOrders()).toEqual([order('c-1', 1, 'open'), order('c-2', 2, 'filled'), exit]);
   });
 
   it('exchanges: upsert replaces, listed by id, deleted once', async () => {
