@@ -35,7 +35,10 @@ function program(io: CliIo, exit: { code: number }, env: NodeJS.ProcessEnv): Com
     .option('--served <symbols>', 'symbols the target host serves (BTC,ETH,SOL): others are errors')
     .option('--no-history', 'the target host has no past prices: a look-back longer than the query lives is an error')
     .option('--data <recording>', 'serve what this recording has prices of (as eql preview does)')
-    .action(async (files: string[], flags: { mode: 'api-key' | 'payment'; json: boolean; served?: string; history: boolean; data?: string }) => {
+    .option('--max-warnings <n>', 'exit 1 when the files have more than n warnings in all (for CI)')
+    .option('--strict', 'exit 1 on any warning: --max-warnings 0', false)
+    .addHelpText('after', "\nExamples:\n  eql validate rule.eql\n  eql validate 'queries/**/*.eql' --strict          # in CI: warnings fail too\n  eql validate rule.json --served BTC,ETH --no-history  # against what a host serves\n")
+    .action(async (files: string[], flags: { mode: 'api-key' | 'payment'; json: boolean; served?: string; history: boolean; data?: string; maxWarnings?: string; strict: boolean }) => {
       exit.code = await validateFilesCommand(files, flags, io);
     });
 

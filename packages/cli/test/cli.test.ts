@@ -38,7 +38,39 @@ async function run(argv: string[], files: Record<string, string> = {}, stdin = '
   return { code, stdout, stderr };
 }
 
+describe('eql --help', () => {
+  it('a remote command shows the options of eql remote it reads (--host, --api-key); validate shows examples', async () => {
+    const list = await run(['remote', 'list', '--help']);
+    expect(list.stdout).toContain('--host <url>');
+    expect(list.stdout).toContain('--api-key <key>');
+    const validateHelp = await run(['validate', '--help']);
+    expect(validateHelp.stdout).toContain('Examples:');
+    expect(validateHelp.stdout).toContain('--strict');
+  });
+});
+
 describe('eql validate', () => {
+  it('--max-warnings N and --strict fail a valid file with more warnings than N (exit 1), and say so on standard error', async () => {
+    const { readFileSync } = await import('node:fs');
+    const warned = readFileSync(`${fixtures}rule-always-true/input.json`, 'utf8');
+    const files = { 'w.json': warned, 'ok.json': JSON.stringify(validRequest) };
+    expect((await run(['validate', 'w.json'], files)).code).toBe(0);
+    expect((await run(['validate', 'w.json', '--max-warnings', '1'], files)).code).toBe(0);
+    const strict = await run(['validate', 'w.json', '--strict', '--json'], files);
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toBe('eql: 1 warning, more than --max-warnings 0\n');
+    expect(JSON.parse(strict.stdout)).toMatchObject({ valid: true });
+    expect((await run(['validate', 'ok.json', '--strict'], files)).code).toBe(0);
+    // Several files: the warnings of all count.
+    const several = await run(['validate', 'ok.json', 'w.json', '--max-warnings', '0'], files);
+    expect(several.code).toBe(1);
+    expect(several.stdout).toContain('2 files: 2 valid, 0 invalid');
+    expect(several.stderr).toContain('1 warning, more than --max-warnings 0');
+    const bad = await run(['validate', 'w.json', '--max-warnings', 'some'], files);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--max-warnings must be a whole number');
+  });
+
   it('prints a spec 2.4 result with diagnostics for a valid request and exits 0', async () => {
     const { code, stdout } = await run(['validate', 'q.json', '--json'], { 'q.json': JSON.stringify(validRequest) });
     expect(code).toBe(0);

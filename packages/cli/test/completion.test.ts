@@ -38,7 +38,7 @@ describe('eql completion', () => {
     writeFileSync(join(dir, 'alert.json'), '');
     expect(await complete(script, 'eql k')).toEqual(['keys']);
     expect(await complete(script, 'eql keys r')).toEqual(['revoke', 'rotate', 'rotate-webhook-secret']);
-    expect(await complete(script, 'eql validate --m')).toEqual(['--mode']);
+    expect(await complete(script, 'eql validate --m')).toEqual(['--max-warnings', '--mode']);
     expect(await complete(script, 'eql validate --mode p')).toEqual(['payment']);
     expect(await complete(script, 'eql bus ')).toEqual(['publish', 'status']);
     expect(await complete(script, 'eql validate al')).toEqual(['alert.eql', 'alert.json']);

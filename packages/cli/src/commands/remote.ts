@@ -154,7 +154,9 @@ export function registerRemoteCommands(eql: Command, io: CliIo, exit: { code: nu
     .command('remote')
     .description("a host's queries through its HTTP API (--host or EQL_URL; EQL_API_KEY; EQL_HMAC_SECRET signs what spec 5.2 signs)")
     .addOption(new Option('--host <url>', 'the host (default EQL_URL, else http://localhost:8787)'))
-    .addOption(new Option('--api-key <key>', 'the API key (default EQL_API_KEY; a flag shows in your shell history)'));
+    .addOption(new Option('--api-key <key>', 'the API key (default EQL_API_KEY; a flag shows in your shell history)'))
+    // `eql remote list --help` shows --host and --api-key too: they are written before the subcommand but read by it.
+    .configureHelp({ showGlobalOptions: true });
   const flagsOf = (command: Command): RemoteFlags => ({ ...(group.opts<{ host?: string; apiKey?: string }>()), json: command.opts<{ json?: boolean }>().json === true });
   const json = () => new Option('--json', "print the host's answer as JSON").default(false);
   const action =

@@ -16,6 +16,27 @@ export interface ValidateFlags {
   history?: boolean;
   /** A recording whose symbols are what is served. */
   data?: string;
+  /** `--max-warnings N`: more warnings than N (over all files) exit 1, as for an invalid file. */
+  maxWarnings?: string;
+  /** `--strict`: `--max-warnings 0`. */
+  strict?: boolean;
+}
+
+/** The warning budget of `--max-warnings N` / `--strict`, or undefined without one. */
+function warningBudget(flags: ValidateFlags): number | undefined {
+  if (flags.maxWarnings !== undefined) {
+    const text = flags.maxWarnings.trim();
+    if (!/^\d{1,9}$/.test(text)) throw new UnusableInput(`--max-warnings must be a whole number of 0 or more, not ${JSON.stringify(flags.maxWarnings)}`);
+    return Number(text);
+  }
+  return flags.strict === true ? 0 : undefined;
+}
+
+/** Whether `count` warnings exceed the budget (said on standard error, outside --json's output). */
+function overBudget(count: number, budget: number | undefined, io: CliIo): boolean {
+  if (budget === undefined || count <= budget) return false;
+  io.stderr(`eql: ${count} warning${count === 1 ? '' : 's'}, more than --max-warnings ${budget}\n`);
+  return true;
 }
 
 /**
@@ -24,6 +45,7 @@ export interface ValidateFlags {
  * {@link validateFilesCommand}.
  */
 export async function validateCommand(file: string, flags: ValidateFlags, io: CliIo): Promise<number> {
+  const budget = warningBudget(flags);
   const document = await loadDocument(file, io);
   const served = flags.data !== undefined ? await servedByFile(flags.data, io) : servedByFlags(flags.served, flags.history ?? true);
   if (document.syntaxErrors.length > 0) {
@@ -34,7 +56,8 @@ export async function validateCommand(file: string, flags: ValidateFlags, io: Cl
   }
   const result = validate(document.value, served ? { mode: flags.mode, served } : { mode: flags.mode });
   io.stdout(flags.json ? validationJson(result, document.map) : validationText(io, document.name, flags.mode, result, document.map));
-  return result.valid ? 0 : 1;
+  const tooMany = overBudget(result.warnings.length, budget, io);
+  return result.valid && !tooMany ? 0 : 1;
 }
 
 /** Whether an argument is a glob pattern rather than a file name. */
@@ -49,6 +72,8 @@ const isGlob = (argument: string): boolean => /[*?[\]{}]/.test(argument);
 export async function validateFilesCommand(patterns: string[], flags: ValidateFlags, io: CliIo): Promise<number> {
   if (patterns.length === 1 && !isGlob(patterns[0]!)) return validateCommand(patterns[0]!, flags, io);
   if (patterns.includes('-')) throw new UnusableInput('- (standard input) is one file alone: give it without other files');
+  const budget = warningBudget(flags);
+  let warnings = 0;
   const served = flags.data !== undefined ? await servedByFile(flags.data, io) : servedByFlags(flags.served, flags.history ?? true);
   const files: string[] = [];
   const reports: Array<Record<string, unknown>> = [];
@@ -89,6 +114,7 @@ export async function validateFilesCommand(patterns: string[], flags: ValidateFl
       continue;
     }
     const result = validate(document.value, served ? { mode: flags.mode, served } : { mode: flags.mode });
+    warnings += result.warnings.length;
     if (result.valid) valid += 1;
     else invalid += 1;
     if (flags.json) reports.push({ file, ...(JSON.parse(validationJson(result, document.map)) as Record<string, unknown>) });
@@ -98,7 +124,8 @@ export async function validateFilesCommand(patterns: string[], flags: ValidateFl
   const summary = { files: total, valid, invalid, unusable };
   if (flags.json) io.stdout(`${JSON.stringify({ files: reports, summary }, null, 2)}\n`);
   else io.stdout(`\n${total} file${total === 1 ? '' : 's'}: ${valid} valid, ${invalid} invalid${unusable > 0 ? `, ${unusable} unusable` : ''}\n`);
-  return unusable > 0 ? 2 : invalid > 0 ? 1 : 0;
+  const tooMany = overBudget(warnings, budget, io);
+  return unusable > 0 ? 2 : invalid > 0 || tooMany ? 1 : 0;
 }
 
 /** Prints the syntax errors of a text-form document, if any; true when there were some. */
