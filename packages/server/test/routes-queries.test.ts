@@ -62,6 +62,19 @@ describe('POST /v2/auto/queries/validate (spec 2.4)', () => {
     expect((body.diagnostics as unknown[]).length).toBeGreaterThan(0);
   });
 
+  it('an operator spelled as elsewhere (=>, ≤, crosses above) gets a did-you-mean and a fix, as in the text form', async () => {
+    const key = await host.newKey();
+    for (const [written, meant] of [['=>', '>='], ['≤', '<='], ['<>', '!='], ['crosses above', 'crosses_above']] as const) {
+      const request = notifyQuery() as { query: { conditions: { AND: Array<Record<string, unknown>> } } };
+      (request.query.conditions.AND[0] as Record<string, unknown>).operator = written;
+      const body = json(await validate(key, request));
+      expect(body.valid).toBe(false);
+      const diagnostic = (body.diagnostics as Array<{ code: string; message: string; fix?: { edits: unknown[] } }>).find((d) => d.code === 'unknown-operator');
+      expect(diagnostic?.message, written).toContain(`(did you mean "${meant}"?)`);
+      expect(diagnostic?.fix?.edits).toEqual([{ op: 'replace', path: '/query/conditions/AND/0/operator', value: meant }]);
+    }
+  });
+
   it('a body that is not a JSON object is a 400 invalid_request', async () => {
     const key = await host.newKey();
     for (const raw of ['[]', '"query"', '42', 'null', 'true']) {

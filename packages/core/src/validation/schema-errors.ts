@@ -1,4 +1,5 @@
 import { closest, distance } from 'fastest-levenshtein';
+import { operatorMeant } from '../language/operator-spellings.js';
 import { isRecord, joinPointer, valueAtPointer } from '../util/json-pointer.js';
 import type { DiagnosticCode } from './codes.js';
 import type { Diagnostic, DiagnosticFix } from './diagnostic.js';
@@ -220,7 +221,12 @@ export function schemaDiagnostics(errors: readonly ErrorObject[], document: unkn
     }
     const override = overrideOf(error);
     if (override) {
-      push({ code: override.code, severity: 'error', message: override.message, path: error.instancePath });
+      const meant = override.code === 'unknown-operator' ? operatorMeant(error.data) : undefined;
+      if (meant === undefined) push({ code: override.code, severity: 'error', message: override.message, path: error.instancePath });
+      else {
+        const fix: DiagnosticFix = { title: `Change to ${JSON.stringify(meant)}`, edits: [{ op: 'replace', path: error.instancePath, value: meant }] };
+        push({ code: override.code, severity: 'error', message: `${override.message} (did you mean ${JSON.stringify(meant)}?)`, path: error.instancePath, fix });
+      }
       continue;
     }
     const diagnostic = genericDiagnostic(error, document);
