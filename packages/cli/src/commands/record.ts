@@ -1,4 +1,4 @@
-import { bucketStartOf, type Candle, HistoryError, isTimeframe, type Observation, parseInstant, parseRecording, RecordingError, serializeRecording, timeframeMs } from '@eql/core';
+import { bucketStartOf, type Candle, eqlSchema, HistoryError, isTimeframe, type Observation, parseInstant, parseRecording, RecordingError, serializeRecording, timeframeMs } from '@eql/core';
 import { CcxtPriceHistory, type CcxtConfig } from '@eql/venue-ccxt';
 import { type CliIo, UnusableInput } from '../io.js';
 
@@ -25,6 +25,8 @@ export interface RecordDeps {
 /** Candles fetched and written at a time per symbol: a run stopped at any moment resumes after the last chunk written. */
 const CHUNK_CANDLES = 1000;
 const MAX_SYMBOLS = 20;
+/** A symbol as queries write it: the schema's own pattern, so a recorded symbol is one a query can name. */
+const SYMBOL = new RegExp((eqlSchema as unknown as { $defs: { symbol: { pattern: string } } }).$defs.symbol.pattern);
 
 /**
  * `eql record`: a recording of a venue's candles through ccxt (paged `fetchOHLCV`, retried on 429 and
@@ -40,7 +42,7 @@ export async function recordCommand(flags: RecordFlags, io: CliIo, deps: RecordD
   if (!/^[a-z][a-z0-9]{1,31}$/.test(venue)) throw new UnusableInput(`--venue must be a ccxt exchange id such as binanceusdm, not ${JSON.stringify(flags.venue)}`);
   const symbols = [...new Set(flags.symbols.split(',').map((symbol) => symbol.trim()).filter((symbol) => symbol !== ''))];
   if (symbols.length === 0 || symbols.length > MAX_SYMBOLS) throw new UnusableInput(`--symbols must name 1 to ${MAX_SYMBOLS} symbols, comma-separated (BTC,ETH)`);
-  for (const symbol of symbols) if (!/^[A-Za-z0-9][A-Za-z0-9._]*(?:[/-][A-Za-z0-9._]+)?(?::[A-Za-z0-9._]+)?$/.test(symbol)) throw new UnusableInput(`not a symbol: ${JSON.stringify(symbol)}`);
+  for (const symbol of symbols) if (!SYMBOL.test(symbol)) throw new UnusableInput(`not a symbol: ${JSON.stringify(symbol)}`);
   if (!isTimeframe(flags.timeframe) || timeframeMs(flags.timeframe) > 86_400_000) throw new UnusableInput(`--timeframe must be one of 1m, 3m, 5m, 15m, 30m, 1h, 2h, 4h, 6h, 8h, 12h, 1d, not ${JSON.stringify(flags.timeframe)}`);
   const tf = timeframeMs(flags.timeframe);
   const now = (deps.now ?? Date.now)();

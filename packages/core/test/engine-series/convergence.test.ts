@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Candle, CONVERGENCE_TOLERANCE, convergenceCandles, createIndicator, familyOf, TA_METHODS, type TaMethod, warmupCandles } from '@eql/core';
+import { type Candle, CONVERGENCE_TOLERANCE, convergenceCandles, createIndicator, TA_METHODS, type TaMethod, warmupCandles } from '@eql/core';
+import { smallIndicatorArgs } from '../support/indicator-args.js';
 
 /**
  * docs/semantics.md, "History and warm-up": after `convergenceCandles` candles of its own history, an
@@ -36,28 +37,7 @@ type Params = typeof paramsArb extends fc.Arbitrary<infer P> ? P : never;
 
 /** Random parameters for a method's family (candles are hourly: the default timeframe). */
 function argsOf(method: TaMethod, p: Params): Record<string, unknown> {
-  switch (familyOf(method)) {
-    case 'macd':
-      return { fastPeriod: p.fast, slowPeriod: p.slow, signalPeriod: p.signal };
-    case 'stoch':
-      return { period: p.period, signalPeriod: p.signal };
-    case 'stochrsi':
-      return { period: p.period, smoothPeriod: p.fast, signalPeriod: p.signal };
-    case 'adx':
-      return { period: p.period, smoothPeriod: p.signal };
-    case 'supertrend':
-      return { period: p.period, multiplier: p.multiplier };
-    case 'keltner':
-      return { period: p.period, atrPeriod: p.signal, multiplier: p.multiplier };
-    case 'psar':
-      return { acceleration: p.acceleration, maxAcceleration: p.maxAcceleration };
-    case 'ichimoku':
-      return { conversionPeriod: p.fast, basePeriod: p.slow, spanPeriod: p.slow + p.period, displacement: p.signal };
-    case 'vwap':
-      return {};
-    default:
-      return { period: p.period };
-  }
+  return smallIndicatorArgs(method, p);
 }
 
 function series(method: TaMethod, args: Record<string, unknown>, candles: readonly Candle[]): Array<number | undefined> {

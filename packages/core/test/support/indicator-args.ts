@@ -6,6 +6,11 @@ export interface SmallWindows {
   fast: number;
   slow: number;
   signal: number;
+  /** Band width of Supertrend and Keltner (default derived from the windows). */
+  multiplier?: number;
+  /** The parabolic SAR's acceleration and its largest value (default derived from the windows). */
+  acceleration?: number;
+  maxAcceleration?: number;
 }
 
 /**
@@ -23,11 +28,11 @@ export function smallIndicatorArgs(method: TaMethod, w: SmallWindows): Record<st
     case 'adx':
       return { period: w.period, smoothPeriod: w.signal };
     case 'supertrend':
-      return { period: w.period, multiplier: 1 + w.signal / 4 };
+      return { period: w.period, multiplier: w.multiplier ?? 1 + w.signal / 4 };
     case 'keltner':
-      return { period: w.period, atrPeriod: w.signal, multiplier: 1 + w.fast / 4 };
+      return { period: w.period, atrPeriod: w.signal, multiplier: w.multiplier ?? 1 + w.fast / 4 };
     case 'psar':
-      return { acceleration: w.signal / 100, maxAcceleration: w.slow / 50 };
+      return { acceleration: w.acceleration ?? w.signal / 100, maxAcceleration: w.maxAcceleration ?? w.slow / 50 };
     case 'ichimoku':
       return { conversionPeriod: w.fast, basePeriod: w.period, spanPeriod: w.slow, displacement: w.signal };
     case 'vwap':
