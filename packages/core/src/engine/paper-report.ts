@@ -2,6 +2,7 @@ import { getMaxDrawdown, getSharpeRatio } from 'trading-signals';
 import type { PaperExit } from './interfaces.js';
 import { isoTime } from './maybe.js';
 import { baseAsset, type Observation } from './observations.js';
+import { thinned } from './thinned.js';
 
 /** One fill of the paper venue in a preview, as the venue reports it (see `PaperExchange` `onFill`). */
 export interface PaperFill {
@@ -145,7 +146,7 @@ export function paperReport(
     slippage: run.slippage,
     fills: fills.map((fill) => ({ ...fill, at: isoTime(fill.at) })),
     trades,
-    equity: downsample(equity, run.maxPoints).map((point) => ({ at: isoTime(point.at), equityUsd: point.value })),
+    equity: thinned(equity, Math.max(2, run.maxPoints), (point) => point.value).map((point) => ({ at: isoTime(point.at), equityUsd: point.value })),
     summary: {
       trades: closed.length,
       openTrades: trades.length - closed.length,
@@ -254,24 +255,4 @@ function dailySharpe(equity: ReadonlyArray<{ at: number; value: number }>, depos
   } catch {
     return null; // no variance
   }
-}
-
-/** At most `max` points: each bucket of a longer series keeps its lowest and its highest, in time order. */
-function downsample(points: ReadonlyArray<{ at: number; value: number }>, max: number): Array<{ at: number; value: number }> {
-  if (points.length <= max) return [...points];
-  const buckets = Math.max(1, Math.floor(max / 2));
-  const size = Math.ceil(points.length / buckets);
-  const out: Array<{ at: number; value: number }> = [];
-  for (let start = 0; start < points.length; start += size) {
-    const bucket = points.slice(start, start + size);
-    let low = bucket[0] as { at: number; value: number };
-    let high = low;
-    for (const point of bucket) {
-      if (point.value < low.value) low = point;
-      if (point.value > high.value) high = point;
-    }
-    if (low === high) out.push(low);
-    else out.push(...(low.at <= high.at ? [low, high] : [high, low]));
-  }
-  return out;
 }

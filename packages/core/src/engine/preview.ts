@@ -15,6 +15,7 @@ import { baseAsset, type PriceObservation } from './observations.js';
 import { collectConditions } from '../language/query-walk.js';
 import type { Recording } from './recording.js';
 import { RecordedLlmProvider } from './recorded-llm.js';
+import { thinned } from './thinned.js';
 import { RecordingHistory } from './recording-history.js';
 import { ReplaySource } from './replay-source.js';
 
@@ -328,28 +329,8 @@ function pricesOf(query: unknown, recording: Recording, from: number, to: number
   return symbolsOf(query).map((symbol) => {
     const asset = baseAsset(symbol);
     const ticks = recording.observations.filter((observation): observation is PriceObservation => observation.source === 'price' && observation.at >= from && observation.at <= to && baseAsset(observation.symbol) === asset);
-    return { symbol, points: thinned(ticks, Math.max(2, maxPoints)).map((tick) => ({ at: isoTime(tick.at), price: tick.price })) };
+    return { symbol, points: thinned(ticks, Math.max(2, maxPoints), (tick) => tick.price).map((tick) => ({ at: isoTime(tick.at), price: tick.price })) };
   });
-}
-
-/** At most `max` ticks in time order: each of `max / 2` buckets keeps its lowest and highest. */
-function thinned(ticks: PriceObservation[], max: number): PriceObservation[] {
-  if (ticks.length <= max) return ticks;
-  const buckets = Math.floor(max / 2);
-  const kept: PriceObservation[] = [];
-  for (let bucket = 0; bucket < buckets; bucket++) {
-    const start = Math.floor((bucket * ticks.length) / buckets);
-    const end = Math.floor(((bucket + 1) * ticks.length) / buckets);
-    let low = start;
-    let high = start;
-    for (let i = start; i < end; i++) {
-      if ((ticks[i] as PriceObservation).price < (ticks[low] as PriceObservation).price) low = i;
-      if ((ticks[i] as PriceObservation).price > (ticks[high] as PriceObservation).price) high = i;
-    }
-    kept.push(ticks[Math.min(low, high)] as PriceObservation);
-    if (high !== low) kept.push(ticks[Math.max(low, high)] as PriceObservation);
-  }
-  return kept;
 }
 
 /** A condition state as the timeline shows it (times in ISO 8601). */
