@@ -15,6 +15,7 @@ import { baseAsset, type PriceObservation } from './observations.js';
 import { collectConditions } from '../language/query-walk.js';
 import type { Recording } from './recording.js';
 import { RecordedLlmProvider } from './recorded-llm.js';
+import { candlesOf, IndicatorTrace, type PreviewCandles, type PreviewIndicator } from './preview-chart.js';
 import { thinned } from './thinned.js';
 import { RecordingHistory } from './recording-history.js';
 import { ReplaySource } from './replay-source.js';
@@ -151,6 +152,13 @@ export interface PreviewResult {
   prices: PreviewPrices[];
   /** With `renew`: how many times the query was created over the run (absent when once). */
   lives?: number;
+  /**
+   * The candles of the same symbols over the run (for a candlestick chart): at the query's finest `ta`
+   * timeframe on the symbol when at most `maxPricePoints` of them fit, else at the next timeframe that fits.
+   */
+  candles: PreviewCandles[];
+  /** What each `ta` condition read over the run, with its threshold (for an indicator pane). */
+  indicators: PreviewIndicator[];
   /** What the order steps did on paper: fills, round trips, the equity and their statistics; absent without order steps. */
   paper?: PaperReport;
 }
@@ -205,8 +213,16 @@ export function preview(request: QueryRequest | { query: QueryRequest['query']; 
     timelineTruncated: false,
     executions: [],
     problems: [],
-    prices: pricesOf(request.query, recording, from, to, options.maxPricePoints ?? 1_000),
+    prices: [],
+    candles: [],
+    indicators: [],
   };
+  const maxPoints = options.maxPricePoints ?? 1_000;
+  const symbols = symbolsOf(request.query);
+  const ticks = recording.observations.filter((observation): observation is PriceObservation => observation.source === 'price' && observation.at >= from && observation.at <= to);
+  result.prices = pricesOf(symbols, ticks, maxPoints);
+  result.candles = candlesOf(request.query, symbols, ticks, from, to, maxPoints);
+  const indicatorTrace = new IndicatorTrace(request.query);
   const maxTimeline = options.maxTimeline ?? 500;
   const last = new Map<string, string>();
   let lastWould = false;
@@ -224,6 +240,7 @@ export function preview(request: QueryRequest | { query: QueryRequest['query']; 
     }
     switch (event.type) {
       case 'evaluation': {
+        indicatorTrace.record(event.at, event.conditionStates);
         const changes = event.conditionStates.filter((state) => last.get(state.path) !== signature(state)).map(timelineChange);
         for (const state of event.conditionStates) last.set(state.path, signature(state));
         if (changes.length === 0 && event.wouldTriggerNow === lastWould) return;
@@ -236,6 +253,7 @@ export function preview(request: QueryRequest | { query: QueryRequest['query']; 
         return;
       }
       case 'trigger': {
+        indicatorTrace.record(event.at, event.conditionStates);
         const trigger = { at: isoTime(event.at), triggerIndex: event.triggerIndex, final: event.final, conditionStates: event.conditionStates };
         result.timeline.push({ at: trigger.at, wouldTriggerNow: true, trigger: event.triggerIndex, changes: event.conditionStates.map(timelineChange) });
         for (const state of event.conditionStates) last.set(state.path, signature(state));
@@ -284,10 +302,11 @@ export function preview(request: QueryRequest | { query: QueryRequest['query']; 
   result.status = engine.inspect(queryId)?.status ?? result.status;
   result.endedBy = result.status === 'triggered' ? 'triggered' : result.status === 'expired' ? 'expired' : result.status === 'failed' ? 'failed' : 'end';
   if (lives > 1) result.lives = lives;
+  result.indicators = indicatorTrace.indicators(maxPoints);
   subscription.unsubscribe();
   engine.dispose();
   if (tradesOf(request.query)) {
-    result.paper = paperReport(fills, recording.observations, { from, to, ...account, maxPoints: options.maxPricePoints ?? 1_000 });
+    result.paper = paperReport(fills, recording.observations, { from, to, ...account, maxPoints });
   }
   return result;
 }
@@ -324,12 +343,12 @@ function symbolsOf(query: unknown): string[] {
   return symbols;
 }
 
-/** See {@link PreviewResult.prices}. */
-function pricesOf(query: unknown, recording: Recording, from: number, to: number, maxPoints: number): PreviewPrices[] {
-  return symbolsOf(query).map((symbol) => {
+/** See {@link PreviewResult.prices}: `ticks` are the run's, in time order. */
+function pricesOf(symbols: readonly string[], ticks: readonly PriceObservation[], maxPoints: number): PreviewPrices[] {
+  return symbols.map((symbol) => {
     const asset = baseAsset(symbol);
-    const ticks = recording.observations.filter((observation): observation is PriceObservation => observation.source === 'price' && observation.at >= from && observation.at <= to && baseAsset(observation.symbol) === asset);
-    return { symbol, points: thinned(ticks, Math.max(2, maxPoints), (tick) => tick.price).map((tick) => ({ at: isoTime(tick.at), price: tick.price })) };
+    const own = ticks.filter((tick) => baseAsset(tick.symbol) === asset);
+    return { symbol, points: thinned(own, Math.max(2, maxPoints), (tick) => tick.price).map((tick) => ({ at: isoTime(tick.at), price: tick.price })) };
   });
 }
 
