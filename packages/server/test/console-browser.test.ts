@@ -1,10 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { PushSource } from '@eql/core';
+import { parseRecording, preview, PushSource, type PreviewResult, type QueryRequest } from '@eql/core';
+import { formatPercent, formatUsd } from '../../console/src/views/preview-chart-data.js';
 import { buildServer, type Host } from '../src/build-server.js';
 import { createApiKey, type CreatedKey } from '../src/auth/api-keys.js';
 import { CHROMIUM, CHROMIUM_ARGS, describeWithChromium } from './support/chromium.js';
@@ -153,7 +154,7 @@ await describeWithChromium('the web console in Chromium', () => {
     await expect.poll(() => page.locator('#preview-summary').textContent(), WAIT).toMatch(/^Would have fired \d+ times?, first at /);
     expect(await page.locator('#preview-chart canvas').count()).toBeGreaterThan(0);
     await expect.poll(() => page.locator('#preview-triggers li').count(), WAIT).toBeGreaterThan(0);
-    await expect.poll(() => page.locator('#preview-cursor').textContent(), WAIT).toMatch(/price\.current \/AND\/0: holds \(value [\d.]+, threshold 100000\)/);
+    await expect.poll(() => page.locator('#preview-cursor').textContent(), WAIT).toMatch(/price\.current \/AND\/0: holds \(value [\d.,]+, threshold 100,000\)/);
     await page.locator('#preview').scrollIntoViewIfNeeded();
     await shot(page, 'preview', '#preview');
 
@@ -262,7 +263,7 @@ await describeWithChromium('the web console in Chromium', () => {
     await findingsSay(page, 'No problems found.');
     await page.getByRole('button', { name: 'Preview' }).click();
     await expect.poll(() => page.locator('#preview-chart').getAttribute('data-warmup-until'), WAIT).toMatch(/^2026-01-05T/);
-    expect(await page.locator('#preview-chart').getAttribute('aria-label')).toMatch(/^Prices of ETH: \d+ triggers?, warming up until 2026-01-05 /);
+    expect(await page.locator('#preview-chart').getAttribute('aria-label')).toMatch(/^1h candles of ETH, \d+ triggers?, warming up until 2026-01-05 /);
     await page.close();
   });
 
@@ -306,6 +307,75 @@ await describeWithChromium('the web console in Chromium', () => {
     await page.reload();
     await findingsSay(page, 'No problems found.');
     expect(await page.locator('.who').textContent()).not.toContain('signing');
+    await page.close();
+  });
+
+  it('previews a trading rule on paper: candles, the RSI pane with its 30 line, trade markers, equity, statistics and trades, as the host computed them', { timeout: 120_000 }, async () => {
+    const page = await signedIn(1280, 1000);
+    await page.locator('#example').selectOption({ label: 'BTC RSI mean reversion on paper' });
+    await expect.poll(() => page.locator('.cm-content').textContent(), WAIT).toContain('"type": "market_order"');
+    await findingsSay(page, 'No problems found.');
+    await page.locator('#preview-fee').fill('0.05');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(() => page.locator('#preview-summary').textContent(), WAIT).toMatch(/ On paper: \d+ trades?, net [+-]\$/);
+
+    // What the host answers for the same query and account: the page must show exactly that.
+    const request = JSON.parse(String(await page.evaluate('JSON.stringify(JSON.parse(document.querySelector(".cm-content").innerText))'))) as { query: QueryRequest['query'] };
+    const answer = await fetch(`${baseUrl}/v2/auto/queries/preview?fee=0.05`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-svc-api-key': key.key }, body: JSON.stringify({ query: request.query }) });
+    const result = (await answer.json()) as PreviewResult;
+    expect(answer.status).toBe(200);
+    const paper = result.paper as NonNullable<PreviewResult['paper']>;
+    expect(paper.feeRate).toBe(0.0005);
+    expect(paper.summary.feesUsd).toBeGreaterThan(0);
+
+    const chart = page.locator('#preview-chart');
+    expect(await chart.getAttribute('data-symbol')).toBe('BTC');
+    expect(await chart.getAttribute('data-timeframe')).toBe('5m');
+    expect(Number(await chart.getAttribute('data-candles'))).toBe(result.candles[0]?.candles.length);
+    // Candles, the RSI pane, the equity pane.
+    expect(await chart.getAttribute('data-panes')).toBe('3');
+    expect(await chart.getAttribute('data-indicators')).toBe('BTC rsi 5m crosses_below 30');
+    const markers = String(await chart.getAttribute('data-markers')).split(' ');
+    expect(markers.filter((kind) => kind === 'trigger')).toHaveLength(result.triggers.length);
+    expect(markers.filter((kind) => kind === 'buy' || kind === 'sell')).toHaveLength(paper.fills.length);
+    expect(markers.filter((kind) => kind === 'sell').length).toBeGreaterThan(0);
+    expect(Number(await chart.getAttribute('data-equity-points'))).toBeGreaterThan(10);
+    expect(await chart.getAttribute('aria-label')).toMatch(/^5m candles of BTC, \d+ triggers, \d+ fills on paper, warming up until .*indicators BTC rsi 5m crosses_below 30, equity$/);
+    expect(await page.locator('#preview-chart canvas').count()).toBeGreaterThan(0);
+
+    // The statistics and the trades, in numbers for people.
+    const stats = page.locator('#preview-paper-summary');
+    expect(await stats.locator('dt').allTextContents()).toEqual(['Trades', 'Win rate', 'Net PnL', 'Realized / unrealized', 'Fees', 'Max drawdown', 'Sharpe (daily, annualized)', 'Exposure', 'Final equity']);
+    const value = (name: string) => stats.locator('dt', { hasText: name }).locator('xpath=following-sibling::dd[1]').textContent();
+    expect(await value('Net PnL')).toBe(`${formatUsd(paper.summary.netPnlUsd, true)} (${formatPercent(paper.summary.returnPercent, true)})`);
+    expect(await value('Fees')).toBe(formatUsd(paper.summary.feesUsd));
+    expect(await value('Max drawdown')).toBe(`${formatPercent(paper.summary.maxDrawdownPercent)} (${formatUsd(paper.summary.maxDrawdownUsd)})`);
+    expect(await page.locator('#preview-trades tbody tr').count()).toBe(paper.trades.length);
+    const firstClosed = paper.trades.find((trade) => !trade.open);
+    expect(firstClosed).toBeDefined();
+    const cells = await page.locator('#preview-trades tbody tr').nth(paper.trades.indexOf(firstClosed as (typeof paper.trades)[number])).locator('td').allTextContents();
+    expect(cells[7]).toBe(String(firstClosed?.closedBy).replace('_', ' '));
+    expect(cells[8]).toBe(formatUsd(firstClosed?.pnlUsd ?? NaN, true));
+    // The fills of a candle are listed under the chart when the cursor is on it (here: the first trigger's).
+    await page.getByRole('button', { name: /^Trigger 1 at / }).click();
+    await expect.poll(() => page.locator('#preview-cursor .markers').textContent(), WAIT).toMatch(/^trigger 1 at .*buy 0\.05 BTC-PERP @ [\d,.]+ at /);
+    // No float noise anywhere in the preview's text.
+    expect(await page.locator('#preview').innerText()).not.toMatch(/\d\.\d{7,}/);
+    await page.locator('#preview').scrollIntoViewIfNeeded();
+    await shot(page, 'preview-paper', '#preview');
+
+    // The same rule on a recording of one's own, in the worker, with the same account: the core's answer.
+    await page.locator('#preview-file').setInputFiles(fileURLToPath(new URL('../../../fixtures/recordings/btc-1d.jsonl', import.meta.url)));
+    await expect.poll(() => page.locator('#preview-source').textContent(), WAIT).toMatch(/^On btc-1d\.jsonl/);
+    await page.getByRole('button', { name: 'Preview' }).click();
+    const own = preview({ query: request.query }, parseRecording(readFileSync(fileURLToPath(new URL('../../../fixtures/recordings/btc-1d.jsonl', import.meta.url)), 'utf8')), { paper: { feeRate: 0.0005 } });
+    await expect.poll(() => page.locator('#preview-summary').textContent(), WAIT).toContain(`On paper: ${own.paper?.summary.trades} trade`);
+    expect(await page.locator('#preview-trades tbody tr').count()).toBe(own.paper?.trades.length);
+
+    // An account out of range is refused in the page, naming the field.
+    await page.locator('#preview-fee').fill('12');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(() => page.locator('#preview-summary').textContent(), WAIT).toBe('Preview failed: Fee % must be a number from 0 to 10');
     await page.close();
   });
 

@@ -25,7 +25,8 @@ import {
   type TextEdit,
 } from 'vscode-languageserver-protocol/browser';
 
-import { PREVIEW_RECORDING, type PreviewRecordingResult } from './preview-request.js';
+import type { PreviewPaperOptions } from '@eql/core';
+import { PREVIEW_RECORDING, type PreviewRecordingParams, type PreviewRecordingResult } from './preview-request.js';
 
 /** What `eql/convert` answers (see @eql/language-server's REQUESTS). */
 export type ConvertResult =
@@ -120,8 +121,9 @@ export class LanguageClient {
   }
 
   /** Previews `request` on a recording (JSON Lines) in the worker. */
-  previewRecording(request: unknown, recording: string): Promise<PreviewRecordingResult> {
-    return this.connection.sendRequest<PreviewRecordingResult>(PREVIEW_RECORDING, { request, recording });
+  previewRecording(request: unknown, recording: string, paper?: PreviewPaperOptions): Promise<PreviewRecordingResult> {
+    const params: PreviewRecordingParams = paper === undefined ? { request, recording } : { request, recording, paper };
+    return this.connection.sendRequest<PreviewRecordingResult>(PREVIEW_RECORDING, params);
   }
 
   /** The document in its other form (`eql/convert`). */

@@ -17,7 +17,7 @@ connection.onRequest(PREVIEW_RECORDING, (params: PreviewRecordingParams): Previe
   const checked = validate(params.request);
   if (!checked.valid) return { ok: false, problems: checked.errors };
   try {
-    return { ok: true, result: preview(params.request as QueryRequest, parseRecording(params.recording)) };
+    return { ok: true, result: preview(params.request as QueryRequest, parseRecording(params.recording), params.paper === undefined ? {} : { paper: params.paper }) };
   } catch (error) {
     return { ok: false, problems: [error instanceof Error ? error.message : String(error)] };
   }

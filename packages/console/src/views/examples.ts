@@ -22,6 +22,18 @@ export const EXAMPLES: Array<{ name: string; request: unknown }> = [
       },
     },
   },
+  {
+    name: 'BTC RSI mean reversion on paper',
+    request: {
+      title: 'Buy BTC when the 5m RSI crosses below 30, 1 % stop and take profit',
+      query: {
+        conditions: { AND: [{ source: 'ta', method: 'rsi', args: { symbol: 'BTC', timeframe: '5m', period: 14 }, operator: 'crosses_below', value: 30 }] },
+        actions: [{ stepId: 'buy', type: 'market_order', params: { exchange: 'paper', symbol: 'BTC-PERP', side: 'buy', size: 0.05, takeProfit: { percent: 1 }, stopLoss: { percent: 1 } } }],
+        repeat: { cooldown: '1h', maxTriggers: 20 },
+        expiresIn: '3d',
+      },
+    },
+  },
 ];
 
 export function exampleText(index: number): string {
