@@ -151,7 +151,7 @@ describe('a restart that finds a send in doubt', () => {
   it('market_order on paper: found by its client order id on the restored venue, not placed again', async () => {
     const store = new MemoryStateStore();
     const saved = new Map<string, PaperOrderRecord>();
-    const log = { save: (record: PaperOrderRecord) => void saved.set(record.request.clientOrderId, record) };
+    const log = { save: (records: readonly PaperOrderRecord[]) => records.forEach((record) => saved.set(record.request.clientOrderId, record)) };
     const order = { stepId: 'buy', type: 'market_order', params: { exchange: 'paper', symbol: 'BTC', side: 'buy', size: 0.5 } };
     const first = engineOn(store, { paper: new PaperExchange(10_000, log) });
     first.engine.add({ queryId: QUERY, request: request([order]), createdAt: T0 });
@@ -273,7 +273,7 @@ describe('a restart that finds a send in doubt', () => {
 describe('the paper venue across restarts', () => {
   it('a restored venue knows its client order ids, positions, realized profit and resting orders', () => {
     const records = new Map<string, PaperOrderRecord>();
-    const log = { save: (record: PaperOrderRecord) => void records.set(record.request.clientOrderId, record) };
+    const log = { save: (saved: readonly PaperOrderRecord[]) => saved.forEach((record) => records.set(record.request.clientOrderId, record)) };
     const first = new PaperExchange(10_000, log);
     first.onPrice('BTC', 100);
     // With a synchronous log the venue answers synchronously.

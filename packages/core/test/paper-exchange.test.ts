@@ -85,7 +85,7 @@ describe('the paper venue fills resting limit orders', () => {
       fc.property(events, fc.nat(), (sequence, cut) => {
         const at = sequence.length === 0 ? 0 : cut % sequence.length;
         const log: PaperOrderRecord[] = [];
-        const first = new PaperExchange(1e12, { save: (record) => void log.push(record) });
+        const first = new PaperExchange(1e12, { save: (records) => void log.push(...records) });
         play(first, sequence.slice(0, at));
         const second = new PaperExchange(1e12);
         second.restore(log);

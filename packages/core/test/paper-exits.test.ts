@@ -165,7 +165,7 @@ describe('paper venue: exits', () => {
     fc.assert(
       fc.property(fc.constantFrom<'buy' | 'sell'>('buy', 'sell'), exitsArb, pathArb, fc.nat(), (side, exits, path, cut) => {
         const saved = new Map<string, PaperOrderRecord>();
-        const log = { save: (record: PaperOrderRecord) => void saved.set(record.request.clientOrderId, structuredClone(record)) };
+        const log = { save: (records: readonly PaperOrderRecord[]) => records.forEach((record) => saved.set(record.request.clientOrderId, structuredClone(record))) };
         const split = cut % (path.length + 1);
         const first = new PaperExchange(10_000, log);
         run(side, exits, path.slice(0, split), first);

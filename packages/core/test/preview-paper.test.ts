@@ -25,6 +25,28 @@ function dipBuyer(extra: Record<string, unknown> = {}): QueryRequest {
 const at = (hour: number) => new Date(START + hour * HOUR).toISOString();
 
 describe('preview trades on paper', () => {
+  it('keeps watching a position’s exits after the query that opened it has ended: the exit still fires', () => {
+    // No repeat: the query fires once (at 95) and is done; the trade is closed by its take-profit all the same.
+    const once = dipBuyer();
+    delete (once.query as { repeat?: unknown }).repeat;
+    const result = preview(once, recording);
+    expect(result.endedBy).toBe('triggered');
+    expect(result.paper?.fills.map((fill) => [fill.at, fill.side, fill.price, fill.exit ?? 'entry'])).toEqual([
+      [at(2), 'buy', 95, 'entry'],
+      [at(5), 'sell', 105, 'take_profit'],
+    ]);
+    expect(result.paper?.summary).toMatchObject({ trades: 1, openTrades: 0 });
+  });
+
+  it('a limit order resting after its query ended still fills when the price comes to it', () => {
+    const limit = dipBuyer();
+    limit.query.actions = [{ stepId: 'buy', type: 'limit_order', params: { exchange: 'paper', symbol: 'BTC', side: 'buy', size: 1, price: 91 } }] as never;
+    delete (limit.query as { repeat?: unknown }).repeat;
+    const result = preview(limit, recording);
+    expect(result.endedBy).toBe('triggered');
+    expect(result.paper?.fills.map((fill) => [fill.at, fill.side, fill.price])).toEqual([[at(8), 'buy', 91]]);
+  });
+
   it('fills entries at the trigger price and exits at the first tick through them; trades, PnL, fees, drawdown and exposure as computed by hand', () => {
     const result = preview(dipBuyer(), recording, { paper: { feeRate: 0.001 } });
     const paper = result.paper;

@@ -228,9 +228,9 @@ describe('kill -9 while an action is being sent, then a restart on the same data
 
   it('market_order on paper (killed right after the venue saved the order): placed once, found by its client order id after the restart', BOUND, async () => {
     const { env, base, dataDir } = await hostSetup();
-    const first = await serveChild({ ...env, EQL_TEST_CRASH_AFTER: 'savePaperOrder' }, { preload: crashPoint });
+    const first = await serveChild({ ...env, EQL_TEST_CRASH_AFTER: 'savePaperOrders' }, { preload: crashPoint });
     const queryId = await createTradeQuery(base, queryWith({ stepId: 'buy', type: 'market_order', params: { exchange: 'paper', symbol: 'BTC', side: 'buy', size: 0.01 } }));
-    await first.line(/^crash-point: savePaperOrder$/, 'the paper venue saved the order');
+    await first.line(/^crash-point: savePaperOrders$/, 'the paper venue saved the order');
     await first.kill9();
 
     const second = await serveChild(env);
@@ -245,6 +245,46 @@ describe('kill -9 while an action is being sent, then a restart on the same data
     expect(orders).toHaveLength(1);
     expect(orders[0]?.client_order_id).toBe(executions[0]?.result?.clientOrderId);
     expect(JSON.parse(orders[0]!.body)).toMatchObject({ seq: 1, request: { side: 'buy', amount: 0.01 }, result: { status: 'filled', filled: 0.01 } });
+  });
+
+  it('market_order on paper with a stop and a take profit (killed right after the order and its exits were saved, together): after the restart the stop fills once, at the first tick through it; the take profit is canceled', BOUND, async () => {
+    const { env, base, dataDir } = await hostSetup();
+    const first = await serveChild({ ...env, EQL_TEST_CRASH_AFTER: 'savePaperOrders' }, { preload: crashPoint });
+    const buy = { stepId: 'buy', type: 'market_order', params: { exchange: 'paper', symbol: 'BTC', side: 'buy', size: 0.01, stopLoss: { price: 150 }, takeProfit: { price: 300 } } };
+    const queryId = await createTradeQuery(base, queryWith(buy));
+    await first.line(/^crash-point: savePaperOrders$/, 'the paper venue saved the order and its exits');
+    type Saved = { request: { clientOrderId: string; side: string; amount: number }; result: { status: string; filled: number; averagePrice?: number }; seq: number; exit?: { kind: string; trigger: number } };
+    const savedOrders = () => readDatabase(dataDir, (db) => (db.prepare('SELECT body FROM paper_orders ORDER BY seq').all() as Array<{ body: string }>).map((row) => JSON.parse(row.body) as Saved));
+    // The first write of the venue holds the filled entry and both of its exits.
+    const atCrash = savedOrders();
+    expect(atCrash.map((order) => [order.exit?.kind ?? 'entry', order.result.status])).toEqual([
+      ['entry', 'filled'],
+      ['take_profit', 'open'],
+      ['stop_loss', 'open'],
+    ]);
+    expect(atCrash[0]?.result.averagePrice).toBe(200);
+    await first.kill9();
+
+    // The second life replays the recording from its start: BTC at 100, through the stop at 150.
+    const second = await serveChild(env);
+    const { status, executions } = await settled(base, queryId);
+    const stopFilled = () => savedOrders().find((order) => order.exit?.kind === 'stop_loss')?.result.status === 'filled';
+    while (!stopFilled()) await new Promise((resolve) => setTimeout(resolve, 50));
+    second.process.kill('SIGTERM');
+    expect(await second.exit).toBe(0);
+
+    expect(status).toBe('triggered');
+    expect(executions).toHaveLength(1);
+    expect(executions[0]).toMatchObject({ stepId: 'buy', status: 'succeeded', result: { orderId: 'paper-1', status: 'filled', foundByClientOrderId: true, recoveredAfterRestart: true } });
+    const after = savedOrders();
+    // Nothing placed again; the stop filled the whole position at the tick that went through it (a gap fills at the tick's price).
+    expect(after.map((order) => [order.seq, order.exit?.kind ?? 'entry', order.result.status])).toEqual([
+      [1, 'entry', 'filled'],
+      [2, 'take_profit', 'canceled'],
+      [3, 'stop_loss', 'filled'],
+    ]);
+    expect(after[2]?.result).toMatchObject({ filled: 0.01, averagePrice: 100 });
+    expect(after[2]?.request).toMatchObject({ side: 'sell', amount: 0.01 });
   });
 
   // The notification is stored with the rest of its instant's writes (one transaction: SqliteStore.together),

@@ -425,9 +425,9 @@ function contract(backend: Backend): void {
       result: { orderId: `paper-${seq}`, clientOrderId, status, filled: status === 'filled' ? 0.01 : 0 },
       seq,
     });
-    await store.savePaperOrder(order('c-2', 2, 'open'));
-    await store.savePaperOrder(order('c-1', 1, 'open'));
-    await store.savePaperOrder(order('c-2', 2, 'filled'));
+    await store.savePaperOrders([order('c-2', 2, 'open')]);
+    await store.savePaperOrders([order('c-1', 1, 'open')]);
+    await store.savePaperOrders([order('c-2', 2, 'filled')]);
     // An exit the venue attached, with its trailing state: it comes back as it was saved.
     const exit = {
       request: { clientOrderId: 'c-2:trailing_stop', symbol: 'BTC', side: 'sell' as const, type: 'market' as const, amount: 0.01, reduceOnly: true },
@@ -435,7 +435,11 @@ function contract(backend: Backend): void {
       seq: 3,
       exit: { kind: 'trailing_stop' as const, parent: 'c-2', trigger: 51_450, percent: 2, best: 52_500 },
     };
-    await store.savePaperOrder(exit);
+    await store.savePaperOrders([exit]);
+    expect(await store.paperOrders()).toEqual([order('c-1', 1, 'open'), order('c-2', 2, 'filled'), exit]);
+    // Saved together, all or none: a batch whose second record cannot be stored leaves the first as it was.
+    const unstorable = { ...order('c-4', 4, 'open'), request: { ...order('c-4', 4, 'open').request, amount: 1n as unknown as number } };
+    await expect(Promise.resolve().then(() => store.savePaperOrders([order('c-1', 1, 'filled'), unstorable]))).rejects.toThrow();
     expect(await store.paperOrders()).toEqual([order('c-1', 1, 'open'), order('c-2', 2, 'filled'), exit]);
   });
 

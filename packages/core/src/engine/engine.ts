@@ -85,6 +85,12 @@ export class Engine {
   /** Events being delivered now: a listener may remove a query that the engine goes on with after the event. */
   private deliveringEvents = 0;
   private disposed = false;
+  /**
+   * The price series held for the paper venue, by base asset: an asset with a resting order or an open exit
+   * is fed its ticks whether or not a query still reads it (a stop outlives the query that bought).
+   */
+  private readonly paperWatch = new Map<string, SeriesValue>();
+  private paperWatchChanged = false;
 
   /** Typed events: evaluations, condition changes, triggers, executions, status changes, problems. */
   readonly events$: Observable<EngineEvent> = this.streams.all;
@@ -115,6 +121,11 @@ export class Engine {
     this.newId = options.newId ?? randomUuid;
     this.saves = new RuntimeSaves(this.store, (queryId, error) => this.problem(queryId, 'STATE_STORE_ERROR', error));
     this.paper = options.paper ?? new PaperExchange();
+    this.paper.onWatchChange(() => {
+      this.paperWatchChanged = true;
+      // Inside a batch the channels may be mid-update: the batch's end applies it.
+      if (this.depth === 0) this.watchPaperAssets();
+    });
     this.timers = new InstantTimers(this.scheduler, () => this.batchClock(), (entries) => this.runInstant(entries));
     this.services = this.createServices();
     this.executors = defaultExecutors(options, {
@@ -293,6 +304,7 @@ export class Engine {
     }
     this.queries.clear();
     this.spares.clear();
+    this.paperWatch.clear();
     this.channels.dispose();
     this.expiries.clear();
     this.timers.clear();
@@ -323,11 +335,30 @@ export class Engine {
    * when the store can (`StateStore.together`: a synchronous store commits a storm's writes once).
    */
   private flush(): void {
-    if (this.store.together === undefined) return this.settleBatch();
-    try {
-      this.store.together(this.settleBatchBound);
-    } catch (error) {
-      this.problem('', 'STATE_STORE_ERROR', error);
+    if (this.store.together === undefined) this.settleBatch();
+    else {
+      try {
+        this.store.together(this.settleBatchBound);
+      } catch (error) {
+        this.problem('', 'STATE_STORE_ERROR', error);
+      }
+    }
+    if (this.paperWatchChanged) this.watchPaperAssets();
+  }
+
+  /** Holds a price series of each asset the paper venue watches, and lets go of the others (see `paperWatch`). */
+  private watchPaperAssets(): void {
+    this.paperWatchChanged = false;
+    if (this.disposed) return;
+    const wanted = this.paper.watchedAssets();
+    for (const [asset, series] of this.paperWatch) {
+      if (wanted.has(asset)) continue;
+      this.paperWatch.delete(asset);
+      this.channels.releaseSeries({ source: 'price', symbol: asset }, series);
+    }
+    for (const asset of wanted) {
+      if (this.paperWatch.has(asset)) continue;
+      this.paperWatch.set(asset, this.channels.acquireSeries({ source: 'price', symbol: asset }, { source: 'price', method: 'current', args: { symbol: asset } }));
     }
   }
 

@@ -312,8 +312,12 @@ export interface PaperExit {
  * so that a restarted venue knows every client order id it took (the host keeps them in its store).
  */
 export interface PaperOrderLog {
-  /** Saves an order, replacing the one with its clientOrderId; durable when it returns (or its promise resolves). */
-  save(record: PaperOrderRecord): MaybePromise<void>;
+  /**
+   * Saves orders together, all or none (an order and the exits it got; an exit and the siblings it
+   * canceled), each replacing the one with its clientOrderId; durable when it returns (or its promise
+   * resolves). Their clientOrderIds differ.
+   */
+  save(records: readonly PaperOrderRecord[]): MaybePromise<void>;
 }
 
 /** Finds the exchange an owner has connected, by id. */

@@ -124,7 +124,7 @@ export class HostEngine implements QueryHost {
       webhookSecret: (ownerId) => this.secretOf(ownerId),
       exchanges: { get: (exchangeId, ownerId) => this.exchangeOf(exchangeId, ownerId) },
       // The paper venue keeps its orders in the store: a restarted host knows every client order id it took.
-      paper: new PaperExchange(undefined, { save: (record) => options.store.savePaperOrder(record) }),
+      paper: new PaperExchange(undefined, { save: (records) => options.store.savePaperOrders(records) }),
       ...(config.messengerBaseUrl ? { messengerBaseUrl: config.messengerBaseUrl } : {}),
     });
     // Only the events the host acts on are built (see onEvent).

@@ -577,15 +577,20 @@ export class SqliteStore implements HostStore {
     return row ? outboxEntryOf(row) : undefined;
   }
 
-  savePaperOrder(record: PaperOrderRecord): void {
-    this.run(
-      `INSERT INTO paper_orders (client_order_id, seq, body, updated_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (client_order_id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at`,
-      record.request.clientOrderId,
-      record.seq,
-      storedJson(record),
-      new Date().toISOString(),
-    );
+  savePaperOrders(records: readonly PaperOrderRecord[]): void {
+    // One transaction (a savepoint inside the engine's group): an order is never on disk without the exits it got.
+    this.db.transaction(() => {
+      for (const record of records) {
+        this.run(
+          `INSERT INTO paper_orders (client_order_id, seq, body, updated_at) VALUES (?, ?, ?, ?)
+           ON CONFLICT (client_order_id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at`,
+          record.request.clientOrderId,
+          record.seq,
+          storedJson(record),
+          new Date().toISOString(),
+        );
+      }
+    })();
   }
 
   paperOrders(): PaperOrderRecord[] {

@@ -1,5 +1,5 @@
 // A crash point for kill -9 tests, loaded into `eql serve` with `node --import` (crash-once.test.ts).
-// With EQL_TEST_CRASH_AFTER=<method> (a SqliteStore method, such as savePaperOrder), the process stops
+// With EQL_TEST_CRASH_AFTER=<method> (a SqliteStore method, such as savePaperOrders), the process stops
 // dead at the first moment the write of the first call of that method is in the database: right after
 // the call, or, when the call is one of the engine's writes grouped into the transaction of an instant
 // (`SqliteStore.together`), right after that transaction commits. It prints `crash-point: <method>` and

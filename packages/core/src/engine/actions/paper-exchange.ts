@@ -77,6 +77,26 @@ export class PaperExchange implements Exchange {
     private readonly options: PaperVenueOptions = {},
   ) {}
 
+  /** Told when the assets the venue watches may have changed (see {@link watchedAssets}). */
+  private watchListener: (() => void) | undefined;
+
+  /**
+   * The base assets whose prices the venue needs: those with a resting order or an open exit. The engine
+   * keeps their ticks coming (see {@link onWatchChange}) whether or not a query still reads them, so that a
+   * stop still fires after the query that opened the position has ended.
+   */
+  watchedAssets(): Set<string> {
+    const assets = new Set<string>();
+    for (const order of this.resting) if (order.result.status === 'open') assets.add(baseAsset(order.request.symbol));
+    for (const order of this.exits) if (order.result.status === 'open') assets.add(baseAsset(order.request.symbol));
+    return assets;
+  }
+
+  /** Sets the one listener told when the watched assets may have changed (an order rests, an exit opens or ends). */
+  onWatchChange(listener: () => void): void {
+    this.watchListener = listener;
+  }
+
   /**
    * Takes back the orders a previous instance saved (any order): client order ids, resting orders, and the
    * positions and realized profit of their fills, replayed in the order they filled. Call it before any order.
@@ -100,6 +120,7 @@ export class PaperExchange implements Exchange {
       if (order.result.status === 'filled' && order.result.averagePrice !== undefined) this.applyFill(order.request, order.result.filled, order.result.averagePrice);
       this.nextFill = Math.max(this.nextFill, (order.fillSeq as number) + 1);
     }
+    this.watchListener?.();
   }
 
   /** Feeds a price (the engine calls this for every price it observes, with the topic's `route`). */
@@ -116,8 +137,15 @@ export class PaperExchange implements Exchange {
     }
     if (this.resting.size === 0 && this.exits.size === 0) return;
     const base = baseAsset(symbol);
+    const watched = this.resting.size + this.exits.size;
     // Exits first: they watch the ticks after their fill, so an entry this tick fills is not judged by it.
     if (this.exits.size > 0) this.watchExits(base, price);
+    this.fillResting(base, price);
+    if (this.resting.size + this.exits.size !== watched) this.watchListener?.();
+  }
+
+  /** Fills the resting orders of `base` that `price` makes marketable. */
+  private fillResting(base: string, price: number): void {
     for (const order of this.resting) {
       const { request, result } = order;
       if (result.status !== 'open') {
@@ -128,10 +156,9 @@ export class PaperExchange implements Exchange {
       const marketable = request.side === 'buy' ? price <= request.price : price >= request.price;
       if (marketable) {
         this.resting.delete(order);
-        const exits = this.fill(order, request.price);
-        // A fill found by a price is saved as it happens; a failed save shows again at the next one.
-        this.saveQuietly(order);
-        for (const exit of exits) this.saveQuietly(exit);
+        // A fill found by a price is saved as it happens, with its exits (together: a position is never
+        // saved without its stop); a failed save shows again at the next one.
+        this.saveQuietly([order, ...this.fill(order, request.price)]);
       }
     }
   }
@@ -150,7 +177,7 @@ export class PaperExchange implements Exchange {
       if (exit.kind === 'trailing_stop' && exit.best !== undefined && exit.percent !== undefined && (long ? price > exit.best : price < exit.best)) {
         exit.best = price;
         exit.trigger = trailingTrigger(long ? 'long' : 'short', price, exit.percent);
-        this.saveQuietly(order);
+        this.saveQuietly([order]);
       }
       const reached = exit.kind === 'take_profit' ? (long ? price >= exit.trigger : price <= exit.trigger) : long ? price <= exit.trigger : price >= exit.trigger;
       if (!reached) continue;
@@ -159,19 +186,21 @@ export class PaperExchange implements Exchange {
       const open = position !== undefined && (long ? position.size > 0 : position.size < 0);
       if (open) this.fill(order, price);
       else order.result = { ...order.result, status: 'canceled' };
-      this.saveQuietly(order);
+      // The exit and the siblings it cancels are saved together: never one filled and another still open.
+      const changed = [order];
       for (const sibling of this.exits) {
         if (sibling.exit?.parent !== exit.parent) continue;
         this.exits.delete(sibling);
         sibling.result = { ...sibling.result, status: 'canceled' };
-        this.saveQuietly(sibling);
+        changed.push(sibling);
       }
+      this.saveQuietly(changed);
     }
   }
 
-  /** Saves an order changed by a price: a failed save shows again at the next one. */
-  private saveQuietly(order: PaperOrder): void {
-    const saved = this.save(order);
+  /** Saves orders changed by a price: a failed save shows again at the next one. */
+  private saveQuietly(orders: readonly PaperOrder[]): void {
+    const saved = this.save(orders);
     if (saved instanceof Promise) saved.catch(() => undefined);
   }
 
@@ -242,18 +271,24 @@ export class PaperExchange implements Exchange {
     else if (request.price !== undefined && (request.side === 'buy' ? last <= request.price : last >= request.price)) exits = this.fill(order, request.price);
     else if (request.timeInForce === 'IOC') order.result.status = 'rejected';
     if (order.result.status === 'open') this.resting.add(order);
+    if (order.result.status === 'open' || exits.length > 0) this.watchListener?.();
     const result = { ...order.result };
-    // The order and its exits are durable before the venue answers.
-    const saves = [order, ...exits].map((placed) => this.save(placed)).filter((saved): saved is Promise<void> => saved instanceof Promise);
-    return saves.length > 0 ? Promise.all(saves).then(() => result) : result;
+    // The order and its exits are durable, together, before the venue answers.
+    const saved = this.save([order, ...exits]);
+    return saved instanceof Promise ? saved.then(() => result) : result;
   }
 
-  private save(order: PaperOrder): MaybePromise<void> {
+  /** Saves orders together (all or none), as records of their state now. */
+  private save(orders: readonly PaperOrder[]): MaybePromise<void> {
     if (!this.log) return;
-    const record: PaperOrderRecord = { request: { ...order.request }, result: { ...order.result }, seq: order.seq };
-    if (order.fillSeq !== undefined) record.fillSeq = order.fillSeq;
-    if (order.exit !== undefined) record.exit = { ...order.exit };
-    return this.log.save(record);
+    return this.log.save(
+      orders.map((order) => {
+        const record: PaperOrderRecord = { request: { ...order.request }, result: { ...order.result }, seq: order.seq };
+        if (order.fillSeq !== undefined) record.fillSeq = order.fillSeq;
+        if (order.exit !== undefined) record.exit = { ...order.exit };
+        return record;
+      }),
+    );
   }
 
   /** Fills an order at `price`; returns the exits it gets (for the amount it opened), not yet saved. */

@@ -573,15 +573,21 @@ export class PgHostStore implements HostStore {
     return row ? outboxEntryOf(row) : undefined;
   }
 
-  savePaperOrder(record: PaperOrderRecord): Promise<void> {
-    const params = [record.request.clientOrderId, record.seq, storedJson(record), new Date().toISOString()];
-    return this.inLane(`paper:${record.request.clientOrderId}`, async () => {
-      await this.pool.query(
-        `INSERT INTO paper_orders (client_order_id, seq, body, updated_at) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (client_order_id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at`,
-        params,
-      );
-    });
+  savePaperOrders(records: readonly PaperOrderRecord[]): Promise<void> {
+    const updatedAt = new Date().toISOString();
+    // One lane for the venue's saves (they apply in the order it made them) and one transaction a call
+    // (an order is never stored without the exits it got).
+    return this.inLane('paper-orders', () =>
+      this.transaction(async (client) => {
+        for (const record of records) {
+          await client.query(
+            `INSERT INTO paper_orders (client_order_id, seq, body, updated_at) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (client_order_id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at`,
+            [record.request.clientOrderId, record.seq, storedJson(record), updatedAt],
+          );
+        }
+      }),
+    );
   }
 
   async paperOrders(): Promise<PaperOrderRecord[]> {
