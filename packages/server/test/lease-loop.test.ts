@@ -423,6 +423,8 @@ await describeWithPostgres('a lease loop that never waits on data', () => {
     // The server ends the paused session for idling in its transaction (25P03), the row lock goes, and 0 is taken.
     await until(async () => (await holders(leases)).get(0) === 'taker');
     expect(ended?.message).toMatch(/idle-in-transaction timeout/);
+    // The lease is the taker's in the database a moment before the partition opens in it.
+    await until(() => (taker.readiness().partitions?.owned ?? []).length === 4);
     expect(taker.readiness().partitions?.owned).toEqual([0, 1, 2, 3]);
     // The take-over of 0 waiting on that row cost the taker nothing: no lease of its own went unrenewed meanwhile.
     expect(warn.mock.calls.map(([message]) => String(message)).filter((message) => /not renewed|no longer this host/.test(message))).toEqual([]);
