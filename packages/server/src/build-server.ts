@@ -60,6 +60,10 @@ import { BusConnectionError } from './bus/market-bus.js';
 import type { CcxtFeed } from './host/ccxt-venue.js';
 import { matchedRoute, registerMatchedRoute } from './http/matched-route.js';
 import { OpenedResources } from './opened-resources.js';
+import { HostMetrics } from './observability/host-metrics.js';
+import { logExecution } from './observability/execution-log.js';
+import { timedStore } from './observability/timed-store.js';
+import { metricsRoute } from './routes/metrics.js';
 import { StartError } from './start-error.js';
 import { redactDatabaseUrl } from './store/pg/database-url.js';
 import { SecretKeyMismatchError } from './store/secret-key-check.js';
@@ -107,6 +111,8 @@ async function clusterSettings(leases: PgLeases, partitions: number | undefined,
 /** A built host: its Fastify app (not listening yet), the context its routes share, and `close`. */
 export interface Host {
   app: FastifyInstance;
+  /** The listener of `/metrics` alone, when it has a port of its own (EQL_METRICS_PORT); the caller listens on it. */
+  metricsApp?: FastifyInstance;
   context: HostContext;
   /** Stops the engine and the streams and closes the store. */
   close(): Promise<void>;
@@ -154,8 +160,11 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
   if (!options.store || !options.market || !(options.box || config.secretKey)) privateDir(config.dataDir);
   const box = options.box ?? (config.secretKey ? SecretBox.fromKey(config.secretKey) : SecretBox.fromFile(join(config.dataDir, 'secret.key')));
   // PostgreSQL when EQL_DATABASE_URL is set (migrated at boot under an advisory lock), else the embedded SQLite file.
-  const store = options.store ?? (config.databaseUrl ? await openPgStore(config.databaseUrl, box, hostSessionTimeouts(config.leaseTtlMs, config.pgTimeouts)) : new SqliteStore(join(config.dataDir, 'eql.sqlite'), { box }));
-  if (!options.store) opened.add(() => store.close());
+  const openedStore = options.store ?? (config.databaseUrl ? await openPgStore(config.databaseUrl, box, hostSessionTimeouts(config.leaseTtlMs, config.pgTimeouts)) : new SqliteStore(join(config.dataDir, 'eql.sqlite'), { box }));
+  if (!options.store) opened.add(() => openedStore.close());
+  // Prometheus metrics (docs/operations.md): every store call is timed.
+  const metrics = config.metrics.enabled ? new HostMetrics() : undefined;
+  const store = metrics ? timedStore(openedStore, metrics.storeDuration) : openedStore;
   // The prices the host observes, as minutes: the past of its own feed after a restart (in memory beside a given store;
   // in the data directory beside a PostgreSQL store too: per process for now, docs/scale-out.md).
   const pricesPath = options.store ? ':memory:' : join(config.dataDir, 'prices.sqlite');
@@ -256,6 +265,7 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
     hub.publishState(keyId, queryId, { at: new Date(at).toISOString(), conditionStates: conditionStates.map(isoStates) }),
   );
   host.onStatusChange(({ queryId, status }) => hub.end(queryId, status));
+  metrics?.watch({ host, store, sseConnections: () => hub.size, now });
 
   // URLs are logged with the values of secret-looking query parameters redacted (http/url-secrets.ts).
   const logger = options.logger === false ? false : { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, serializers: { req: requestSerializer }, ...(typeof options.logger === 'object' ? options.logger : {}) };
@@ -273,6 +283,17 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
   opened.add(() => app.close());
   // What keeps a query from being evaluated as written (no feed serves its symbol, a history failed) is logged.
   host.onProblem(({ code, queryId, message }) => app.log.warn({ code, ...(queryId ? { queryId } : {}) }, `engine: ${message}`));
+  // Every trigger counted, every execution's outcome logged (a failure as a warning) and counted.
+  host.onActivity((activity) => {
+    metrics?.observeActivity(activity);
+    if (activity.type === 'execution') logExecution(app.log, activity.execution);
+  });
+  if (metrics) {
+    app.addHook('onResponse', (request, reply, done) => {
+      metrics.observeRequest(request.method, matchedRoute(request).url, reply.statusCode, reply.elapsedTime / 1000);
+      done();
+    });
+  }
   warnCluster = (message, error) => app.log.warn({ nodeId: config.nodeId, ...(error ? { error: error instanceof Error ? error.message : JSON.stringify(error) } : {}) }, message);
   if (openBus) app.log.warn({ nodeId: config.nodeId }, `warning: ${openBus}`);
   await app.register(swagger, {
@@ -356,6 +377,13 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
   });
 
   systemRoutes(app, context);
+  // Metrics on the host's port, or on a listener of their own (EQL_METRICS_PORT) that serves nothing else.
+  let metricsApp: FastifyInstance | undefined;
+  if (metrics && config.metrics.port !== undefined) {
+    metricsApp = Fastify({ logger: false });
+    opened.add(() => metricsApp?.close());
+    metricsRoute(metricsApp, metrics, config.metrics.token);
+  } else if (metrics) metricsRoute(app, metrics, config.metrics.token);
   queryRoutes(app, context);
   draftRoutes(app, context);
   exchangeRoutes(app, context);
@@ -402,10 +430,12 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
   await host.start();
   return {
     app,
+    ...(metricsApp ? { metricsApp } : {}),
     context,
     close: async () => {
       hub.close();
       await hub.slots.close();
+      await metricsApp?.close();
       await app.close();
       await host.dispose();
       await leases?.close();

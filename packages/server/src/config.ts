@@ -114,6 +114,13 @@ export interface HostConfig {
   messengerBaseUrl?: string;
   /** An OpenAI-compatible model (EQL_LLM_BASE_URL, EQL_LLM_API_KEY, ...; docs/llm.md); none: the offline analyst. */
   llm?: LlmConfig;
+  /**
+   * Prometheus metrics at `GET /metrics` (docs/operations.md): on by default (EQL_METRICS=off turns them
+   * off); on the host's own port, or only on `port` (EQL_METRICS_PORT, with EQL_METRICS_HOST, default the
+   * host's address); with `token` (EQL_METRICS_TOKEN, 16 characters at least) a scrape must send
+   * `Authorization: Bearer <token>`.
+   */
+  metrics: { enabled: boolean; port?: number; host?: string; token?: string };
   /** Largest request body in bytes. */
   bodyLimit: number;
   /** Largest text-form body (`text/x-eql`) in bytes (EQL_TEXT_FORM_BODY_LIMIT; default 64 KB, capped by `bodyLimit`). */
@@ -201,6 +208,7 @@ export function defaultConfig(overrides: Partial<HostConfig> = {}): HostConfig {
     x402: { agentSecrets: [] },
     allowPrivateWebhooks: false,
     bodyLimit: 256 * 1024,
+    metrics: { enabled: true },
     sseMaxStreamsPerKey: DEFAULT_MAX_STREAMS_PER_KEY,
     trustProxy: false,
     logLevel: 'info',
@@ -269,6 +277,13 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
   if (env.EQL_SSE_MAX_STREAMS_PER_KEY) config.sseMaxStreamsPerKey = Number(env.EQL_SSE_MAX_STREAMS_PER_KEY);
   if (env.EQL_TRUST_PROXY !== undefined) config.trustProxy = parseTrustProxy(env.EQL_TRUST_PROXY);
   if (env.EQL_LOG_LEVEL) config.logLevel = env.EQL_LOG_LEVEL;
+  if (env.EQL_METRICS !== undefined) config.metrics.enabled = !/^(0|false|no|off)$/i.test(env.EQL_METRICS.trim());
+  if (env.EQL_METRICS_PORT) config.metrics.port = wholeNumber(env, 'EQL_METRICS_PORT', 0);
+  if (env.EQL_METRICS_HOST?.trim()) config.metrics.host = env.EQL_METRICS_HOST.trim();
+  if (env.EQL_METRICS_TOKEN !== undefined) {
+    if (env.EQL_METRICS_TOKEN.trim().length < 16) throw new Error('EQL_METRICS_TOKEN must have at least 16 characters');
+    config.metrics.token = env.EQL_METRICS_TOKEN.trim();
+  }
   const merged = { ...config, ...overrides };
   if (!Number.isInteger(merged.port) || merged.port < 0 || merged.port > 65535) throw new Error(`EQL_PORT must be a port number, not ${String(env.EQL_PORT)}`);
   if (!(merged.replaySpeed > 0)) throw new Error('EQL_REPLAY_SPEED must be a positive number');

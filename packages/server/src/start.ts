@@ -94,6 +94,12 @@ async function announceAndListen(host: Host, config: HostConfig, print: (line: s
   print(`store: ${config.databaseUrl ? `PostgreSQL at ${redactDatabaseUrl(config.databaseUrl)}` : `SQLite in ${config.dataDir}`}`);
   // The bus's URL is shown without its credentials, with how the host authenticates (never with what).
   if (config.natsUrl) print(`bus: NATS at ${redactNatsUrl(config.natsUrl)}, stream ${config.natsStream ?? DEFAULT_MARKET_STREAM}${busHasCredentials(config.natsUrl, config.natsAuth) ? '' : ', no credentials'}${config.natsAuth?.tls || /^(tls|wss):/.test(config.natsUrl) ? ', TLS' : ''}`);
+  if (host.metricsApp) {
+    const metricsAddress = await host.metricsApp.listen({ port: config.metrics.port ?? 0, host: config.metrics.host ?? config.host }).catch((error: unknown) => {
+      throw listenRefusal(error, { ...config, port: config.metrics.port ?? 0, host: config.metrics.host ?? config.host });
+    });
+    print(`metrics: ${metricsAddress.replace('[::1]', 'localhost')}/metrics${config.metrics.token ? ' (bearer token)' : ''}`);
+  } else if (config.metrics.enabled) print(`metrics: ${url}/metrics${config.metrics.token ? ' (bearer token)' : ''}`);
   print(`listening on ${url}`);
   return { host, url };
 }

@@ -313,6 +313,16 @@ await describeWithBus('signals between the hosts of a bus', () => {
       const readyA = (await (await fetch(`${a.base}/ready`)).json()) as { status: string; bus: { stream: string; connected: boolean; positions: Record<string, { handled: number; saved: number; catchingUp: boolean }> } };
       expect(readyA).toMatchObject({ status: 'ready', bus: { stream: stream.name, connected: true } });
       expect(Object.keys(readyA.bus.positions).map(Number).sort()).toEqual(owned(a));
+      // /metrics says the same: the partitions held, the bus connected, each partition's position.
+      const scrape = await (await fetch(`${a.base}/metrics`)).text();
+      expect(scrape).toContain(`eql_partitions_owned ${owned(a).length}`);
+      for (const partition of owned(a)) {
+        expect(scrape).toContain(`eql_partition_owned{partition="${partition}"} 1`);
+        expect(scrape).toMatch(new RegExp(`eql_bus_partition_handled_sequence\\{partition="${partition}"\\} \\d+`));
+        expect(scrape).toMatch(new RegExp(`eql_bus_partition_backlog_sequences\\{partition="${partition}"\\} \\d+`));
+      }
+      expect(scrape).toContain('eql_bus_connected 1');
+      expect(scrape).toMatch(/eql_feed_leader [01]/);
       const key = (await createApiKey(a.host.context.store, a.host.context.box, { name: 'signal', plan: 'pro' })).key;
       // b beats no more: what it starts from now on, it starts on a signal.
       const partitioned = b.host.context.host as unknown as { beat(): Promise<void> };

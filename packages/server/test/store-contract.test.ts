@@ -413,11 +413,15 @@ function contract(backend: Backend): void {
 
   it('outbox and paper orders: replaced by key, in placing order', async () => {
     const entry = { key: 'q-1:1:m', queryId: 'q-1', triggerIndex: 1, stepId: 'm', type: 'market_order', executionId: 'e-1', status: 'pending' as const, createdAt: at(1) };
+    expect(await store.outboxPending()).toEqual({ count: 0 });
     await store.saveOutbox(1, entry);
     expect(await store.outboxEntry('q-1:1:m')).toEqual(entry);
+    await store.saveOutbox(1, { ...entry, key: 'q-2:1:m', queryId: 'q-2', createdAt: at(3) });
+    expect(await store.outboxPending()).toEqual({ count: 2, oldestAt: at(1) });
     const done = { ...entry, status: 'succeeded' as const, finishedAt: at(2), result: { orderId: 'paper-1' } };
     await store.saveOutbox(1, done);
     expect(await store.outboxEntry('q-1:1:m')).toEqual(done);
+    expect(await store.outboxPending()).toEqual({ count: 1, oldestAt: at(3) });
     expect(await store.outboxEntry('none')).toBeUndefined();
 
     const order = (clientOrderId: string, seq: number, status: 'open' | 'filled') => ({

@@ -1982,6 +1982,8 @@ export interface operations {
                                     handled?: number;
                                     saved?: number;
                                     catchingUp?: boolean;
+                                    /** @description While catching up: stream sequences between the last message handed to the engine and the end the stream had when this host took the partition (0 once live) */
+                                    behind?: number;
                                     /** @description Observations handed to the engine since this host took the partition */
                                     judged?: number;
                                     /** @description Messages skipped as no observation the bus carries since this host took the partition */
@@ -2041,6 +2043,8 @@ export interface operations {
                                     handled?: number;
                                     saved?: number;
                                     catchingUp?: boolean;
+                                    /** @description While catching up: stream sequences between the last message handed to the engine and the end the stream had when this host took the partition (0 once live) */
+                                    behind?: number;
                                     /** @description Observations handed to the engine since this host took the partition */
                                     judged?: number;
                                     /** @description Messages skipped as no observation the bus carries since this host took the partition */

@@ -90,6 +90,8 @@ export class Engine {
    * is fed its ticks whether or not a query still reads it (a stop outlives the query that bought).
    */
   private readonly paperWatch = new Map<string, SeriesValue>();
+  /** See {@link intake}. */
+  private readonly taken = new Map<string, { count: number; lastAt: number }>();
   private paperWatchChanged = false;
 
   /** Typed events: evaluations, condition changes, triggers, executions, status changes, problems. */
@@ -162,6 +164,21 @@ export class Engine {
   /** Number of upstream subscriptions open now (one per topic in use). */
   get openTopics(): number {
     return this.channels.open;
+  }
+
+  /** Number of the engine's queries that are active (the others are kept for inspection). */
+  activeCount(): number {
+    let active = 0;
+    for (const query of this.queries.values()) if (query.status === 'active') active += 1;
+    return active;
+  }
+
+  /**
+   * The observations the engine took, by source (`price`, `tweet`, `news`, `llm`): how many, and when it
+   * took the last (its clock, epoch ms). For an embedder's metrics and readiness (a silent feed).
+   */
+  intake(): Map<string, { count: number; lastAt: number }> {
+    return new Map([...this.taken].map(([source, taken]) => [source, { ...taken }]));
   }
 
   /** The current time of the engine's scheduler (epoch ms). */
@@ -559,6 +576,12 @@ export class Engine {
 
   /** One observation as one batch, evaluated at the observation's instant (batch() spelled out: no closure per tick). */
   private observeAt(entry: TopicEntry, observation: Observation): void {
+    const taken = this.taken.get(observation.source);
+    if (taken === undefined) this.taken.set(observation.source, { count: 1, lastAt: this.scheduler.now() });
+    else {
+      taken.count += 1;
+      taken.lastAt = this.scheduler.now();
+    }
     const outer = this.instantAt;
     // A nested observation (a source emitting from inside a batch) keeps the outer instant.
     if (Number.isNaN(outer)) this.instantAt = Number.isFinite(observation.at) ? observation.at : Number.NaN;

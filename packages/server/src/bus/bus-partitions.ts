@@ -1,6 +1,6 @@
 import { type DataSource, type Exchange, type PriceHistory, PushSource, type QueryInspection, type Recording, type ServedData } from '@eql/core';
 import type { HostEngine } from '../host/host-engine.js';
-import type { ConditionStatesChange, HostProblem, HostReadiness, QueryHost, StatusChange } from '../host/query-host.js';
+import { addIntake, type ConditionStatesChange, type HostActivity, type HostProblem, type HostReadiness, type HostStats, type QueryHost, type StatusChange } from '../host/query-host.js';
 import type { QueryRecord, StoredNotification } from '../store/records.js';
 import type { HostStore } from '../store/store.js';
 import { FEED_PARTITION, partitionOf } from '../cluster/partitions.js';
@@ -151,6 +151,7 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
     states: new Set<(change: ConditionStatesChange) => void>(),
     status: new Set<(change: StatusChange) => void>(),
     problem: new Set<(problem: HostProblem) => void>(),
+    activity: new Set<(activity: HostActivity) => void>(),
   };
 
   constructor(private readonly options: BusPartitionsOptions) {
@@ -210,6 +211,7 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
       engine.onConditionStates((change) => this.listeners.states.forEach((listener) => listener(change))),
       engine.onStatusChange((change) => this.listeners.status.forEach((listener) => listener(change))),
       engine.onProblem((problem) => this.listeners.problem.forEach((listener) => listener(problem))),
+      engine.onActivity((activity) => this.listeners.activity.forEach((listener) => listener(activity))),
     );
     this.open.set(partition, entry);
   }
@@ -463,12 +465,29 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
   }
 
   /** The queries of this host's partitions, and how far each partition has read the bus. */
+  /** What the partitions' engines (and the base engine) run and took in. */
+  stats(): HostStats {
+    const stats = this.options.base.stats();
+    for (const entry of this.open.values()) {
+      const own = entry.engine.stats();
+      stats.activeQueries += own.activeQueries;
+      addIntake(stats.intake, own.intake);
+    }
+    return stats;
+  }
+
+  onActivity(listener: (activity: HostActivity) => void): () => void {
+    this.listeners.activity.add(listener);
+    return () => this.listeners.activity.delete(listener);
+  }
+
   readiness(): HostReadiness {
     let queries = 0;
     const bus: NonNullable<HostReadiness['bus']> = { stream: this.options.bus.stream, connected: this.options.bus.connected, positions: {} };
     for (const entry of this.open.values()) {
       queries += entry.engine.readiness().queries;
-      bus.positions[entry.partition] = { handled: entry.handled.seq, saved: entry.saved.seq, catchingUp: entry.clock.isCatchingUp, judged: entry.judged, malformed: entry.malformed, reading: entry.shared ? 'shared' : 'own' };
+      const behind = entry.clock.isCatchingUp ? Math.max(0, entry.backlogUntil - entry.handled.seq) : 0;
+      bus.positions[entry.partition] = { handled: entry.handled.seq, saved: entry.saved.seq, catchingUp: entry.clock.isCatchingUp, behind, judged: entry.judged, malformed: entry.malformed, reading: entry.shared ? 'shared' : 'own' };
     }
     const history = this.options.recorder?.status();
     if (history) bus.history = history;

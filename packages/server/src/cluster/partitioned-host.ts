@@ -1,6 +1,6 @@
 import type { Exchange, QueryInspection, Recording, ServedData } from '@eql/core';
 import type pg from 'pg';
-import type { ConditionStatesChange, HostProblem, HostReadiness, QueryHost, StatusChange } from '../host/query-host.js';
+import type { ConditionStatesChange, HostActivity, HostProblem, HostReadiness, HostStats, QueryHost, StatusChange } from '../host/query-host.js';
 import type { QueryRecord, StoredNotification } from '../store/records.js';
 import type { HostStore } from '../store/store.js';
 import type { PgLeases } from './leases.js';
@@ -564,6 +564,14 @@ export class PartitionedHost implements QueryHost {
 
   onProblem(listener: (problem: HostProblem) => void): () => void {
     return this.options.engine.onProblem(listener);
+  }
+
+  onActivity(listener: (activity: HostActivity) => void): () => void {
+    return this.options.engine.onActivity(listener);
+  }
+
+  stats(): HostStats {
+    return this.options.engine.stats();
   }
 
   /**

@@ -34,7 +34,7 @@ import type { SecretBox } from '../secrets.js';
 import type { QueryRecord, StoredNotification } from '../store/records.js';
 import type { SqlitePriceHistory } from '../store/sqlite-price-history.js';
 import type { HostStore } from '../store/store.js';
-import type { ConditionStatesChange, HostProblem, HostReadiness, QueryHost, StatusChange } from './query-host.js';
+import type { ConditionStatesChange, HostActivity, HostProblem, HostReadiness, HostStats, QueryHost, StatusChange } from './query-host.js';
 
 export type { ConditionStatesChange } from './query-host.js';
 
@@ -91,6 +91,7 @@ export class HostEngine implements QueryHost {
   private readonly listeners = new Set<(notification: StoredNotification) => void>();
   private readonly stateListeners = new Set<(change: ConditionStatesChange) => void>();
   private readonly statusListeners = new Set<(change: StatusChange) => void>();
+  private readonly activityListeners = new Set<(activity: HostActivity) => void>();
   private readonly problemListeners = new Set<(problem: HostProblem) => void>();
   /** The last readiness signature told per query (status and reason of each condition). */
   private readonly toldReadiness = new Map<string, string>();
@@ -128,7 +129,7 @@ export class HostEngine implements QueryHost {
       ...(config.messengerBaseUrl ? { messengerBaseUrl: config.messengerBaseUrl } : {}),
     });
     // Only the events the host acts on are built (see onEvent).
-    this.subscription = this.engine.eventsOf('evaluation', 'status-changed', 'problem', 'notification').subscribe((event) => this.onEvent(event));
+    this.subscription = this.engine.eventsOf('evaluation', 'status-changed', 'problem', 'notification', 'trigger', 'execution-succeeded', 'execution-failed').subscribe((event) => this.onEvent(event));
   }
 
   /**
@@ -153,6 +154,17 @@ export class HostEngine implements QueryHost {
   /** What this process runs: its active queries (no cluster). */
   readiness(): HostReadiness {
     return { queries: this.engine.size };
+  }
+
+  /** What the engine runs and took in. */
+  stats(): HostStats {
+    return { activeQueries: this.engine.activeCount(), intake: this.engine.intake() };
+  }
+
+  /** Called on each trigger and each finished execution (metrics, logs). */
+  onActivity(listener: (activity: HostActivity) => void): () => void {
+    this.activityListeners.add(listener);
+    return () => this.activityListeners.delete(listener);
   }
 
   /** What the engine knows of a query now, or undefined when it does not run it. */
@@ -225,6 +237,16 @@ export class HostEngine implements QueryHost {
   }
 
   private onEvent(event: EngineEvent): void {
+    if (event.type === 'trigger') {
+      const activity: HostActivity = { type: 'trigger', queryId: event.queryId, triggerIndex: event.triggerIndex, final: event.final, at: event.at };
+      for (const listener of this.activityListeners) listener(activity);
+      return;
+    }
+    if (event.type === 'execution-succeeded' || event.type === 'execution-failed') {
+      const activity: HostActivity = { type: 'execution', queryId: event.queryId, execution: event.execution };
+      for (const listener of this.activityListeners) listener(activity);
+      return;
+    }
     if (event.type === 'evaluation') {
       this.tellReadiness(event.queryId, event.at, event.conditionStates);
       return;

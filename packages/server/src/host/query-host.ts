@@ -1,4 +1,4 @@
-import type { ConditionState, Exchange, MaybePromise, QueryInspection, Recording, ServedData } from '@eql/core';
+import type { ConditionState, Exchange, ExecutionRecord, MaybePromise, QueryInspection, Recording, ServedData } from '@eql/core';
 import type { QueryRecord, StoredNotification } from '../store/records.js';
 
 /** The readiness of a query's conditions changed. */
@@ -23,6 +23,31 @@ export interface HostProblem {
   queryId?: string;
 }
 
+/** A trigger of a query, or an execution of one of its steps that finished (metrics and logs listen). */
+export type HostActivity =
+  | { type: 'trigger'; queryId: string; triggerIndex: number; final: boolean; at: number }
+  | { type: 'execution'; queryId: string; execution: ExecutionRecord };
+
+/** What a host's engines run and took in, for metrics and readiness. */
+export interface HostStats {
+  /** Queries active in this host's engines. */
+  activeQueries: number;
+  /** Observations the engines took, by source (`price`, `tweet`, `news`, `llm`): how many, and the wall-clock time of the last (epoch ms). */
+  intake: Map<string, { count: number; lastAt: number }>;
+}
+
+/** Adds the intake of `more` into `into` (counts summed, the latest time kept). */
+export function addIntake(into: HostStats['intake'], more: HostStats['intake']): void {
+  for (const [source, taken] of more) {
+    const known = into.get(source);
+    if (known === undefined) into.set(source, { ...taken });
+    else {
+      known.count += taken.count;
+      known.lastAt = Math.max(known.lastAt, taken.lastAt);
+    }
+  }
+}
+
 /** What a host runs, for the readiness route: its queries, and in a cluster its id and partitions. */
 export interface HostReadiness {
   /** Queries in this host's engine (active, and ended ones kept for inspection). */
@@ -39,8 +64,12 @@ export interface HostReadiness {
   bus?: {
     stream: string;
     connected: boolean;
-    /** Per partition held: also the observations handed to its engine and the messages skipped as no observation, since this host opened it. */
-    positions: Record<number, { handled: number; saved: number; catchingUp: boolean; judged: number; malformed: number; reading: 'shared' | 'own' }>;
+    /**
+     * Per partition held: also, while it catches up, how many stream sequences it is behind the end the
+     * stream had when it opened (`behind`), the observations handed to its engine and the messages skipped
+     * as no observation, since this host opened it.
+     */
+    positions: Record<number, { handled: number; saved: number; catchingUp: boolean; behind: number; judged: number; malformed: number; reading: 'shared' | 'own' }>;
     /** While this host writes the cluster's price history (it leads the feed): see HistoryRecorder.status. */
     history?: { handled: number; saved: number; malformed: number; dropped: number };
   };
@@ -82,8 +111,12 @@ export interface QueryHost {
   onStatusChange(listener: (change: StatusChange) => void): () => void;
   /** Called on what keeps queries from being evaluated as written. */
   onProblem(listener: (problem: HostProblem) => void): () => void;
+  /** Called on each trigger and each finished execution of the queries this host runs. */
+  onActivity(listener: (activity: HostActivity) => void): () => void;
   /** What this host runs now (the readiness route). */
   readiness(): HostReadiness;
+  /** What this host's engines run and took in (metrics, readiness). */
+  stats(): HostStats;
   /** Stops running queries and lets go of connections; resolves once handed over (a cluster) or stopped. */
   dispose(): MaybePromise<void>;
 }

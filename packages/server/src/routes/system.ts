@@ -35,6 +35,7 @@ const READINESS = {
               handled: { type: 'integer' },
               saved: { type: 'integer' },
               catchingUp: { type: 'boolean' },
+              behind: { type: 'integer', description: 'While catching up: stream sequences between the last message handed to the engine and the end the stream had when this host took the partition (0 once live)' },
               judged: { type: 'integer', description: 'Observations handed to the engine since this host took the partition' },
               malformed: { type: 'integer', description: 'Messages skipped as no observation the bus carries since this host took the partition' },
               reading: {

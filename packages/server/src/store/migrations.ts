@@ -262,6 +262,13 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
       );
     `,
   },
+  {
+    version: 9,
+    name: 'outbox_pending',
+    // The steps whose outcome is not recorded (in flight, or in doubt after a crash): counted at each
+    // scrape of /metrics, which must not read the whole outbox.
+    sql: `CREATE INDEX action_outbox_pending ON action_outbox (created_at) WHERE status = 'pending';`,
+  },
 ];
 
 /**

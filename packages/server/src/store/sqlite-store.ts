@@ -577,6 +577,11 @@ export class SqliteStore implements HostStore {
     return row ? outboxEntryOf(row) : undefined;
   }
 
+  outboxPending(): { count: number; oldestAt?: string } {
+    const row = this.get("SELECT count(*) AS count, min(created_at) AS oldest FROM action_outbox WHERE status = 'pending'") as { count: number; oldest: string | null };
+    return row.oldest === null ? { count: Number(row.count) } : { count: Number(row.count), oldestAt: row.oldest };
+  }
+
   savePaperOrders(records: readonly PaperOrderRecord[]): void {
     // One transaction (a savepoint inside the engine's group): an order is never on disk without the exits it got.
     this.db.transaction(() => {

@@ -162,6 +162,8 @@ export interface HostStore {
   together?(work: () => void): void;
   /** The outbox entry of an idempotency key, or undefined. */
   outboxEntry(key: string): MaybePromise<OutboxEntry | undefined>;
+  /** How many outbox entries are `pending` (in flight, or in doubt after a crash), and when the oldest was written. */
+  outboxPending(): MaybePromise<{ count: number; oldestAt?: string }>;
   /** Saves orders of the paper venue together (all or none), each replacing the one with its client order id; durable when it returns. */
   savePaperOrders(records: readonly PaperOrderRecord[]): MaybePromise<void>;
   /** Every order of the paper venue, in the order they were placed (a restarted venue takes them back). */

@@ -317,6 +317,11 @@ export const PG_MIGRATIONS: ReadonlyArray<PgMigration> = [
       SELECT setval('partition_lease_epochs', (SELECT COALESCE(MAX(epoch), 0) + 1 FROM partition_leases), false);
     `,
   },
+  {
+    version: 9,
+    name: 'the outbox entries still pending, indexed (counted at each scrape of /metrics)',
+    sql: `CREATE INDEX action_outbox_pending ON action_outbox (created_at) WHERE status = 'pending';`,
+  },
 ];
 
 /**

@@ -573,6 +573,12 @@ export class PgHostStore implements HostStore {
     return row ? outboxEntryOf(row) : undefined;
   }
 
+  async outboxPending(): Promise<{ count: number; oldestAt?: string }> {
+    const row = (await this.row("SELECT count(*) AS count, min(created_at) AS oldest FROM action_outbox WHERE status = 'pending'", [])) as { count: string | number; oldest: string | Date | null };
+    if (row.oldest === null) return { count: Number(row.count) };
+    return { count: Number(row.count), oldestAt: row.oldest instanceof Date ? row.oldest.toISOString() : new Date(row.oldest).toISOString() };
+  }
+
   savePaperOrders(records: readonly PaperOrderRecord[]): Promise<void> {
     const updatedAt = new Date().toISOString();
     // One lane for the venue's saves (they apply in the order it made them) and one transaction a call
