@@ -60,6 +60,7 @@ import { BusConnectionError } from './bus/market-bus.js';
 import type { CcxtFeed } from './host/ccxt-venue.js';
 import { matchedRoute, registerMatchedRoute } from './http/matched-route.js';
 import { OpenedResources } from './opened-resources.js';
+import { echoRequestId, requestIdOf } from './http/request-id.js';
 import { HostMetrics } from './observability/host-metrics.js';
 import { logExecution } from './observability/execution-log.js';
 import { timedStore } from './observability/timed-store.js';
@@ -116,6 +117,8 @@ export interface Host {
   context: HostContext;
   /** Stops the engine and the streams and closes the store. */
   close(): Promise<void>;
+  /** Tells load balancers to go elsewhere (`/ready` answers 503) while the host still serves: the first step of a shutdown. */
+  drain(): void;
 }
 
 /** Requests a minute per client address on the payment-model routes by default (EQL_X402_REQUESTS_PER_MINUTE). */
@@ -250,6 +253,7 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
     builders,
     chats,
     now,
+    lifecycle: { startedAt: now(), draining: false },
   };
   host.onNotification((notification) => hub.publish(notification));
   // With the bus, a notification stored here reaches the streams of the other hosts at once (else at their next look at the store).
@@ -279,7 +283,12 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
       void handleError(error, request, reply);
     },
     ajv: { customOptions: { coerceTypes: true, removeAdditional: false, allErrors: false } },
+    // A caller's X-Request-Id (a proxy's, a client's) names the request in the logs and comes back in the
+    // answer; one that is not a plain token is replaced, never logged or echoed (http/request-id.ts).
+    requestIdHeader: false,
+    genReqId: requestIdOf,
   });
+  app.addHook('onSend', echoRequestId);
   opened.add(() => app.close());
   // What keeps a query from being evaluated as written (no feed serves its symbol, a history failed) is logged.
   host.onProblem(({ code, queryId, message }) => app.log.warn({ code, ...(queryId ? { queryId } : {}) }, `engine: ${message}`));
@@ -432,6 +441,9 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
     app,
     ...(metricsApp ? { metricsApp } : {}),
     context,
+    drain: () => {
+      context.lifecycle.draining = true;
+    },
     close: async () => {
       hub.close();
       await hub.slots.close();

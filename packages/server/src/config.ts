@@ -121,6 +121,18 @@ export interface HostConfig {
    * `Authorization: Bearer <token>`.
    */
   metrics: { enabled: boolean; port?: number; host?: string; token?: string };
+  /**
+   * `GET /ready` answers 503 when the host runs active queries and its engines took no observation for
+   * longer than this (EQL_READY_MAX_FEED_AGE_MS, default 300,000: five minutes; 0 turns the check off).
+   */
+  readyMaxFeedAgeMs: number;
+  /**
+   * On SIGTERM or SIGINT `/ready` answers 503 at once; the host goes on serving for `delayMs`
+   * (EQL_SHUTDOWN_DELAY_MS, default 0: the time a load balancer needs to see it), then closes, and the
+   * process exits at the latest `graceMs` after the signal (EQL_SHUTDOWN_GRACE_MS, default 10,000;
+   * Kubernetes gives 30 s by default).
+   */
+  shutdown: { delayMs: number; graceMs: number };
   /** Largest request body in bytes. */
   bodyLimit: number;
   /** Largest text-form body (`text/x-eql`) in bytes (EQL_TEXT_FORM_BODY_LIMIT; default 64 KB, capped by `bodyLimit`). */
@@ -209,6 +221,8 @@ export function defaultConfig(overrides: Partial<HostConfig> = {}): HostConfig {
     allowPrivateWebhooks: false,
     bodyLimit: 256 * 1024,
     metrics: { enabled: true },
+    readyMaxFeedAgeMs: 300_000,
+    shutdown: { delayMs: 0, graceMs: 10_000 },
     sseMaxStreamsPerKey: DEFAULT_MAX_STREAMS_PER_KEY,
     trustProxy: false,
     logLevel: 'info',
@@ -277,6 +291,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
   if (env.EQL_SSE_MAX_STREAMS_PER_KEY) config.sseMaxStreamsPerKey = Number(env.EQL_SSE_MAX_STREAMS_PER_KEY);
   if (env.EQL_TRUST_PROXY !== undefined) config.trustProxy = parseTrustProxy(env.EQL_TRUST_PROXY);
   if (env.EQL_LOG_LEVEL) config.logLevel = env.EQL_LOG_LEVEL;
+  if (env.EQL_READY_MAX_FEED_AGE_MS) config.readyMaxFeedAgeMs = wholeNumber(env, 'EQL_READY_MAX_FEED_AGE_MS', 0);
+  if (env.EQL_SHUTDOWN_DELAY_MS) config.shutdown.delayMs = wholeNumber(env, 'EQL_SHUTDOWN_DELAY_MS', 0);
+  if (env.EQL_SHUTDOWN_GRACE_MS) config.shutdown.graceMs = wholeNumber(env, 'EQL_SHUTDOWN_GRACE_MS', 100);
+  if (config.shutdown.delayMs >= config.shutdown.graceMs) throw new Error(`EQL_SHUTDOWN_DELAY_MS (${config.shutdown.delayMs}) must be less than EQL_SHUTDOWN_GRACE_MS (${config.shutdown.graceMs}): the host must have time to close`);
   if (env.EQL_METRICS !== undefined) config.metrics.enabled = !/^(0|false|no|off)$/i.test(env.EQL_METRICS.trim());
   if (env.EQL_METRICS_PORT) config.metrics.port = wholeNumber(env, 'EQL_METRICS_PORT', 0);
   if (env.EQL_METRICS_HOST?.trim()) config.metrics.host = env.EQL_METRICS_HOST.trim();

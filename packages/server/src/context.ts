@@ -35,4 +35,6 @@ export interface HostContext {
   chats: ChatStore;
   /** Wall clock, epoch ms (injectable for tests of time windows). */
   now: () => number;
+  /** When the host was built (epoch ms), and whether it was told to stop (`/ready` then answers 503). */
+  lifecycle: { startedAt: number; draining: boolean };
 }

@@ -14,9 +14,9 @@ import { call, createQuery, freePort, notifyQuery, RawStream, removeDir, until }
 const bin = fileURLToPath(new URL('../../cli/bin/eql.js', import.meta.url));
 const API_KEY = 'eql_shutdown_test_key_0123456789abcdef';
 /*
- * The requirement: the host is gone within 2 s of the signal. No test measures it with a clock (a
- * loaded machine would fail it): the host closes what it holds, and its watchdog ends the process 1 s
- * after the signal whatever is left (200 ms once the host closed). The tests check that the host
+ * The requirement: the host is gone soon after the signal. No test measures it with a clock (a loaded
+ * machine would fail it): the host closes what it holds, and its watchdog ends the process
+ * EQL_SHUTDOWN_GRACE_MS (10 s) after the signal whatever is left (200 ms once the host closed). The tests check that the host
  * exits by itself, cleanly, and (where nothing holds it) without the watchdog.
  */
 /** At speed 60 a recorded minute is a second: BTC first shows up 5 s after the start, on the replay's timer. */
@@ -49,7 +49,10 @@ dns.promises.lookup = (hostname, options) => new Promise((resolve, reject) => dn
 
 interface Child {
   process: ChildProcess;
+  /** Both streams as they came. */
   output: () => string;
+  /** Standard output alone. */
+  stdout: () => string;
   /** Resolves with the exit code and the time of the exit (performance.now()). */
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -93,7 +96,11 @@ async function serve(env: Record<string, string>, nodeArgs: string[] = []): Prom
   const child = spawn(process.execPath, [...nodeArgs, bin, 'serve'], { env: { ...inherited, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let output = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    output += chunk;
+    stdout += chunk;
+  });
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   let exited = false;
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
@@ -113,7 +120,7 @@ async function serve(env: Record<string, string>, nodeArgs: string[] = []): Prom
   });
   await Promise.race([listening, exit]);
   if (exited) throw new Error(`eql serve exited early:\n${output}`);
-  return { process: child, output: () => output, exit };
+  return { process: child, output: () => output, stdout: () => stdout, exit };
 }
 
 /** Polls `read` until it gives a value `done` accepts (no fixed sleeps: each round waits for an answer). */
@@ -183,6 +190,29 @@ describe('eql serve stops on a signal', () => {
       await until(() => stream.ended, 'the stream to end');
     });
   }
+
+  it('SIGTERM turns /ready 503 at once; the host serves on for EQL_SHUTDOWN_DELAY_MS, then closes and exits 0', { timeout: 60_000 }, async () => {
+    const { env, base } = await workspace();
+    const host = await serve({ ...env, EQL_SHUTDOWN_DELAY_MS: '5000', EQL_SHUTDOWN_GRACE_MS: '20000', EQL_LOG_LEVEL: 'info' });
+    expect((await fetch(`${base}/ready`)).status).toBe(200);
+    expect(host.process.kill('SIGTERM')).toBe(true);
+    await until(() => host.output().includes('SIGTERM: closing in 5000 ms (/ready answers 503 meanwhile)'), 'the shutdown to start');
+    const readyAnswer = await fetch(`${base}/ready`);
+    expect(readyAnswer.status).toBe(503);
+    expect(((await readyAnswer.json()) as { reason: string }).reason).toBe('the host is shutting down');
+    // Still serving meanwhile: a load balancer that has not seen the 503 yet loses no request.
+    expect((await fetch(`${base}/v2/ping`)).status).toBe(200);
+    const exit = await host.exit;
+    expect(exit, host.output()).toEqual({ code: 0, signal: null });
+    expect(host.output()).not.toMatch(/exiting anyway/);
+    // Standard output is the JSON log alone (a log shipper reads it); what the host says for people is on stderr.
+    const lines = host.stdout().split('\n').filter(Boolean);
+    expect(lines.length).toBeGreaterThan(3);
+    for (const line of lines) expect(() => JSON.parse(line) as unknown, line).not.toThrow();
+    expect(lines.some((line) => (JSON.parse(line) as { msg?: string }).msg === 'request completed')).toBe(true);
+    expect(host.output()).toContain('listening on http://');
+    expect(host.stdout()).not.toContain('listening on');
+  });
 
   it('a second signal during the shutdown exits at once', { timeout: 60_000 }, async () => {
     const { env, base, preload } = await workspace();

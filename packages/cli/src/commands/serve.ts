@@ -12,12 +12,6 @@ export interface ServeFlags {
   x402Demo?: boolean;
 }
 
-/**
- * From the stop signal, how long the host may take to close and let the event loop drain before the
- * process exits anyway: a request to a venue that does not answer (ccxt waits 10 s) or a webhook in
- * flight must not hold a host that was told to stop.
- */
-export const SHUTDOWN_GRACE_MS = 1_000;
 /** After the host closed: how long anything still open may hold the process. */
 export const CLOSED_LINGER_MS = 200;
 
@@ -27,9 +21,11 @@ const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
  * `eql serve`: starts the HTTP host (defaults from EQL_PORT, EQL_HOST, EQL_DATA_DIR and the other EQL_*
  * variables; flags win). Runs until the process gets SIGINT or SIGTERM, then closes cleanly (exit 0):
  * the streams end, the server stops, the engine lets go of its feeds and the store is closed, after
- * which nothing holds the event loop. Should something outside the host still hold it
- * {@link SHUTDOWN_GRACE_MS} after the signal, the process exits anyway (0 when the host had closed,
- * 1 when closing had not finished) and says what was open. A second signal exits at once. A start that
+ * which nothing holds the event loop. `/ready` answers 503 from the signal on; the host serves on for
+ * EQL_SHUTDOWN_DELAY_MS (default 0) so that load balancers see it, then closes (in-flight requests are
+ * answered). Should the host not have closed EQL_SHUTDOWN_GRACE_MS (default 10 s) after the signal, the
+ * process exits anyway with 1; once closed, anything outside it still holding the process gets
+ * {@link CLOSED_LINGER_MS}, then the process exits 0 and says what was open. A second signal exits at once. A start that
  * fails closes what it had opened and ends the process: exit 2 with one line when the configuration or
  * the machine explains it (`StartError`: a port in use, a database out of reach, a refused key), else
  * exit 70 with the stack of the unexpected failure.
@@ -64,7 +60,8 @@ export async function serveCommand(flags: ServeFlags, io: CliIo): Promise<number
 
   let started;
   try {
-    started = await startServer(config, (line) => io.stdout(`${line}\n`));
+    // What the host says at start goes to stderr: stdout carries the JSON log alone, for a log shipper.
+    started = await startServer(config, (line) => io.stderr(`${line}\n`));
   } catch (error) {
     for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
     // The start closed what it had opened: should something still hold the process, it ends anyway.
@@ -78,13 +75,16 @@ export async function serveCommand(flags: ServeFlags, io: CliIo): Promise<number
   }
   const { host } = started;
   const signal = await stopped;
-  io.stdout(`${signal}: closing (send it again to exit at once)\n`);
+  const { delayMs, graceMs } = config.shutdown;
+  host.drain();
+  io.stderr(`${signal}: closing${delayMs > 0 ? ` in ${delayMs} ms (/ready answers 503 meanwhile)` : ''} (send it again to exit at once)\n`);
   const watchdog = setTimeout(() => {
-    io.stderr(`the host did not close within ${SHUTDOWN_GRACE_MS} ms of ${signal}; exiting anyway\n`);
+    io.stderr(`the host did not close within ${graceMs} ms of ${signal}; exiting anyway\n`);
     process.exit(1);
-  }, SHUTDOWN_GRACE_MS);
+  }, graceMs);
   // The watchdog never holds the process itself: it only acts when something else does.
   watchdog.unref();
+  if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
   try {
     await host.close();
   } catch (error) {

@@ -11,7 +11,7 @@ export interface paths {
         };
         /**
          * Readiness of this host
-         * @description For load balancers: 200 when the store answers (and, on PostgreSQL, the host renewed its leases within the TTL), 503 with the reason when not. Says what the host runs; on PostgreSQL also its node id and the partitions of queries it holds (docs/scale-out.md).
+         * @description For load balancers: 200 when the host is not shutting down, the store answers, on PostgreSQL the host renewed its leases within the TTL, the market bus (when configured) is connected, and the feed gave an observation within EQL_READY_MAX_FEED_AGE_MS while queries are active; 503 with the reason when not. Says what the host runs; on PostgreSQL also its node id and the partitions of queries it holds (docs/scale-out.md).
          */
         get: operations["getReadiness"];
         put?: never;
@@ -1954,7 +1954,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         status: "ready" | "unavailable";
-                        /** @description Why the host is unavailable (with 503): the store does not answer, or its leases were not renewed within the TTL */
+                        /** @description Why the host is unavailable (with 503): it is shutting down, the store does not answer, its leases were not renewed within the TTL, the market bus is disconnected, or the feed has been silent longer than EQL_READY_MAX_FEED_AGE_MS while queries are active */
                         reason?: string;
                         store: {
                             /** @enum {string} */
@@ -1972,6 +1972,12 @@ export interface operations {
                         };
                         /** @description Whether this host reads the cluster's feed into the market bus */
                         feedLeader?: boolean;
+                        /** @description What the host's engines take from the feed: the queries active in them, the age of the newest observation (absent before the first), and whether that is older than EQL_READY_MAX_FEED_AGE_MS while queries are active (then 503) */
+                        feed?: {
+                            activeQueries?: number;
+                            lastObservationAgeSeconds?: number;
+                            silent?: boolean;
+                        };
                         /** @description On the market bus (EQL_NATS_URL): its stream, whether this host is connected to it, and per partition held the last message handed to the engine, the last position saved, whether it is catching up on a backlog, and how many observations it judged and messages it skipped as no observation since this host took it; on the feed leader also the history recorder */
                         bus?: {
                             stream?: string;
@@ -2015,7 +2021,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         status: "ready" | "unavailable";
-                        /** @description Why the host is unavailable (with 503): the store does not answer, or its leases were not renewed within the TTL */
+                        /** @description Why the host is unavailable (with 503): it is shutting down, the store does not answer, its leases were not renewed within the TTL, the market bus is disconnected, or the feed has been silent longer than EQL_READY_MAX_FEED_AGE_MS while queries are active */
                         reason?: string;
                         store: {
                             /** @enum {string} */
@@ -2033,6 +2039,12 @@ export interface operations {
                         };
                         /** @description Whether this host reads the cluster's feed into the market bus */
                         feedLeader?: boolean;
+                        /** @description What the host's engines take from the feed: the queries active in them, the age of the newest observation (absent before the first), and whether that is older than EQL_READY_MAX_FEED_AGE_MS while queries are active (then 503) */
+                        feed?: {
+                            activeQueries?: number;
+                            lastObservationAgeSeconds?: number;
+                            silent?: boolean;
+                        };
                         /** @description On the market bus (EQL_NATS_URL): its stream, whether this host is connected to it, and per partition held the last message handed to the engine, the last position saved, whether it is catching up on a backlog, and how many observations it judged and messages it skipped as no observation since this host took it; on the feed leader also the history recorder */
                         bus?: {
                             stream?: string;

@@ -158,7 +158,10 @@ export class HostEngine implements QueryHost {
 
   /** What the engine runs and took in. */
   stats(): HostStats {
-    return { activeQueries: this.engine.activeCount(), intake: this.engine.intake() };
+    const now = this.engine.now();
+    const intake: HostStats['intake'] = new Map();
+    for (const [source, taken] of this.engine.intake()) intake.set(source, { count: taken.count, ageMs: Math.max(0, now - taken.lastAt) });
+    return { activeQueries: this.engine.activeCount(), intake };
   }
 
   /** Called on each trigger and each finished execution (metrics, logs). */

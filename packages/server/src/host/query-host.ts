@@ -32,18 +32,18 @@ export type HostActivity =
 export interface HostStats {
   /** Queries active in this host's engines. */
   activeQueries: number;
-  /** Observations the engines took, by source (`price`, `tweet`, `news`, `llm`): how many, and the wall-clock time of the last (epoch ms). */
-  intake: Map<string, { count: number; lastAt: number }>;
+  /** Observations the engines took, by source (`price`, `tweet`, `news`, `llm`): how many, and how long ago the last (ms, by the engine's clock). */
+  intake: Map<string, { count: number; ageMs: number }>;
 }
 
-/** Adds the intake of `more` into `into` (counts summed, the latest time kept). */
+/** Adds the intake of `more` into `into` (counts summed, the newest kept). */
 export function addIntake(into: HostStats['intake'], more: HostStats['intake']): void {
   for (const [source, taken] of more) {
     const known = into.get(source);
     if (known === undefined) into.set(source, { ...taken });
     else {
       known.count += taken.count;
-      known.lastAt = Math.max(known.lastAt, taken.lastAt);
+      known.ageMs = Math.min(known.ageMs, taken.ageMs);
     }
   }
 }

@@ -76,8 +76,7 @@ export class HostMetrics {
       registers,
       collect() {
         this.reset();
-        const now = sources.now();
-        for (const [source, taken] of sources.host.stats().intake) this.set({ source }, Math.max(0, (now - taken.lastAt) / 1000));
+        for (const [source, taken] of sources.host.stats().intake) this.set({ source }, taken.ageMs / 1000);
       },
     });
     new Gauge({

@@ -11,15 +11,16 @@ const UNTIMED = new Set(['constructor', 'together', 'close']);
  * read through; `instanceof` sees the store's class. A call that returns a promise is timed until it settles.
  */
 export function timedStore<S extends HostStore>(store: S, histogram: Histogram<'method' | 'outcome'>): S {
-  const wrapped = new Map<PropertyKey, unknown>();
+  // By the function itself: a method replaced on the store (a test's stand-in) is wrapped anew.
+  const wrapped = new WeakMap<object, unknown>();
   return new Proxy(store, {
     get(target, property) {
       // Read on the store itself: a getter reading a private field must see the store, not the proxy.
       const value: unknown = Reflect.get(target, property);
       if (typeof value !== 'function' || typeof property !== 'string' || UNTIMED.has(property)) return value;
-      const known = wrapped.get(property);
-      if (known !== undefined) return known;
       const method = value as (...args: unknown[]) => unknown;
+      const known = wrapped.get(method);
+      if (known !== undefined) return known;
       const timed = function (this: unknown, ...args: unknown[]): unknown {
         const started = performance.now();
         const done = (outcome: 'ok' | 'error') => histogram.observe({ method: property, outcome }, (performance.now() - started) / 1000);
@@ -45,7 +46,7 @@ export function timedStore<S extends HostStore>(store: S, histogram: Histogram<'
         done('ok');
         return result;
       };
-      wrapped.set(property, timed);
+      wrapped.set(method, timed);
       return timed;
     },
   });

@@ -10,7 +10,7 @@ const READINESS = {
   required: ['status', 'store', 'queries'],
   properties: {
     status: { type: 'string', enum: ['ready', 'unavailable'] },
-    reason: { type: 'string', description: 'Why the host is unavailable (with 503): the store does not answer, or its leases were not renewed within the TTL' },
+    reason: { type: 'string', description: 'Why the host is unavailable (with 503): it is shutting down, the store does not answer, its leases were not renewed within the TTL, the market bus is disconnected, or the feed has been silent longer than EQL_READY_MAX_FEED_AGE_MS while queries are active' },
     store: { type: 'object', required: ['kind', 'ok'], properties: { kind: { type: 'string', enum: ['sqlite', 'postgresql'] }, ok: { type: 'boolean' } } },
     queries: { type: 'integer', description: "Queries in this host's engine" },
     nodeId: { type: 'string', description: "This host's id (EQL_NODE_ID), on PostgreSQL" },
@@ -20,6 +20,11 @@ const READINESS = {
       properties: { owned: { type: 'array', items: { type: 'integer' } }, count: { type: 'integer' } },
     },
     feedLeader: { type: 'boolean', description: "Whether this host reads the cluster's feed into the market bus" },
+    feed: {
+      type: 'object',
+      description: "What the host's engines take from the feed: the queries active in them, the age of the newest observation (absent before the first), and whether that is older than EQL_READY_MAX_FEED_AGE_MS while queries are active (then 503)",
+      properties: { activeQueries: { type: 'integer' }, lastObservationAgeSeconds: { type: 'number' }, silent: { type: 'boolean' } },
+    },
     bus: {
       type: 'object',
       description:
@@ -56,10 +61,26 @@ const READINESS = {
   },
 } as const;
 
+/**
+ * The feed as readiness sees it: the age of the newest observation the engines took (since the start
+ * when none), and whether that is too old while queries wait on it (never with the check off, or no
+ * active query: a host with nothing to judge needs no feed).
+ */
+function feedReadiness(context: HostContext): { activeQueries: number; lastObservationAgeSeconds?: number; silent: boolean; silentForSeconds?: number } {
+  const stats = context.host.stats();
+  let newestAgeMs: number | undefined;
+  for (const taken of stats.intake.values()) newestAgeMs = Math.min(newestAgeMs ?? taken.ageMs, taken.ageMs);
+  const ageMs = newestAgeMs ?? context.now() - context.lifecycle.startedAt;
+  const limit = context.config.readyMaxFeedAgeMs;
+  const silent = limit > 0 && stats.activeQueries > 0 && ageMs > limit;
+  const view = newestAgeMs === undefined ? { activeQueries: stats.activeQueries, silent } : { activeQueries: stats.activeQueries, lastObservationAgeSeconds: newestAgeMs / 1000, silent };
+  return silent ? { ...view, silentForSeconds: Math.round(ageMs / 100) / 10 } : view;
+}
+
 /** `GET /ready`: 200 when the host can serve (its store answers), else 503; what it runs either way. */
 const READY_SCHEMA = {
   summary: 'Readiness of this host',
-  description: 'For load balancers: 200 when the store answers (and, on PostgreSQL, the host renewed its leases within the TTL), 503 with the reason when not. Says what the host runs; on PostgreSQL also its node id and the partitions of queries it holds (docs/scale-out.md).',
+  description: 'For load balancers: 200 when the host is not shutting down, the store answers, on PostgreSQL the host renewed its leases within the TTL, the market bus (when configured) is connected, and the feed gave an observation within EQL_READY_MAX_FEED_AGE_MS while queries are active; 503 with the reason when not. Says what the host runs; on PostgreSQL also its node id and the partitions of queries it holds (docs/scale-out.md).',
   tags: ['system'],
   security: [],
   response: { 200: READINESS, 503: READINESS },
@@ -73,14 +94,20 @@ export function systemRoutes(app: FastifyInstance, context: HostContext): void {
   app.get('/ready', { schema: READY_SCHEMA }, async (_request, reply) => {
     const { unready, ...readiness } = context.host.readiness();
     const store = context.store instanceof PgHostStore ? 'postgresql' : 'sqlite';
+    const feed = feedReadiness(context);
+    const unavailable = (reason: string, storeOk: boolean) => reply.status(503).send({ status: 'unavailable', reason, store: { kind: store, ok: storeOk }, ...readiness, feed });
+    // Told to stop: load balancers go elsewhere while the host finishes what it serves.
+    if (context.lifecycle.draining) return unavailable('the host is shutting down', true);
     try {
       await context.store.keyById(0);
     } catch {
-      return reply.status(503).send({ status: 'unavailable', reason: 'the store does not answer', store: { kind: store, ok: false }, ...readiness });
+      return unavailable('the store does not answer', false);
     }
     // A cluster host that has not renewed its leases within the TTL may have lost its partitions: no traffic until it renews.
-    if (unready !== undefined) return reply.status(503).send({ status: 'unavailable', reason: unready, store: { kind: store, ok: true }, ...readiness });
-    return { status: 'ready', store: { kind: store, ok: true }, ...readiness };
+    if (unready !== undefined) return unavailable(unready, true);
+    if (readiness.bus !== undefined && !readiness.bus.connected) return unavailable('the market bus is disconnected (reconnecting)', true);
+    if (feed.silent) return unavailable(`no observation from the feed for ${feed.silentForSeconds ?? 0} s while ${feed.activeQueries} quer${feed.activeQueries === 1 ? 'y waits' : 'ies wait'} (EQL_READY_MAX_FEED_AGE_MS is ${context.config.readyMaxFeedAgeMs})`, true);
+    return { status: 'ready', store: { kind: store, ok: true }, ...readiness, feed };
   });
 
   app.get('/v2/key-status', { schema: S.keyStatus }, async (request) => {
