@@ -61,7 +61,7 @@ function busyEngines(costMs: number, first: () => void = () => undefined): { eng
       if (handled === 1) first();
     });
     const off = () => () => undefined;
-    return { onNotification: off, onConditionStates: off, onStatusChange: off, onProblem: off, readiness: () => ({ queries: 0 }), dispose: () => subscription.unsubscribe() } as unknown as HostEngine;
+    return { onNotification: off, onConditionStates: off, onStatusChange: off, onProblem: off, onActivity: off, readiness: () => ({ queries: 0 }), stats: () => ({ activeQueries: 0, intake: new Map() }), dispose: () => subscription.unsubscribe() } as unknown as HostEngine;
   };
   return { engineFor, handled: () => handled };
 }
@@ -137,7 +137,9 @@ describe('the partitions of a host on the market bus', () => {
         onConditionStates: off,
         onStatusChange: off,
         onProblem: off,
+        onActivity: off,
         readiness: () => ({ queries: 0 }),
+        stats: () => ({ activeQueries: 0, intake: new Map() }),
         dispose: () => {
           disposed += 1;
           subscription.unsubscribe();
@@ -196,7 +198,7 @@ describe('the partitions of a host on the market bus', () => {
         if (seq <= 4) void Promise.resolve(engineStore.saveRuntime('q', { status: 'active', triggerCount: seq, latched: {}, verdicts: {}, cronPulses: {} })).catch(() => undefined);
       });
       const off = () => () => undefined;
-      return { onNotification: off, onConditionStates: off, onStatusChange: off, onProblem: off, readiness: () => ({ queries: 0 }), dispose: () => ((disposed += 1), subscription.unsubscribe()) } as unknown as HostEngine;
+      return { onNotification: off, onConditionStates: off, onStatusChange: off, onProblem: off, onActivity: off, readiness: () => ({ queries: 0 }), stats: () => ({ activeQueries: 0, intake: new Map() }), dispose: () => ((disposed += 1), subscription.unsubscribe()) } as unknown as HostEngine;
     };
     const saved = new Map([[0, { seq: 0, at: 0 }]]);
     const onStopped = vi.fn();

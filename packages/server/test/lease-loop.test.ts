@@ -180,7 +180,7 @@ function recordingEngines(): { engineFor: PartitionEngineFactory; seen: number[]
     seen.push(mine);
     const subscription = (sources[0] as DataSource).observe({ source: 'price', symbol: 'BTC' }).subscribe((observation) => mine.push((observation as { price: number }).price - 100));
     const off = () => () => undefined;
-    return { onNotification: off, onConditionStates: off, onStatusChange: off, onProblem: off, readiness: () => ({ queries: 0 }), dispose: () => subscription.unsubscribe() } as unknown as HostEngine;
+    return { onNotification: off, onConditionStates: off, onStatusChange: off, onProblem: off, onActivity: off, readiness: () => ({ queries: 0 }), stats: () => ({ activeQueries: 0, intake: new Map() }), dispose: () => subscription.unsubscribe() } as unknown as HostEngine;
   };
   return { engineFor, seen };
 }
@@ -445,7 +445,7 @@ await describeWithPostgres('a lease loop that never waits on data', () => {
     const leases = ownLeases(proxied, 'cut-host', ttlMs);
     const { bus, publish } = liveBus();
     const { engineFor, seen } = recordingEngines();
-    const base = { recording: { observations: [] } as unknown as Recording, start: () => Promise.resolve(0), dispose: () => undefined } as unknown as HostEngine;
+    const base = { recording: { observations: [] } as unknown as Recording, start: () => Promise.resolve(0), stats: () => ({ activeQueries: 0, intake: new Map() }), dispose: () => undefined } as unknown as HostEngine;
     const engine = new BusPartitions({ bus, positions: memoryPositions(new Map([[0, { seq: 0, at: 0 }]])), store: {} as HostStore, history: {} as never, partitions: 1, base, engineFor, historyWaitMs: 0, saveEveryMs: 5 });
     let leased: (() => boolean) | undefined;
     const openPartition = engine.openPartition.bind(engine);
@@ -457,7 +457,7 @@ await describeWithPostgres('a lease loop that never waits on data', () => {
     closers.push(() => host.dispose());
     await host.start();
     const app = Fastify();
-    systemRoutes(app, { host, store } as unknown as HostContext);
+    systemRoutes(app, { host, store, config: { readyMaxFeedAgeMs: 0 }, lifecycle: { startedAt: Date.now(), draining: false }, now: Date.now } as unknown as HostContext);
     closers.push(() => app.close());
     const ready = async () => {
       const response = await app.inject({ method: 'GET', url: '/ready' });

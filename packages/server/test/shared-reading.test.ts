@@ -203,7 +203,7 @@ function recordingEngines(): { engineFor: (partition: number) => PartitionEngine
       seen.set(partition, list);
       const subscription = (sources[0] as DataSource).observe({ source: 'price', symbol: 'BTC' }).subscribe((observation) => list.push(observation.at - 1_700_000_000_000));
       const off = () => () => undefined;
-      return { onNotification: off, onConditionStates: off, onStatusChange: off, onProblem: off, readiness: () => ({ queries: 0 }), dispose: () => subscription.unsubscribe() } as unknown as HostEngine;
+      return { onNotification: off, onConditionStates: off, onStatusChange: off, onProblem: off, onActivity: off, readiness: () => ({ queries: 0 }), stats: () => ({ activeQueries: 0, intake: new Map() }), dispose: () => subscription.unsubscribe() } as unknown as HostEngine;
     };
   return { engineFor, seen };
 }

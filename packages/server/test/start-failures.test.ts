@@ -40,13 +40,17 @@ async function schema(label: string): Promise<TestSchema> {
 
 const env = async (extra: Record<string, string>) => ({ EQL_PORT: '0', EQL_HOST: '127.0.0.1', EQL_DATA_DIR: await dataDir(), EQL_MARKET_SEED: 'false', EQL_LOG_LEVEL: 'warn', ...extra });
 
-/** A refusal as a user sees it: the process ended by itself, non-zero, with one line on stderr matching `says`, no stack trace. */
+/**
+ * A refusal as a user sees it: the process ended by itself, non-zero, with one line saying why (`eql: `
+ * matching `says`), last on stderr (after what the host said while it started, when it got that far), no stack trace.
+ */
 function expectRefusal(refused: RefusedChild, says: RegExp): void {
   expect(refused.code, refused.stderr).not.toBeNull();
   expect(refused.code, refused.stderr).not.toBe(0);
-  expect(refused.stderr.trim().split('\n'), refused.stderr).toHaveLength(1);
-  expect(refused.stderr).toMatch(/^eql: /);
-  expect(refused.stderr).toMatch(says);
+  const lines = refused.stderr.trim().split('\n');
+  expect(lines.filter((line) => line.startsWith('eql: ')), refused.stderr).toHaveLength(1);
+  expect(lines.at(-1)).toMatch(/^eql: /);
+  expect(lines.at(-1)).toMatch(says);
   expect(refused.stderr).not.toMatch(/^\s+at /m);
 }
 
