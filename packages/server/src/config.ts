@@ -1,19 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { isIP } from 'node:net';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type LlmConfig, llmConfigFromEnv } from '@eql/llm';
 import { DEFAULT_PAYMENT_NETWORK, parsePaymentNetwork, settlementProblem } from '@eql/x402';
-import { KEY_PATTERN, MIN_HMAC_SECRET_LENGTH } from './auth/key-format.js';
 import { type NatsAuth, natsAuthFromEnv } from './bus/nats-settings.js';
 import { DEFAULT_MAX_STREAMS_PER_KEY } from './sse/hub.js';
-import { checkDatabaseUrl } from './store/pg/database-url.js';
+import { collectSettings } from './settings/read-settings.js';
+import { ConfigurationError } from './settings/setting.js';
+import type { TrustProxy } from './settings/host-settings.js';
 import type { PgSessionTimeouts } from './store/pg/pg-pool.js';
 import type { Plan } from './store/records.js';
 
 export type { Plan } from './store/records.js';
+export { parseTrustProxy, type TrustProxy } from './settings/host-settings.js';
+export { ConfigurationError } from './settings/setting.js';
 
 /** What a host needs to start; `configFromEnv` reads it from the environment (see README). */
 export interface HostConfig {
@@ -151,9 +153,6 @@ export interface HostConfig {
   logLevel: string;
 }
 
-/** The {@link HostConfig.trustProxy} setting: off, all, a hop count, or proxy addresses and CIDR ranges. */
-export type TrustProxy = boolean | number | string[];
-
 /**
  * Fastify's `trustProxy` for a setting. A hop count trusts the `hops` nearest addresses of the chain
  * (the socket's peer first, then X-Forwarded-For from its right end) whatever they are, as Express
@@ -163,32 +162,6 @@ export type TrustProxy = boolean | number | string[];
 export function fastifyTrustProxy(setting: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
   if (typeof setting !== 'number') return setting;
   return (_address, hop) => hop < setting;
-}
-
-/** Names proxy-addr (Fastify's trustProxy) accepts for address ranges. */
-const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
-
-/**
- * Reads EQL_TRUST_PROXY: `true`/`false` (also yes/no, on/off), a hop count (`0` is off), or a comma list
- * of proxy addresses and CIDR ranges (`10.0.0.1, 192.168.0.0/16, ::1`, or loopback, linklocal,
- * uniquelocal). Anything else is an error: a typo must not silently trust every client's header.
- */
-export function parseTrustProxy(text: string): TrustProxy {
-  const value = text.trim();
-  if (/^(true|yes|on)$/i.test(value)) return true;
-  if (value === '' || /^(false|no|off)$/i.test(value)) return false;
-  if (/^[0-9]+$/.test(value)) return Number(value) === 0 ? false : Number(value);
-  const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
-  for (const entry of entries) {
-    const [address = '', prefix, ...rest] = entry.split('/');
-    const version = isIP(address);
-    const bits = version === 4 ? 32 : 128;
-    const prefixOk = prefix === undefined || (/^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= bits);
-    if (!(PROXY_RANGE_NAMES.has(entry.toLowerCase()) || (version !== 0 && prefixOk && rest.length === 0))) {
-      throw new Error(`EQL_TRUST_PROXY must be true, false, a number of hops, or a comma list of proxy addresses and CIDR ranges; "${entry}" is none of these`);
-    }
-  }
-  return entries.map((entry) => (PROXY_RANGE_NAMES.has(entry.toLowerCase()) ? entry.toLowerCase() : entry));
 }
 
 /**
@@ -230,113 +203,86 @@ export function defaultConfig(overrides: Partial<HostConfig> = {}): HostConfig {
   };
 }
 
-function flag(value: string | undefined): boolean {
-  return value !== undefined && /^(1|true|yes|on)$/i.test(value.trim());
-}
-
-/** Reads the host configuration from `EQL_*` variables; unset ones keep their defaults. */
+/**
+ * Reads the host configuration from `EQL_*` variables (the table of settings/host-settings.ts, read by
+ * `readSettings`: every problem names its variable, all of them at once; a secret may come from
+ * `<NAME>_FILE`); unset ones keep their defaults; `overrides` win.
+ */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: Partial<HostConfig> = {}): HostConfig {
   const config = defaultConfig();
-  if (env.EQL_PORT) config.port = Number(env.EQL_PORT);
-  if (env.EQL_HOST) config.host = env.EQL_HOST;
-  if (env.EQL_DATA_DIR) config.dataDir = resolve(env.EQL_DATA_DIR);
-  if (env.EQL_DATABASE_URL?.trim()) config.databaseUrl = checkDatabaseUrl(env.EQL_DATABASE_URL.trim());
-  if (env.EQL_NODE_ID?.trim()) config.nodeId = nodeIdOf(env.EQL_NODE_ID.trim());
-  if (env.EQL_PARTITIONS) config.partitions = wholeNumber(env, 'EQL_PARTITIONS', 1);
-  if (env.EQL_NATS_URL?.trim()) config.natsUrl = checkNatsUrl(env.EQL_NATS_URL.trim());
-  if (env.EQL_NATS_STREAM?.trim()) config.natsStream = env.EQL_NATS_STREAM.trim();
-  const natsAuth = natsAuthFromEnv(env);
-  if (natsAuth) config.natsAuth = natsAuth;
-  if (env.EQL_LEASE_TTL_MS) config.leaseTtlMs = wholeNumber(env, 'EQL_LEASE_TTL_MS', 300);
-  const pgTimeouts: Partial<PgSessionTimeouts> = {
-    ...(env.EQL_PG_STATEMENT_TIMEOUT_MS ? { statementMs: wholeNumber(env, 'EQL_PG_STATEMENT_TIMEOUT_MS', 0) } : {}),
-    ...(env.EQL_PG_LOCK_TIMEOUT_MS ? { lockMs: wholeNumber(env, 'EQL_PG_LOCK_TIMEOUT_MS', 0) } : {}),
-    ...(env.EQL_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS ? { idleInTransactionMs: wholeNumber(env, 'EQL_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS', 0) } : {}),
+  // Every problem at once: the table's, then those across the variables of a group.
+  const { values, resolved, problems } = collectSettings(env);
+  const set = <T>(name: string, apply: (value: T) => void) => {
+    if (values.has(name)) apply(values.get(name) as T);
   };
+  set<number>('EQL_PORT', (value) => (config.port = value));
+  set<string>('EQL_HOST', (value) => (config.host = value));
+  set<string>('EQL_DATA_DIR', (value) => (config.dataDir = value));
+  set<string>('EQL_DATABASE_URL', (value) => (config.databaseUrl = value));
+  set<string>('EQL_NODE_ID', (value) => (config.nodeId = value));
+  set<number>('EQL_PARTITIONS', (value) => (config.partitions = value));
+  set<string>('EQL_NATS_URL', (value) => (config.natsUrl = value));
+  set<string>('EQL_NATS_STREAM', (value) => (config.natsStream = value));
+  set<number>('EQL_LEASE_TTL_MS', (value) => (config.leaseTtlMs = value));
+  const pgTimeouts: Partial<PgSessionTimeouts> = {};
+  set<number>('EQL_PG_STATEMENT_TIMEOUT_MS', (value) => (pgTimeouts.statementMs = value));
+  set<number>('EQL_PG_LOCK_TIMEOUT_MS', (value) => (pgTimeouts.lockMs = value));
+  set<number>('EQL_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS', (value) => (pgTimeouts.idleInTransactionMs = value));
   if (Object.keys(pgTimeouts).length > 0) config.pgTimeouts = pgTimeouts;
-  // Checked before anything opens (the values are secrets: never repeated).
-  if (env.EQL_API_KEY) {
-    if (!KEY_PATTERN.test(env.EQL_API_KEY)) throw new Error('EQL_API_KEY must be 16 to 128 letters, digits, "_", "." or "-"');
-    config.seedApiKey = env.EQL_API_KEY;
-  }
-  if (env.EQL_HMAC_SECRET) {
-    if (env.EQL_HMAC_SECRET.length < MIN_HMAC_SECRET_LENGTH) throw new Error(`EQL_HMAC_SECRET must have at least ${MIN_HMAC_SECRET_LENGTH} characters`);
-    config.seedHmacSecret = env.EQL_HMAC_SECRET;
-  }
-  if (env.EQL_API_PLAN === 'free' || env.EQL_API_PLAN === 'pro') config.seedPlan = env.EQL_API_PLAN;
+  set<string>('EQL_API_KEY', (value) => (config.seedApiKey = value));
+  set<string>('EQL_HMAC_SECRET', (value) => (config.seedHmacSecret = value));
+  set<Plan>('EQL_API_PLAN', (value) => (config.seedPlan = value));
+  set<string>('EQL_SECRET_KEY', (value) => (config.secretKey = value));
+  set<string>('EQL_FEED', (value) => (config.feed = value));
+  set<string>('EQL_RECORDING', (value) => (config.recordingPath = value));
+  set<number>('EQL_REPLAY_SPEED', (value) => (config.replaySpeed = value));
+  set<string | false>('EQL_MARKET_SEED', (value) => (config.marketSeed = value));
+  set<string[]>('EQL_EXCHANGES', (value) => (config.exchanges = value));
+  set<boolean>('EQL_ALLOW_PRIVATE_WEBHOOKS', (value) => (config.allowPrivateWebhooks = value));
+  set<string>('EQL_MESSENGER_BASE_URL', (value) => (config.messengerBaseUrl = value));
+  set<number>('EQL_BODY_LIMIT', (value) => (config.bodyLimit = value));
+  set<number>('EQL_TEXT_FORM_BODY_LIMIT', (value) => (config.textFormBodyLimit = value));
+  set<number>('EQL_INGEST_REQUESTS_PER_MINUTE', (value) => (config.ingestRequestsPerMinute = value));
+  set<number>('EQL_SSE_MAX_STREAMS_PER_KEY', (value) => (config.sseMaxStreamsPerKey = value));
+  set<TrustProxy>('EQL_TRUST_PROXY', (value) => (config.trustProxy = value));
+  set<string>('EQL_LOG_LEVEL', (value) => (config.logLevel = value));
+  set<boolean>('EQL_METRICS', (value) => (config.metrics.enabled = value));
+  set<number>('EQL_METRICS_PORT', (value) => (config.metrics.port = value));
+  set<string>('EQL_METRICS_HOST', (value) => (config.metrics.host = value));
+  set<string>('EQL_METRICS_TOKEN', (value) => (config.metrics.token = value));
+  set<number>('EQL_READY_MAX_FEED_AGE_MS', (value) => (config.readyMaxFeedAgeMs = value));
+  set<number>('EQL_SHUTDOWN_DELAY_MS', (value) => (config.shutdown.delayMs = value));
+  set<number>('EQL_SHUTDOWN_GRACE_MS', (value) => (config.shutdown.graceMs = value));
+  if (config.shutdown.delayMs >= config.shutdown.graceMs) problems.push(`EQL_SHUTDOWN_DELAY_MS (${config.shutdown.delayMs}) must be less than EQL_SHUTDOWN_GRACE_MS (${config.shutdown.graceMs}): the host must have time to close`);
   config.x402 = {
-    ...(env.EQL_X402_PAY_TO?.trim() ? { payTo: env.EQL_X402_PAY_TO.trim() } : {}),
-    ...(env.EQL_X402_NETWORK?.trim() ? { network: env.EQL_X402_NETWORK.trim() } : {}),
-    ...(env.EQL_X402_FACILITATOR_URL?.trim() ? { facilitatorUrl: env.EQL_X402_FACILITATOR_URL.trim() } : {}),
-    agentSecrets: (env.EQL_AGENT_SECRET ?? '').split(',').map((secret) => secret.trim()).filter(Boolean),
-    ...(env.EQL_X402_OFFLINE ? { offline: flag(env.EQL_X402_OFFLINE) } : {}),
-    ...(flag(env.EQL_X402_DEMO) ? { demo: true } : {}),
-    ...(env.EQL_X402_REQUESTS_PER_MINUTE ? { requestsPerMinute: wholeNumber(env, 'EQL_X402_REQUESTS_PER_MINUTE', 1) } : {}),
-    ...(env.EQL_X402_BAD_SIGNATURES_PER_PAYER ? { badSignaturesPerPayer: wholeNumber(env, 'EQL_X402_BAD_SIGNATURES_PER_PAYER', 0) } : {}),
-    ...(env.EQL_X402_BAD_SIGNATURES_PER_ADDRESS ? { badSignaturesPerAddress: wholeNumber(env, 'EQL_X402_BAD_SIGNATURES_PER_ADDRESS', 0) } : {}),
+    ...(values.has('EQL_X402_PAY_TO') ? { payTo: values.get('EQL_X402_PAY_TO') as string } : {}),
+    ...(values.has('EQL_X402_NETWORK') ? { network: values.get('EQL_X402_NETWORK') as string } : {}),
+    ...(values.has('EQL_X402_FACILITATOR_URL') ? { facilitatorUrl: values.get('EQL_X402_FACILITATOR_URL') as string } : {}),
+    agentSecrets: (values.get('EQL_AGENT_SECRET') as string[] | undefined) ?? [],
+    ...(values.has('EQL_X402_OFFLINE') ? { offline: values.get('EQL_X402_OFFLINE') as boolean } : {}),
+    ...(values.get('EQL_X402_DEMO') === true ? { demo: true } : {}),
+    ...(values.has('EQL_X402_REQUESTS_PER_MINUTE') ? { requestsPerMinute: values.get('EQL_X402_REQUESTS_PER_MINUTE') as number } : {}),
+    ...(values.has('EQL_X402_BAD_SIGNATURES_PER_PAYER') ? { badSignaturesPerPayer: values.get('EQL_X402_BAD_SIGNATURES_PER_PAYER') as number } : {}),
+    ...(values.has('EQL_X402_BAD_SIGNATURES_PER_ADDRESS') ? { badSignaturesPerAddress: values.get('EQL_X402_BAD_SIGNATURES_PER_ADDRESS') as number } : {}),
   };
-  if (env.EQL_SECRET_KEY) config.secretKey = env.EQL_SECRET_KEY;
-  if (env.EQL_FEED) config.feed = env.EQL_FEED;
-  if (env.EQL_RECORDING) config.recordingPath = resolve(env.EQL_RECORDING);
-  if (env.EQL_REPLAY_SPEED) config.replaySpeed = Number(env.EQL_REPLAY_SPEED);
-  if (env.EQL_MARKET_SEED) config.marketSeed = /^(none|off|false|0)$/i.test(env.EQL_MARKET_SEED.trim()) ? false : resolve(env.EQL_MARKET_SEED);
-  if (env.EQL_EXCHANGES) config.exchanges = env.EQL_EXCHANGES.split(',').map((id) => id.trim()).filter(Boolean);
-  if (env.EQL_ALLOW_PRIVATE_WEBHOOKS) config.allowPrivateWebhooks = flag(env.EQL_ALLOW_PRIVATE_WEBHOOKS);
-  if (env.EQL_MESSENGER_BASE_URL) config.messengerBaseUrl = env.EQL_MESSENGER_BASE_URL;
-  const llm = llmConfigFromEnv(env);
-  if (llm) config.llm = llm;
-  if (env.EQL_BODY_LIMIT) config.bodyLimit = Number(env.EQL_BODY_LIMIT);
-  if (env.EQL_TEXT_FORM_BODY_LIMIT) config.textFormBodyLimit = wholeNumber(env, 'EQL_TEXT_FORM_BODY_LIMIT', 1);
-  if (env.EQL_INGEST_REQUESTS_PER_MINUTE) config.ingestRequestsPerMinute = wholeNumber(env, 'EQL_INGEST_REQUESTS_PER_MINUTE', 1);
-  if (env.EQL_SSE_MAX_STREAMS_PER_KEY) config.sseMaxStreamsPerKey = Number(env.EQL_SSE_MAX_STREAMS_PER_KEY);
-  if (env.EQL_TRUST_PROXY !== undefined) config.trustProxy = parseTrustProxy(env.EQL_TRUST_PROXY);
-  if (env.EQL_LOG_LEVEL) config.logLevel = env.EQL_LOG_LEVEL;
-  if (env.EQL_READY_MAX_FEED_AGE_MS) config.readyMaxFeedAgeMs = wholeNumber(env, 'EQL_READY_MAX_FEED_AGE_MS', 0);
-  if (env.EQL_SHUTDOWN_DELAY_MS) config.shutdown.delayMs = wholeNumber(env, 'EQL_SHUTDOWN_DELAY_MS', 0);
-  if (env.EQL_SHUTDOWN_GRACE_MS) config.shutdown.graceMs = wholeNumber(env, 'EQL_SHUTDOWN_GRACE_MS', 100);
-  if (config.shutdown.delayMs >= config.shutdown.graceMs) throw new Error(`EQL_SHUTDOWN_DELAY_MS (${config.shutdown.delayMs}) must be less than EQL_SHUTDOWN_GRACE_MS (${config.shutdown.graceMs}): the host must have time to close`);
-  if (env.EQL_METRICS !== undefined) config.metrics.enabled = !/^(0|false|no|off)$/i.test(env.EQL_METRICS.trim());
-  if (env.EQL_METRICS_PORT) config.metrics.port = wholeNumber(env, 'EQL_METRICS_PORT', 0);
-  if (env.EQL_METRICS_HOST?.trim()) config.metrics.host = env.EQL_METRICS_HOST.trim();
-  if (env.EQL_METRICS_TOKEN !== undefined) {
-    if (env.EQL_METRICS_TOKEN.trim().length < 16) throw new Error('EQL_METRICS_TOKEN must have at least 16 characters');
-    config.metrics.token = env.EQL_METRICS_TOKEN.trim();
+  // Groups with rules across their variables read them themselves (their messages name them), secrets from files included.
+  try {
+    const natsAuth = natsAuthFromEnv(resolved);
+    if (natsAuth) config.natsAuth = natsAuth;
+  } catch (error) {
+    problems.push((error as Error).message);
+  }
+  try {
+    const llm = llmConfigFromEnv(resolved);
+    if (llm) config.llm = llm;
+  } catch (error) {
+    problems.push((error as Error).message);
   }
   const merged = { ...config, ...overrides };
-  if (!Number.isInteger(merged.port) || merged.port < 0 || merged.port > 65535) throw new Error(`EQL_PORT must be a port number, not ${String(env.EQL_PORT)}`);
-  if (!(merged.replaySpeed > 0)) throw new Error('EQL_REPLAY_SPEED must be a positive number');
   const x402 = x402ConfigProblem(merged.x402);
-  if (x402) throw new Error(x402);
-  if (!Number.isInteger(merged.sseMaxStreamsPerKey) || merged.sseMaxStreamsPerKey < 1) throw new Error(`EQL_SSE_MAX_STREAMS_PER_KEY must be a whole number above 0, not ${String(env.EQL_SSE_MAX_STREAMS_PER_KEY)}`);
+  if (x402) problems.push(x402);
+  if (problems.length > 0) throw new ConfigurationError(problems);
   return merged;
-}
-
-/** A host id: letters, digits, `.`, `_`, `-` and `:`, at most 64 (it appears in logs and in the readiness route). */
-/** A NATS server URL (`nats://`, `tls://` or `ws://`), refused with its password masked when malformed. */
-function checkNatsUrl(text: string): string {
-  for (const server of text.split(',')) {
-    let url: URL;
-    try {
-      url = new URL(server.trim());
-    } catch {
-      throw new Error(`EQL_NATS_URL is not a URL: ${server.replace(/\/\/[^@/]*@/, '//***@')}`);
-    }
-    if (!['nats:', 'tls:', 'ws:', 'wss:'].includes(url.protocol)) throw new Error(`EQL_NATS_URL must start with nats://, tls://, ws:// or wss:// (got ${url.protocol}//)`);
-  }
-  return text;
-}
-
-function nodeIdOf(text: string): string {
-  if (!/^[A-Za-z0-9._:-]{1,64}$/.test(text)) throw new Error(`EQL_NODE_ID must be 1 to 64 letters, digits, ".", "_", "-" or ":", not "${text}"`);
-  return text;
-}
-
-/** A variable that must be a whole number of at least `min`. */
-function wholeNumber(env: NodeJS.ProcessEnv, name: string, min: number): number {
-  const text = (env[name] ?? '').trim();
-  const value = Number(text);
-  if (!/^[0-9]+$/.test(text) || !Number.isSafeInteger(value) || value < min) throw new Error(`${name} must be a whole number${min > 0 ? ` of at least ${min}` : ''}, not "${text}"`);
-  return value;
 }
 
 /**

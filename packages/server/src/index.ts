@@ -7,7 +7,7 @@
  */
 export { buildServer, REDACTED_PATHS, type BuildOptions, type Host } from './build-server.js';
 export { startServer, type Started } from './start.js';
-export { configFromEnv, defaultConfig, PLANS, type HostConfig, type Plan } from './config.js';
+export { ConfigurationError, configFromEnv, defaultConfig, PLANS, type HostConfig, type Plan } from './config.js';
 export { createApiKey, ensureKey, rotateApiKey, rotateWebhookSecret, type CreatedKey, type KeyOptions, type RotatedApiKey, type RotatedWebhookSecret } from './auth/api-keys.js';
 export { SecretBox, hashKey } from './secrets.js';
 export { SqliteStore, type SqliteStoreOptions } from './store/sqlite-store.js';
@@ -35,3 +35,6 @@ export { readRetryDelayMs, type BusEnd, type BusReadOptions } from './bus/market
 export { clusterStatus, readClusterStatus, type ClusterStatus } from './bus/cluster-status.js';
 export { ApiError } from './http/errors.js';
 export type { HostContext } from './context.js';
+export { HOST_SETTINGS } from './settings/host-settings.js';
+export { printedSettings, readSettings, settingsWarnings, type PrintedSetting, type SettingSource } from './settings/read-settings.js';
+export { configurationMarkdown } from './settings/configuration-doc.js';

@@ -229,7 +229,7 @@ describe('GET /metrics', () => {
     expect(configFromEnv({}).metrics).toEqual({ enabled: true });
     expect(configFromEnv({ EQL_METRICS: 'off' }).metrics.enabled).toBe(false);
     expect(configFromEnv({ EQL_METRICS_PORT: '9464', EQL_METRICS_HOST: '10.0.0.5', EQL_METRICS_TOKEN: 'a-token-of-16-chars' }).metrics).toEqual({ enabled: true, port: 9464, host: '10.0.0.5', token: 'a-token-of-16-chars' });
-    expect(() => configFromEnv({ EQL_METRICS_TOKEN: 'short' })).toThrow('EQL_METRICS_TOKEN must have at least 16 characters');
+    expect(() => configFromEnv({ EQL_METRICS_TOKEN: 'short' })).toThrow('EQL_METRICS_TOKEN must be text of at least 16 characters');
     expect(() => configFromEnv({ EQL_METRICS_PORT: 'nine' })).toThrow('EQL_METRICS_PORT must be a whole number');
   });
 });

@@ -2,7 +2,7 @@ import { type Command, Option } from 'commander';
 import type { CliIo } from '../io.js';
 
 /**
- * `eql serve`, `eql keys create`, `eql keys rotate-webhook-secret`, `eql ingest` and `eql bus publish`: the commands of the HTTP host. Each loads the host
+ * `eql serve`, `eql config print`, `eql keys create`, `eql keys rotate-webhook-secret`, `eql ingest` and `eql bus publish`: the commands of the HTTP host. Each loads the host
  * (Fastify, SQLite, ...) when it runs, so the language commands (`validate`, `fmt`, ...) start without it.
  */
 export function registerHostCommands(eql: Command, io: CliIo, exit: { code: number }): void {
@@ -27,6 +27,17 @@ export function registerHostCommands(eql: Command, io: CliIo, exit: { code: numb
     .action(async (file: string, flags: { json: boolean; dataDir?: string }) => {
       const { ingestCommand } = await import('./ingest.js');
       exit.code = await ingestCommand(file, flags, io);
+    });
+
+  eql
+    .command('config')
+    .description("the host's configuration (docs/configuration.md)")
+    .command('print')
+    .description('print the effective configuration of this environment: every EQL_* setting with its value (secrets masked) and where it came from; checks it as `eql serve` would')
+    .option('--json', 'print it as JSON', false)
+    .action(async (flags: { json: boolean }) => {
+      const { configPrintCommand } = await import('./config.js');
+      exit.code = configPrintCommand(flags, io, process.env);
     });
 
   const bus = eql.command('bus').description("the cluster's market bus on NATS JetStream (docs/scale-out.md)");

@@ -1,5 +1,5 @@
 import { constants } from 'node:os';
-import { configFromEnv, StartError, startServer } from '@eql/server';
+import { configFromEnv, settingsWarnings, StartError, startServer } from '@eql/server';
 import type { CliIo } from '../io.js';
 import { UnusableInput } from '../io.js';
 import { terminalText } from '../terminal-text.js';
@@ -42,6 +42,8 @@ export async function serveCommand(flags: ServeFlags, io: CliIo): Promise<number
     throw new UnusableInput((error as Error).message);
   }
   if (flags.x402Demo) config = { ...config, x402: { ...config.x402, demo: true } };
+  // A misspelt variable would be ignored in silence: it is named, with the one it was likely meant to be.
+  for (const warning of settingsWarnings(process.env)) io.stderr(`warning: ${warning}\n`);
   let closed = false;
   let stopSignal: ((signal: NodeJS.Signals) => void) | undefined;
   const stopped = new Promise<NodeJS.Signals>((resolve) => (stopSignal = resolve));
