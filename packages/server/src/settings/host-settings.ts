@@ -76,6 +76,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 const whole = (min: number, max?: number) => ({ type: 'integer', min, ...(max === undefined ? {} : { max }) }) as const;
 
+/** Every environment variable of the host, grouped as docs/configuration.md shows them. */
 export const HOST_SETTINGS: readonly Setting[] = [
   // ---- HTTP
   { name: 'EQL_PORT', group: 'HTTP', kind: whole(0, 65535), defaultText: '8787', description: 'The port the API listens on (0: any free port).' },
