@@ -4,7 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { authenticate, isAutoRequest, registerCallerSlots } from './auth/authenticate.js';
 import { hmacCheck } from './auth/hmac-check.js';
-import { defaultConfig, fastifyTrustProxy, type HostConfig, PLANS, x402ConfigProblem } from './config.js';
+import { defaultConfig, fastifyTrustProxy, type HostConfig, x402ConfigProblem } from './config.js';
 import type { HostContext } from './context.js';
 import { publicCcxtExchange } from './host/ccxt-venue.js';
 import { ccxtConnector, HostEngine, type HostEngineOptions } from './host/host-engine.js';
@@ -68,6 +68,7 @@ import { metricsRoute } from './routes/metrics.js';
 import { StartError } from './start-error.js';
 import { redactDatabaseUrl } from './store/pg/database-url.js';
 import { SecretKeyMismatchError } from './store/secret-key-check.js';
+import { limitsOf } from './settings/plans.js';
 
 /** What {@link buildServer} builds the host from: configuration overrides, and parts that replace its defaults (tests, embedders). */
 export interface BuildOptions {
@@ -373,7 +374,7 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
         const payment = isPaymentRequest(request);
         if (!payment && !isAutoRequest(request)) return undefined;
         const key = request.apiKey;
-        if (key) return { key: `key:${key.id}`, max: PLANS[key.plan].requestsPerMinute };
+        if (key) return { key: `key:${key.id}`, max: limitsOf(config.plans, key.plan).requestsPerMinute };
         return { key: `ip:${request.ip}`, max: payment ? (config.x402.requestsPerMinute ?? X402_REQUESTS_PER_MINUTE) : 60 };
       },
       refusal: (request, bound, ttlMs) =>

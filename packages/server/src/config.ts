@@ -8,6 +8,7 @@ import { DEFAULT_PAYMENT_NETWORK, parsePaymentNetwork, settlementProblem } from 
 import { type NatsAuth, natsAuthFromEnv } from './bus/nats-settings.js';
 import { DEFAULT_MAX_STREAMS_PER_KEY } from './sse/hub.js';
 import { collectSettings } from './settings/read-settings.js';
+import { DEFAULT_PLANS, type PlanLimits, readPlansFile } from './settings/plans.js';
 import { ConfigurationError } from './settings/setting.js';
 import type { TrustProxy } from './settings/host-settings.js';
 import type { PgSessionTimeouts } from './store/pg/pg-pool.js';
@@ -66,6 +67,8 @@ export interface HostConfig {
   seedApiKey?: string;
   seedHmacSecret?: string;
   seedPlan: Plan;
+  /** The plans keys may have, by name: free and pro, redefined or joined by others from EQL_PLANS_FILE. */
+  plans: Record<string, PlanLimits>;
   /**
    * The payment model (`/x402/v2/*`, docs/x402.md): where payments go (EQL_X402_PAY_TO; the x402 routes
    * exist only with it), the network (EQL_X402_NETWORK, eip155:84532 Base Sepolia by default), a
@@ -183,6 +186,7 @@ export function defaultConfig(overrides: Partial<HostConfig> = {}): HostConfig {
     host: '127.0.0.1',
     dataDir: join(process.cwd(), '.eql-data'),
     seedPlan: 'pro',
+    plans: { ...DEFAULT_PLANS },
     nodeId: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
     leaseTtlMs: 6_000,
     feed: 'replay',
@@ -231,7 +235,21 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
   if (Object.keys(pgTimeouts).length > 0) config.pgTimeouts = pgTimeouts;
   set<string>('EQL_API_KEY', (value) => (config.seedApiKey = value));
   set<string>('EQL_HMAC_SECRET', (value) => (config.seedHmacSecret = value));
-  set<Plan>('EQL_API_PLAN', (value) => (config.seedPlan = value));
+  set<string>('EQL_PLANS_FILE', (path) => {
+    try {
+      config.plans = readPlansFile(path);
+    } catch (error) {
+      problems.push((error as Error).message);
+    }
+  });
+  set<Plan>('EQL_API_PLAN', (value) => {
+    if (config.plans[value] !== undefined) config.seedPlan = value;
+    else {
+      const names = Object.keys(config.plans);
+      const near = names.find((name) => name === value.toLowerCase());
+      problems.push(`EQL_API_PLAN must be one of ${names.join(', ')}${values.has('EQL_PLANS_FILE') ? ' (with the plans of EQL_PLANS_FILE)' : ''}, not "${value.slice(0, 40)}"${near ? ` (did you mean ${near}?)` : ''}`);
+    }
+  });
   set<string>('EQL_SECRET_KEY', (value) => (config.secretKey = value));
   set<string>('EQL_FEED', (value) => (config.feed = value));
   set<string>('EQL_RECORDING', (value) => (config.recordingPath = value));
@@ -303,8 +321,5 @@ export function x402ConfigProblem(x402: HostConfig['x402'], facilitator = x402.f
   return settlementProblem({ network: network ?? DEFAULT_PAYMENT_NETWORK, ...(x402.offline ? { offline: true } : {}) }, facilitator);
 }
 
-/** Plans: requests per minute on Auto routes, daily and monthly request quotas, overage. */
-export const PLANS: Record<Plan, { requestsPerMinute: number; dailyRequestLimit: number; monthlyRequestLimit: number; allowOverage: boolean; maxOverage: number; tier: string }> = {
-  free: { requestsPerMinute: 60, dailyRequestLimit: 1_000, monthlyRequestLimit: 20_000, allowOverage: false, maxOverage: 0, tier: 'free' },
-  pro: { requestsPerMinute: 120, dailyRequestLimit: 50_000, monthlyRequestLimit: 1_000_000, allowOverage: true, maxOverage: 100_000, tier: 'pro' },
-};
+/** The default plans (free and pro): requests per minute on Auto routes, daily and monthly request quotas, overage, most active queries. */
+export const PLANS = DEFAULT_PLANS;

@@ -47,8 +47,8 @@ describe('the configuration table', () => {
     expect((thrown as ConfigurationError).problems).toEqual([
       'EQL_BODY_LIMIT must be a whole number from 1024 to 1073741824, not "abc"',
       'EQL_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, not "loud"',
-      'EQL_API_PLAN must be one of free, pro, not "Free" (did you mean free?)',
       'EQL_FEED must be replay, bus or ccxt:<exchange id> (such as ccxt:binance), not "bogus"',
+      'EQL_API_PLAN must be one of free, pro, not "Free" (did you mean free?)',
     ]);
   });
 

@@ -71,11 +71,11 @@ export function registerHostCommands(eql: Command, io: CliIo, exit: { code: numb
     .command('create')
     .description('create an API key and print it with its HMAC secret and webhook signing secret, once')
     .requiredOption('--name <name>', 'a name to recognise the key by')
-    .addOption(new Option('--plan <plan>', 'plan of the key').choices(['free', 'pro']).default('free'))
+    .addOption(new Option('--plan <plan>', 'plan of the key: free, pro, or a plan of EQL_PLANS_FILE').default('free'))
     .addOption(new Option('--scope <scope...>', 'extra permissions: ingest (write market data through POST /v2/ingest)').choices(['ingest']))
     .option('--data-dir <dir>', 'directory of the database and secret key (default EQL_DATA_DIR)')
     .option('--json', 'print the key as JSON', false)
-    .action(async (flags: { name: string; plan: 'free' | 'pro'; json: boolean; dataDir?: string; scope?: Array<'ingest'> }) => {
+    .action(async (flags: { name: string; plan: string; json: boolean; dataDir?: string; scope?: Array<'ingest'> }) => {
       const { keysCreateCommand } = await import('./keys.js');
       exit.code = await keysCreateCommand(flags, io);
     });

@@ -6,7 +6,8 @@ import { terminalText } from '../terminal-text.js';
 
 export interface KeysCreateFlags {
   name: string;
-  plan: 'free' | 'pro';
+  /** free, pro, or a plan of EQL_PLANS_FILE. */
+  plan: string;
   json: boolean;
   dataDir?: string;
   scope?: Array<'ingest'>;
@@ -31,12 +32,16 @@ async function openHostStore(dataDir: string | undefined): Promise<{ config: Ret
 }
 
 /**
- * `eql keys create --name NAME [--plan free|pro] [--scope ingest] [--json]`: creates an API key in the host's store and
+ * `eql keys create --name NAME [--plan PLAN] [--scope ingest] [--json]` (free, pro, or a plan of EQL_PLANS_FILE): creates an API key in the host's store and
  * prints it with its HMAC secret and its webhook signing secret, once: only the key's hash is kept (the secrets are kept sealed).
  */
 export async function keysCreateCommand(flags: KeysCreateFlags, io: CliIo): Promise<number> {
   if (flags.name.trim() === '') throw new UnusableInput('--name must not be empty');
-  const { store, box, where } = await openHostStore(flags.dataDir);
+  const { config, store, box, where } = await openHostStore(flags.dataDir);
+  if (config.plans[flags.plan] === undefined) {
+    await store.close();
+    throw new UnusableInput(`--plan must be one of ${Object.keys(config.plans).join(', ')} (free, pro and the plans of EQL_PLANS_FILE), not "${flags.plan}"`);
+  }
   try {
     const created = await createApiKey(store, box, { name: flags.name, plan: flags.plan, scopes: flags.scope ?? [] });
     if (flags.json) {

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { MaybePromise } from '@eql/core';
-import { PLANS } from '../config.js';
 import type { HostContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
 import type { ApiKeyRecord } from '../store/records.js';
 import { findKey } from './api-keys.js';
 import { matchedRoute } from '../http/matched-route.js';
+import { limitsOf } from '../settings/plans.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -61,7 +61,7 @@ export function dayOf(epochMs: number): string {
  */
 export function authenticate(context: HostContext) {
   const limit = (key: ApiKeyRecord, usage: { daily: number; monthly: number }): void => {
-    const plan = PLANS[key.plan];
+    const plan = limitsOf(context.config.plans, key.plan);
     const overage = plan.allowOverage ? plan.maxOverage : 0;
     if (usage.daily > plan.dailyRequestLimit) {
       throw new ApiError(429, 'daily_quota_exceeded', `the daily request limit of ${plan.dailyRequestLimit} is used up`, undefined, { 'retry-after': String(secondsToTomorrow(context.now())) });

@@ -3,11 +3,10 @@ import { canonicalJson, type ConditionState, estimateCost, formatIsoTime, isReco
 import type { HostContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
 import type { ApiKeyRecord, QueryRecord, StoredExecution } from '../store/records.js';
+import { limitsOf } from '../settings/plans.js';
 
 /** How long a validate counts for a later create of the same body, and an exchange check for a trade create. */
 export const CALL_ORDER_WINDOW_MS = 24 * 3_600_000;
-/** Most active queries per key. */
-export const MAX_ACTIVE_QUERIES = { free: 100, pro: 2_000 } as const;
 
 /** Hash of a request body that ignores formatting and key order (what "the same body" means). */
 export function bodyHash(body: unknown): string {
@@ -128,8 +127,9 @@ export async function createQuery(context: HostContext, key: ApiKeyRecord, body:
   }
   const tradeFlavoured = isTradeFlavouredQuery(request.query);
   if (tradeFlavoured) await checkExchanges(context, key, request, since);
-  if ((await store.countActiveQueries(key.id)) >= MAX_ACTIVE_QUERIES[key.plan]) {
-    throw new ApiError(422, 'too_many_active_queries', `a ${key.plan} key runs at most ${MAX_ACTIVE_QUERIES[key.plan]} active queries; cancel some first`);
+  const most = limitsOf(context.config.plans, key.plan).maxActiveQueries;
+  if ((await store.countActiveQueries(key.id)) >= most) {
+    throw new ApiError(422, 'too_many_active_queries', `a ${key.plan} key runs at most ${most} active queries; cancel some first`);
   }
   const now = context.now();
   const record: QueryRecord = {

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { PLANS } from '../config.js';
 import { callerKey, dayOf } from '../auth/authenticate.js';
 import type { HostContext } from '../context.js';
 import { PgHostStore } from '../store/pg/pg-store.js';
 import { S } from './schemas.js';
+import { limitsOf } from '../settings/plans.js';
 
 const READINESS = {
   type: 'object',
@@ -112,7 +112,7 @@ export function systemRoutes(app: FastifyInstance, context: HostContext): void {
 
   app.get('/v2/key-status', { schema: S.keyStatus }, async (request) => {
     const key = callerKey(request);
-    const plan = PLANS[key.plan];
+    const plan = limitsOf(context.config.plans, key.plan);
     const day = dayOf(context.now());
     const usage = await context.usage.usage(key.id, day);
     const credits = await context.store.creditsUsed(key.id, day);

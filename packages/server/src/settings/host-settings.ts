@@ -108,7 +108,15 @@ export const HOST_SETTINGS: readonly Setting[] = [
   // ---- Keys
   { name: 'EQL_API_KEY', group: 'Keys', kind: { type: 'text', pattern: KEY_PATTERN, patternSays: '16 to 128 letters, digits, "_", "." or "-"' }, defaultText: 'none (a demo key is made)', secret: true, description: 'An API key made sure to exist at start.' },
   { name: 'EQL_HMAC_SECRET', group: 'Keys', kind: { type: 'text', minLength: MIN_HMAC_SECRET_LENGTH }, defaultText: 'generated', secret: true, description: 'The HMAC secret of EQL_API_KEY (signs trade-flavoured requests).' },
-  { name: 'EQL_API_PLAN', group: 'Keys', kind: { type: 'choice', values: ['free', 'pro'] }, defaultText: 'pro', description: 'The plan of EQL_API_KEY (and of the demo key).' },
+  { name: 'EQL_API_PLAN', group: 'Keys', kind: { type: 'text' }, defaultText: 'pro', description: 'The plan of EQL_API_KEY (and of the demo key): free, pro, or one of EQL_PLANS_FILE.' },
+  {
+    name: 'EQL_PLANS_FILE',
+    group: 'Keys',
+    kind: { type: 'path' },
+    defaultText: 'none (free and pro)',
+    description:
+      'A JSON file of plans by name, each with `requestsPerMinute`, `dailyRequestLimit`, `monthlyRequestLimit`, `maxActiveQueries` (whole numbers up to 10^12), optionally `allowOverage`, `maxOverage` and `tier`: it redefines free and pro or adds plans (docs/operations.md, "Plans").',
+  },
   // ---- Feed and actions
   { name: 'EQL_FEED', group: 'Feed', kind: { type: 'custom', parse: parseFeed, says: 'replay, bus or ccxt:<exchange id>' }, defaultText: 'replay', description: '`replay` (the recording, looped), `ccxt:<exchange>` (live prices), or `bus` (with EQL_NATS_URL: publishers fill the market bus).' },
   { name: 'EQL_RECORDING', group: 'Feed', kind: { type: 'path' }, defaultText: 'the shipped 3-day recording', description: 'The recording of the replay feed and of previews (JSON Lines).' },

@@ -1,7 +1,8 @@
 import type { ExecutionRecord, LlmSession, Notification, QueryRequest, RuntimeState } from '@eql/core';
 
 /** The plan of an API key: it sets its request rate, quotas and overage (`PLANS` of the host's config) and how many active queries it may run. */
-export type Plan = 'free' | 'pro';
+/** A plan's name (free, pro, or one of EQL_PLANS_FILE: settings/plans.ts). */
+export type Plan = string;
 
 /** An API key as stored: its hash and prefix (never the key), owner details, plan, status, sealed HMAC secret, dates and scopes. */
 export interface ApiKeyRecord {

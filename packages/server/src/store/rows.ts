@@ -1,5 +1,4 @@
 import type { LlmSession, NotificationDraft, OutboxEntry, QueryRequest, RuntimeState } from '@eql/core';
-import type { Plan } from '../config.js';
 import type { ApiKeyRecord, DraftRecord, ExchangeRecord, KeyScope, Page, QueryRecord, QueryStatus, StoredExecution, StoredNotification, StoredSession } from './records.js';
 
 /**
@@ -55,7 +54,7 @@ export function keyOf(row: Row): ApiKeyRecord {
     name: str(row.name),
     email: strOrNull(row.email),
     project: strOrNull(row.project),
-    plan: str(row.plan) as Plan,
+    plan: str(row.plan),
     status: row.status === 'disabled' ? 'disabled' : 'active',
     autoEnabled: Number(row.auto_enabled) === 1,
     hmacSecretSealed: str(row.hmac_secret_sealed),
