@@ -38,3 +38,4 @@ export type { HostContext } from './context.js';
 export { HOST_SETTINGS } from './settings/host-settings.js';
 export { printedSettings, readSettings, settingsWarnings, type PrintedSetting, type SettingSource } from './settings/read-settings.js';
 export { configurationMarkdown } from './settings/configuration-doc.js';
+export { backupSqliteHost, migrateSqlite, pgMigrations, restoreSqliteHost, sqliteMigrationStates, type BackupResult, type MigrationState, type RestoreResult } from './store/backup.js';

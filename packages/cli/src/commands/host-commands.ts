@@ -40,6 +40,43 @@ export function registerHostCommands(eql: Command, io: CliIo, exit: { code: numb
       exit.code = configPrintCommand(flags, io, process.env);
     });
 
+  const admin = eql.command('admin').description("back up and restore a host's data (docs/operations.md, \"Backups\")");
+  admin
+    .command('backup')
+    .description("copy the SQLite host's store (consistent while it runs), market data and secret key")
+    .requiredOption('--to <file>', 'the store copy; the market data and the secret key go beside it (<file>.market.sqlite, <file>.secret.key)')
+    .option('--data-dir <dir>', 'directory of the host data (default EQL_DATA_DIR)')
+    .option('--force', 'replace files already there', false)
+    .option('--json', 'print the outcome as JSON', false)
+    .action(async (flags: { to: string; dataDir?: string; force: boolean; json: boolean }) => {
+      const { adminBackupCommand } = await import('./admin.js');
+      exit.code = adminBackupCommand(flags, io);
+    });
+  admin
+    .command('restore')
+    .description('put a backup in place (stop the host first): checked, migrated, proven to open with its secret key')
+    .requiredOption('--from <file>', 'a backup of eql admin backup')
+    .option('--data-dir <dir>', 'directory of the host data (default EQL_DATA_DIR)')
+    .option('--force', 'replace a store already there (its files are set aside, not deleted)', false)
+    .option('--json', 'print the outcome as JSON', false)
+    .action(async (flags: { from: string; dataDir?: string; force: boolean; json: boolean }) => {
+      const { adminRestoreCommand } = await import('./admin.js');
+      exit.code = adminRestoreCommand(flags, io);
+    });
+
+  const migrate = eql.command('migrate').description('the schema migrations of the store (SQLite in EQL_DATA_DIR, or EQL_DATABASE_URL): before a rollout');
+  for (const action of ['status', 'up'] as const) {
+    migrate
+      .command(action)
+      .description(action === 'status' ? 'list the migrations, applied and pending' : 'apply the pending migrations (a host does it at start; this does it before a rollout)')
+      .option('--data-dir <dir>', 'directory of the host data (default EQL_DATA_DIR)')
+      .option('--json', 'print it as JSON', false)
+      .action(async (flags: { dataDir?: string; json: boolean }) => {
+        const { migrateCommand } = await import('./admin.js');
+        exit.code = await migrateCommand(action, flags, io);
+      });
+  }
+
   const bus = eql.command('bus').description("the cluster's market bus on NATS JetStream (docs/scale-out.md)");
   bus
     .command('publish')
