@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -125,6 +125,28 @@ describe('the eql command installed with npm install -g from the packed tarball'
     const version = await run(eql, ['--version'], work);
     expect(version.code, version.stderr).toBe(0);
     expect(version.stdout.trim()).toBe(CLI_MANIFEST.version);
+  });
+
+  it('eql serve of the production install (no dev dependencies) serves: /ready, /metrics, then stops on SIGTERM', { timeout: 120_000 }, async () => {
+    const { NODE_OPTIONS: _options, VITEST: _vitest, ...inherited } = process.env;
+    const clean = Object.fromEntries(Object.entries(inherited).filter(([name]) => !name.startsWith('EQL_')));
+    const child = spawn(eql, ['serve'], { cwd: work, env: { ...clean, EQL_PORT: '0', EQL_HOST: '127.0.0.1', EQL_DATA_DIR: join(work, 'serve-data'), EQL_MARKET_SEED: 'none' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let said = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (said += chunk));
+    child.stdout.resume();
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const url = await new Promise<string>((resolve, reject) => {
+      const look = () => {
+        const found = /listening on (http:\/\/\S+)/.exec(said)?.[1];
+        if (found) resolve(found);
+      };
+      child.stderr.on('data', look);
+      void exited.then(() => reject(new Error(`eql serve exited:\n${said}`)));
+    });
+    expect((await fetch(`${url}/ready`)).status).toBe(200);
+    expect(await (await fetch(`${url}/metrics`)).text()).toContain('# TYPE eql_queries_active gauge');
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
   });
 
   it('eql validate checks a query file', { timeout: 60_000 }, async () => {
