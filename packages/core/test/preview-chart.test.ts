@@ -128,3 +128,32 @@ describe('chartTimeframe', () => {
     );
   });
 });
+
+describe('preview times', () => {
+  it('are ISO 8601 everywhere in the result: no time-named field holds epoch milliseconds', () => {
+    const request = {
+      query: {
+        conditions: { AND: [{ ...sma(3), operator: '>', value: 90 }, { source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '>', value: 90 }] },
+        actions: [{ stepId: 'buy', type: 'market_order', params: { exchange: 'paper', symbol: 'BTC-PERP', side: 'buy', size: 1, stopLoss: { percent: 1 } } }],
+        repeat: { cooldown: '1h' },
+        expiresIn: '7d',
+      },
+    };
+    const result = preview(request as never, RECORDING);
+    expect(result.triggers.length).toBeGreaterThan(1);
+    const numbersAtTimes: string[] = [];
+    const walk = (node: unknown, path: string) => {
+      if (Array.isArray(node)) node.forEach((item, index) => walk(item, `${path}/${index}`));
+      else if (typeof node === 'object' && node !== null) {
+        for (const [key, value] of Object.entries(node)) {
+          if (/(^at$|At$|^since$|^from$|^to$)/.test(key) && typeof value === 'number') numbersAtTimes.push(`${path}/${key}`);
+          if (/(^at$|At$|^since$|^from$|^to$)/.test(key) && typeof value === 'string') expect(value, `${path}/${key}`).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+          walk(value, `${path}/${key}`);
+        }
+      }
+    };
+    walk(JSON.parse(JSON.stringify(result)), '');
+    expect(numbersAtTimes).toEqual([]);
+    expect(result.trigger?.conditionStates[0]?.observedAt).toMatch(/^2026-01-0\dT/);
+  });
+});

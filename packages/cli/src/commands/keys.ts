@@ -3,6 +3,7 @@ import { type ApiKeyRecord, configFromEnv, createApiKey, type HostStore, PgHostS
 import type { CliIo } from '../io.js';
 import { UnusableInput } from '../io.js';
 import { terminalText } from '../terminal-text.js';
+import { tableLines } from '../table.js';
 
 export interface KeysCreateFlags {
   name: string;
@@ -121,9 +122,8 @@ export async function keysListCommand(flags: { json: boolean; dataDir?: string }
     if (flags.json) io.stdout(`${JSON.stringify(keys, null, 2)}\n`);
     else if (keys.length === 0) io.stdout(`no keys in ${where}\n`);
     else {
-      const rows = [['ID', 'NAME', 'KEY', 'PLAN', 'STATUS', 'SCOPES', 'CREATED'], ...keys.map((key) => [String(key.id), key.name, key.key, key.plan, key.status, key.scopes.join(',') || '-', key.createdAt].map((cell) => terminalText(cell)))];
-      const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-      for (const row of rows) io.stdout(`${row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()}\n`);
+      const rows = [['ID', 'NAME', 'KEY', 'PLAN', 'STATUS', 'SCOPES', 'CREATED'], ...keys.map((key) => [String(key.id), key.name, key.key, key.plan, key.status, key.scopes.join(',') || '-', key.createdAt])];
+      for (const line of tableLines(rows)) io.stdout(`${line}\n`);
     }
     return 0;
   } finally {

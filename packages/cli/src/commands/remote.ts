@@ -4,6 +4,7 @@ import { type Command, Option } from 'commander';
 import { syntaxErrorsText, validationText } from '../format.js';
 import { loadDocument } from '../input.js';
 import { type CliIo, paint, UnusableInput } from '../io.js';
+import { tableLines } from '../table.js';
 import { terminalText } from '../terminal-text.js';
 
 /**
@@ -183,8 +184,8 @@ export function registerRemoteCommands(eql: Command, io: CliIo, exit: { code: nu
     .action(action(async (client, command) => {
       const { status, limit } = command.opts<{ status?: string; limit?: string }>();
       const page = await client.listQueries({ ...(status === undefined ? {} : { status }), ...(limit === undefined ? {} : { limit: Number(limit) }) });
-      const lines = page.queries.map((query) => `${String(query.queryId ?? query.id)}  ${String(query.status)}  ${typeof query.title === 'string' ? query.title : ''}`);
-      print(io, flagsOf(command), page, lines.length > 0 ? lines : 'no queries');
+      const rows = page.queries.map((query) => [String(query.queryId ?? query.id), String(query.status), typeof query.title === 'string' ? query.title : '']);
+      print(io, flagsOf(command), page, rows.length > 0 ? tableLines([['ID', 'STATUS', 'TITLE'], ...rows]) : 'no queries');
       return 0;
     }));
   group.command('cancel').description('cancel a query (signed when it trades)').argument('<queryId>').addOption(json())

@@ -16,6 +16,7 @@ export { LexicalMatcher, contentWords } from './lexical-matcher.js';
 export { MemoryStateStore, type MemoryStateStoreOptions } from './memory-store.js';
 export { preview, EpochVirtualScheduler, type PreviewOptions, type PreviewPaperOptions, type PreviewPrices, type PreviewResult, type PreviewTrigger, type TimelineChange, type TimelineEntry } from './preview.js';
 export { chartTimeframe, type PreviewCandles, type PreviewIndicator } from './preview-chart.js';
+export { isoConditionState, type IsoConditionState } from './iso-states.js';
 export { paperReport, type PaperFill, type PaperReport, type PaperSummary, type PaperTrade, type TimedFill } from './paper-report.js';
 export { PaperExchange, type PaperVenueOptions } from './actions/paper-exchange.js';
 export { exitTriggers, trailingTrigger, type ExitTriggers } from './actions/exit-levels.js';

@@ -10,6 +10,7 @@ import { ownBody } from './actions/webhook.js';
 import { PaperExchange } from './actions/paper-exchange.js';
 import { PreviewOrderExecutor } from './actions/preview-orders.js';
 import { paperReport, type PaperReport, type TimedFill } from './paper-report.js';
+import { isoConditionState, type IsoConditionState } from './iso-states.js';
 import { isoTime } from './maybe.js';
 import { baseAsset, type PriceObservation } from './observations.js';
 import { collectConditions } from '../language/query-walk.js';
@@ -112,12 +113,12 @@ export interface TimelineEntry {
   changes: TimelineChange[];
 }
 
-/** One trigger in a preview: when it fired, its index, whether it was the last one, and the condition states. */
+/** One trigger in a preview: when it fired, its index, whether it was the last one, and the condition states (times in ISO 8601). */
 export interface PreviewTrigger {
   at: string;
   triggerIndex: number;
   final: boolean;
-  conditionStates: ConditionState[];
+  conditionStates: IsoConditionState[];
 }
 
 /**
@@ -254,7 +255,7 @@ export function preview(request: QueryRequest | { query: QueryRequest['query']; 
       }
       case 'trigger': {
         indicatorTrace.record(event.at, event.conditionStates);
-        const trigger = { at: isoTime(event.at), triggerIndex: event.triggerIndex, final: event.final, conditionStates: event.conditionStates };
+        const trigger = { at: isoTime(event.at), triggerIndex: event.triggerIndex, final: event.final, conditionStates: event.conditionStates.map(isoConditionState) };
         result.timeline.push({ at: trigger.at, wouldTriggerNow: true, trigger: event.triggerIndex, changes: event.conditionStates.map(timelineChange) });
         for (const state of event.conditionStates) last.set(state.path, signature(state));
         lastWould = true;

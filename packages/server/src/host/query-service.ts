@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson, type ConditionState, estimateCost, formatIsoTime, isRecord, isTradeFlavouredQuery, lifetimeOf, type QueryRequest, randomUuid, validate, type ValidateOptions, type ValidationResult } from '@eql/core';
+import { canonicalJson, type ConditionState, estimateCost, formatIsoTime, isoConditionState, isRecord, isTradeFlavouredQuery, lifetimeOf, type QueryRequest, randomUuid, validate, type ValidateOptions, type ValidationResult } from '@eql/core';
 import type { HostContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
 import type { ApiKeyRecord, QueryRecord, StoredExecution } from '../store/records.js';
@@ -211,12 +211,7 @@ export function executionView(execution: StoredExecution): Record<string, unknow
 
 /** Condition states with their instants as ISO 8601 strings, like every time of the API. */
 export function isoStates(state: ConditionState): Record<string, unknown> {
-  const view: Record<string, unknown> = { ...state };
-  if (state.since !== undefined) view.since = formatIsoTime(state.since);
-  if (state.readyAt !== undefined) view.readyAt = formatIsoTime(state.readyAt);
-  if (state.observedAt !== undefined) view.observedAt = formatIsoTime(state.observedAt);
-  if (state.match) view.match = { ...state.match, at: formatIsoTime(state.match.at) };
-  return view;
+  return isoConditionState(state);
 }
 
 /** Spec 2.6: the polled query. */
