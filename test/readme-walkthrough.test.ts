@@ -44,6 +44,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'eql-walkthrough-'));
   mkdirSync(join(dir, 'examples'));
   copyFileSync(join(ROOT, 'examples', 'paper-trade.json'), join(dir, 'examples', 'paper-trade.json'));
+  copyFileSync(join(ROOT, 'examples', 'quick-alert.json'), join(dir, 'examples', 'quick-alert.json'));
   // `npx eql` finds the command of this checkout, as in the repository.
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   writeFileSync(join(dir, 'package.json'), '{"name":"walkthrough","private":true}\n');
@@ -85,5 +86,22 @@ describe('the README walk-through of a signed trade', () => {
     const key = (JSON.parse(readFileSync(join(dir, '.eql-data', 'demo-key.json'), 'utf8')) as { apiKey: string }).apiKey;
     const list = (await (await fetch(`${base}/v2/auto/queries`, { headers: { 'x-svc-api-key': key } })).json()) as { data?: Array<{ status: string }>; queries?: Array<{ status: string }> };
     expect(JSON.stringify(list)).toContain('"status":"active"');
+  });
+});
+
+describe('the README quick start', () => {
+  it('creates the alert on the running host, and its notification comes', { timeout: 120_000 }, async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const block = /## Quick start\n[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    // The host runs already (npm install && npm start are the first step); the rest as written, comments dropped.
+    const commands = block
+      .split('\n')
+      .map((line) => line.replace(/\s+# \d\..*$/, '').trim())
+      .filter((line) => line !== '' && !line.startsWith('npm '));
+    expect(commands).toEqual([expect.stringMatching(/^export EQL_API_KEY=/), 'npx eql remote create examples/quick-alert.json', 'npx eql remote watch --from 0 --count 1']);
+    const run = await bash(commands.join('\n'));
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^created .* \(active, 5 credits\)$/m);
+    expect(run.stdout).toMatch(/BTC is at [\d.]+, above 90k/);
   });
 });
