@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseRecording, preview } from '@eql/core';
-import { chartData, formatAmount, formatNumber, formatPercent, formatUsd, onSlots, pricePrecision, slotOf } from '../src/views/preview-chart-data.js';
+import { formatAmount, formatNumber, formatPercent, formatUsd, pricePrecision } from '../src/numbers.js';
+import { chartData, onSlots, slotOf } from '../src/views/preview-chart-data.js';
 
 // What the console's preview chart draws, from a real preview: every series on the candles' grid (the
 // chart's time scale has a slot per distinct time), and numbers written for people.

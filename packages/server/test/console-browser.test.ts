@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseRecording, preview, PushSource, type PreviewResult, type QueryRequest } from '@eql/core';
-import { formatPercent, formatUsd } from '../../console/src/views/preview-chart-data.js';
+import { formatPercent, formatUsd } from '../../console/src/numbers.js';
 import { buildServer, type Host } from '../src/build-server.js';
 import { createApiKey, type CreatedKey } from '../src/auth/api-keys.js';
 import { CHROMIUM, CHROMIUM_ARGS, describeWithChromium } from './support/chromium.js';
@@ -147,7 +147,15 @@ await describeWithChromium('the web console in Chromium', () => {
     await expect.poll(() => page.locator('#validation-verdict').textContent(), WAIT).toMatch(/^Valid/);
     expect(Number(await page.locator('#estimate-credits').textContent())).toBeGreaterThan(0);
     await expect.poll(() => page.locator('#estimate-price').textContent(), WAIT).toMatch(/^\$\d/);
+    // The LLM calls said for people, not as a JSON blob.
+    expect(await page.locator('#estimate-llm-calls').textContent()).toMatch(/^conditions \d+(?: \([a-z]+ \d+.*\))?; actions \d+/);
     await shot(page, 'workbench');
+    // Edited after the verdict: it no longer vouches for the text (the next Validate judges the new one).
+    await page.locator('.cm-content').click();
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type(' ');
+    await expect.poll(() => page.locator('#validation-verdict').textContent(), WAIT).toBe('Edited since the last validation: validate again for the host’s verdict.');
+    expect(await page.locator('#estimate').count()).toBe(0);
 
     // Preview on the host's recording: the chart, its trigger, the states at the trigger.
     await page.getByRole('button', { name: 'Preview' }).click();
@@ -249,6 +257,10 @@ await describeWithChromium('the web console in Chromium', () => {
     })()`);
     await page.mouse.move(at.x, at.y);
     await expect.poll(() => page.locator('.hover').first().textContent(), WAIT).toMatch(/\S/);
+    // The server's Markdown as formatted text: no ** or backtick shown, paragraphs as paragraphs.
+    const hoverText = (await page.locator('.hover').first().textContent()) ?? '';
+    expect(hoverText).not.toMatch(/\*\*|`/);
+    expect(await page.locator('.hover p').count()).toBeGreaterThan(0);
 
     // Format: one line of JSON comes back laid out.
     await typeQuery(page, JSON.stringify(JSON.parse(query('Format', 'BTC', 100_000))));

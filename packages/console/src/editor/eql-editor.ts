@@ -10,6 +10,7 @@ import { drawSelection, EditorView, highlightActiveLine, hoverTooltip, keymap, l
 import type { CodeAction, Diagnostic, MarkupContent, TextEdit } from 'vscode-languageserver-protocol/browser';
 import { LANGUAGE_IDS, type LanguageClient } from '../lsp/language-client.js';
 import { offsetOf, positionOf, rangeOf } from './positions.js';
+import { markdownFragment } from '../markdown.js';
 
 export type Form = 'json' | 'text';
 
@@ -29,6 +30,7 @@ export class EqlEditor {
   private readonly language = new Compartment();
   private diagnostics: Diagnostic[] = [];
   private readonly findingsListeners = new Set<(findings: EditorFindings) => void>();
+  private readonly editListeners = new Set<() => void>();
   private readonly stopDiagnostics: () => void;
 
   constructor(
@@ -75,6 +77,11 @@ export class EqlEditor {
 
   onFindings(listener: (findings: EditorFindings) => void): void {
     this.findingsListeners.add(listener);
+  }
+
+  /** Called after each change of the text (typed, pasted, a fix applied, an example loaded). */
+  onEdit(listener: () => void): void {
+    this.editListeners.add(listener);
   }
 
   /**
@@ -131,7 +138,10 @@ export class EqlEditor {
       hoverTooltip((view, offset) => this.hover(view, offset), { hoverTime: 300 }),
       keymap.of([{ key: 'F2', run: openLintPanel }, indentWithTab, ...defaultKeymap, ...historyKeymap, ...completionKeymap, ...lintKeymap]),
       EditorView.updateListener.of((update) => {
-        if (update.docChanged) this.client.change(this.uri, update.state.doc.toString());
+        if (update.docChanged) {
+          this.client.change(this.uri, update.state.doc.toString());
+          for (const listener of this.editListeners) listener();
+        }
       }),
       EditorView.contentAttributes.of({ 'aria-label': label, 'aria-multiline': 'true' }),
       EditorView.lineWrapping,
@@ -205,7 +215,17 @@ export class EqlEditor {
       const completion: Completion = { label: item.label, apply: insert, type: 'property' };
       if (item.detail) completion.detail = item.detail;
       const documentation = item.documentation;
-      if (documentation) completion.info = typeof documentation === 'string' ? documentation : documentation.value;
+      if (documentation) {
+        const text = typeof documentation === 'string' ? documentation : documentation.value;
+        // Markdown (the server's) as formatted text, plain text as it is.
+        completion.info = () => {
+          const dom = document.createElement('div');
+          dom.className = 'documentation';
+          if (typeof documentation !== 'string' && documentation.kind === 'markdown') dom.append(markdownFragment(text));
+          else dom.textContent = text;
+          return dom;
+        };
+      }
       return completion;
     });
     return { from: range.from, to: Math.max(range.to, context.pos), options, filter: false };
@@ -223,9 +243,9 @@ export class EqlEditor {
       above: true,
       create: () => {
         const dom = document.createElement('div');
-        dom.className = 'hover';
+        dom.className = 'hover documentation';
         dom.setAttribute('role', 'tooltip');
-        dom.textContent = text;
+        dom.append(markdownFragment(text));
         return { dom };
       },
     };

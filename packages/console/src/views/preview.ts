@@ -8,7 +8,8 @@ import { AreaSeries, CandlestickSeries, createChart, createSeriesMarkers, type I
 import { errorText, formatTime, h, replaceChildren } from '../dom.js';
 import type { LanguageClient } from '../lsp/language-client.js';
 import type { Session } from '../session.js';
-import { chartData, type ChartData, chartSymbols, formatAmount, formatNumber, formatPercent, formatUsd, type MarkerKind, pricePrecision } from './preview-chart-data.js';
+import { formatAmount, formatNumber, formatPercent, formatUsd, pricePrecision } from '../numbers.js';
+import { chartData, type ChartData, chartSymbols, type MarkerKind } from './preview-chart-data.js';
 
 export interface PreviewView {
   element: HTMLElement;

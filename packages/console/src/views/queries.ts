@@ -2,6 +2,7 @@
 // with their errors, and cancel and delete (signed by the client when the query trades).
 import { errorText, formatTime, h, replaceChildren, text } from '../dom.js';
 import type { Session } from '../session.js';
+import { formatNumber } from '../numbers.js';
 
 type QueryDetail = Awaited<ReturnType<Session['client']['getQuery']>>;
 /** A row of `GET /v2/auto/queries`. */
@@ -45,8 +46,8 @@ export function queriesView(session: () => Session): QueriesView {
             {},
             h('td', {}, `${state.source ?? ''}.${state.method ?? ''} ${state.path ?? ''}`),
             h('td', {}, state.holds ? 'yes' : 'no'),
-            h('td', {}, state.value === undefined ? '—' : text(state.value)),
-            h('td', {}, state.threshold === undefined ? '—' : text(state.threshold)),
+            h('td', { className: 'number' }, state.value === undefined ? '—' : typeof state.value === 'number' ? formatNumber(state.value) : text(state.value)),
+            h('td', { className: 'number' }, state.threshold === undefined ? '—' : typeof state.threshold === 'number' ? formatNumber(state.threshold) : text(state.threshold)),
             h('td', {}, [state.status, state.reason].filter(Boolean).join(': ')),
           ),
         ),

@@ -48,6 +48,16 @@ export function workbenchView(session: () => Session, client: LanguageClient, dr
     else editor.setText(exampleText(Number(example.value)));
   });
 
+  // A verdict is about the text it judged: once the text changes it says so, rather than vouch for the new one.
+  editor.onEdit(() => {
+    const verdict = result.querySelector('#validation-verdict');
+    if (verdict === null || verdict.classList.contains('stale')) return;
+    verdict.className = 'stale';
+    verdict.textContent = 'Edited since the last validation: validate again for the host’s verdict.';
+    result.querySelector('#estimate')?.remove();
+    for (const list of result.querySelectorAll('ul')) list.remove();
+  });
+
   const showValidation = (answer: ValidateAnswer): void => {
     const list = (items: string[], className: string) => (items.length === 0 ? undefined : h('ul', { className }, ...items.map((item) => h('li', {}, item))));
     const cost = answer.estimatedCost;
@@ -65,7 +75,7 @@ export function workbenchView(session: () => Session, client: LanguageClient, dr
             h('dd', { id: 'estimate-credits' }, String(cost.credits)),
             h('dt', {}, 'Estimated price'),
             h('dd', { id: 'estimate-price' }, cost.price),
-            ...(answer.simulationLlmCallsEstimate ? [h('dt', {}, 'Simulated LLM calls'), h('dd', {}, JSON.stringify(answer.simulationLlmCallsEstimate))] : []),
+            ...(answer.simulationLlmCallsEstimate ? [h('dt', {}, 'LLM calls, upper bounds'), h('dd', { id: 'estimate-llm-calls' }, llmCallsText(answer.simulationLlmCallsEstimate))] : []),
           )
         : undefined,
     );
@@ -158,4 +168,13 @@ export function workbenchView(session: () => Session, client: LanguageClient, dr
     preview.element,
   );
   return { element, editor, load };
+}
+
+/** The LLM call upper bounds of an estimate, as people read them: `conditions 2 (fast 2); actions 1 (expert 1)`. */
+export function llmCallsText(estimate: { conditionCallsUpperBound: number; actionCallsUpperBound: number; conditionCallsBySpeed?: Record<string, number>; actionCallsBySpeed?: Record<string, number> }): string {
+  const bySpeed = (calls: Record<string, number> | undefined) => {
+    const parts = Object.entries(calls ?? {}).filter(([, count]) => count > 0).map(([speed, count]) => `${speed} ${count.toLocaleString('en-US')}`);
+    return parts.length > 0 ? ` (${parts.join(', ')})` : '';
+  };
+  return `conditions ${estimate.conditionCallsUpperBound.toLocaleString('en-US')}${bySpeed(estimate.conditionCallsBySpeed)}; actions ${estimate.actionCallsUpperBound.toLocaleString('en-US')}${bySpeed(estimate.actionCallsBySpeed)}`;
 }
