@@ -45,3 +45,13 @@ describe('eql config print', () => {
     expect(refused.stderr).toMatch(/^eql: EQL_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, not "loud"; EQL_FEED must be replay, bus or ccxt:<exchange id> .*; EQL_NATS_USER is set but EQL_NATS_PASSWORD is not/);
   });
 });
+
+describe('eql serve on a terminal', () => {
+  it('logs warnings and errors only when a person reads its terminal, the configured level otherwise', async () => {
+    const { terminalLogLevel } = await import('../src/commands/serve.js');
+    expect(terminalLogLevel('info', true, undefined)).toBe('warn');
+    expect(terminalLogLevel('info', false, undefined)).toBe('info');
+    expect(terminalLogLevel('info', true, 'info')).toBe('info');
+    expect(terminalLogLevel('debug', true, 'debug')).toBe('debug');
+  });
+});

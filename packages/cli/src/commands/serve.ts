@@ -44,6 +44,11 @@ export async function serveCommand(flags: ServeFlags, io: CliIo): Promise<number
   if (flags.x402Demo) config = { ...config, x402: { ...config.x402, demo: true } };
   // A misspelt variable would be ignored in silence: it is named, with the one it was likely meant to be.
   for (const warning of settingsWarnings(process.env)) io.stderr(`warning: ${warning}\n`);
+  const level = terminalLogLevel(config.logLevel, process.stdout.isTTY === true, process.env.EQL_LOG_LEVEL);
+  if (level !== config.logLevel) {
+    config = { ...config, logLevel: level };
+    io.stderr(`log: warnings and errors only on this terminal (set EQL_LOG_LEVEL=info for every request, as JSON)\n`);
+  }
   let closed = false;
   let stopSignal: ((signal: NodeJS.Signals) => void) | undefined;
   const stopped = new Promise<NodeJS.Signals>((resolve) => (stopSignal = resolve));
@@ -112,4 +117,13 @@ function openResources(): string[] {
     counts.set(kind, (counts.get(kind) ?? 0) + 1);
   }
   return [...counts].map(([kind, count]) => (count > 1 ? `${kind} x${count}` : kind));
+}
+
+/**
+ * The log level of a host started on a terminal: a person reading it gets warnings and errors, not a JSON
+ * line per request between the lines the host says; when standard output is a pipe or a file (a service,
+ * a container, a log shipper), or EQL_LOG_LEVEL is set, the configured level.
+ */
+export function terminalLogLevel(configured: string, stdoutIsTerminal: boolean, explicit: string | undefined): string {
+  return stdoutIsTerminal && (explicit === undefined || explicit === '') && configured === 'info' ? 'warn' : configured;
 }
