@@ -389,7 +389,8 @@ await describeWithPostgres('a lease loop that never waits on data', () => {
 
   it("a host paused inside a fenced write (its session idle in the transaction, its lease row share-locked) holds back the take-over of that one partition, only until the server ends the session: the others are taken at once and the taker keeps its own", { timeout: 60_000 }, async () => {
     const { schema, store } = await database('loop_paused');
-    const ttlMs = 900;
+    // Long enough that a loaded machine renews the taker's own leases in time (the point is the row lock, not the clock).
+    const ttlMs = 1_500;
     const partitions = 4;
     // The paused host: it took every partition, then stopped between a fenced write's checkFence and its
     // COMMIT (SIGSTOP). Its leases are never renewed again; its data session has the timeouts a host gives its sessions.
