@@ -58,6 +58,8 @@ import { type PartitionEngine, PartitionedHost, type PartitionedHostOptions } fr
 import { busHost } from './bus/bus-wiring.js';
 import { BusConnectionError } from './bus/market-bus.js';
 import type { CcxtFeed } from './host/ccxt-venue.js';
+import type { PgPriceHistory } from './store/pg/pg-price-history.js';
+import { type PrunedHistory, RetentionJob } from './store/retention-job.js';
 import { matchedRoute, registerMatchedRoute } from './http/matched-route.js';
 import { OpenedResources } from './opened-resources.js';
 import { echoRequestId, requestIdOf } from './http/request-id.js';
@@ -120,6 +122,8 @@ export interface Host {
   close(): Promise<void>;
   /** Tells load balancers to go elsewhere (`/ready` answers 503) while the host still serves: the first step of a shutdown. */
   drain(): void;
+  /** The pruning job of EQL_RETENTION_* (running on its timer; `runOnce()` runs it now). */
+  retention: RetentionJob;
 }
 
 /** Requests a minute per client address on the payment-model routes by default (EQL_X402_REQUESTS_PER_MINUTE). */
@@ -173,7 +177,8 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
   // in the data directory beside a PostgreSQL store too: per process for now, docs/scale-out.md).
   const pricesPath = options.store ? ':memory:' : join(config.dataDir, 'prices.sqlite');
   privateDatabase(pricesPath);
-  const prices = new SqlitePriceHistory(pricesPath);
+  // EQL_RETENTION_PRICES=off keeps every minute.
+  const prices = new SqlitePriceHistory(pricesPath, config.retention.prices === undefined ? {} : { retentionMs: config.retention.prices || Number.POSITIVE_INFINITY });
   opened.add(() => prices.close());
   privateDatabaseCompanions(pricesPath);
   let warnCluster: (message: string, error?: unknown) => void = () => undefined;
@@ -221,6 +226,8 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
   let signals: PartitionedHostOptions['signals'];
   /** The venue the feed's leader publishes into the bus (closed with the host). */
   let venueFeed: CcxtFeed | undefined;
+  /** The cluster's shared price history, on the bus (the retention job prunes it). */
+  let sharedHistory: PgPriceHistory | undefined;
   /** Why anyone could publish prices into the bus (logged once the logger exists). */
   let openBus: string | undefined;
   if (leases && cluster && store instanceof PgHostStore) {
@@ -231,7 +238,7 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
         // A bus that cannot be reached or refuses the credentials: its message names it, credentials masked.
         throw error instanceof BusConnectionError ? new StartError(error.message, { cause: error }) : error;
       });
-      ({ engine, feed, signals, venueFeed, openWarning: openBus } = wired);
+      ({ engine, feed, signals, venueFeed, openWarning: openBus, history: sharedHistory } = wired);
       if (venueFeed) opened.add(() => venueFeed?.close());
     } else engine = new HostEngine(engineOptions());
     host = new PartitionedHost({ engine, store, pool: store.pool, leases, partitions: cluster.partitions, warn, ...(feed ? { feed } : {}), ...(signals ? { signals } : {}) });
@@ -435,9 +442,28 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
   // The web console (packages/console), served from its built files.
   await consoleRoutes(app);
 
+  // Records kept no longer than EQL_RETENTION_* says; on a cluster, by the host holding partition 0.
+  const histories: PrunedHistory[] = [{ name: 'prices', keepMs: prices.retentionMs, prune: (before, limit) => prices.prune(before, limit) }];
+  const ticks = sharedHistory;
+  if (ticks) histories.push({ name: 'price_ticks', keepMs: ticks.retentionMs, prune: (before, limit) => ticks.prune(before, limit) });
+  const retention = new RetentionJob({
+    store,
+    policy: config.retention,
+    histories,
+    now,
+    leads: () => host.readiness().partitions?.owned.includes(0) ?? true,
+    onRun: (report) => {
+      metrics?.observeRetention(report);
+      if (Object.keys(report.pruned).length > 0) app.log.info({ pruned: report.pruned, durationMs: Math.round(report.durationMs) }, 'retention: pruned old records');
+    },
+    onError: (error) => app.log.warn({ error: error instanceof Error ? error.message : String(error) }, 'retention: a run failed; the next one tries again'),
+  });
+  opened.add(() => retention.stop());
+
   // Nothing runs before the engine starts: a `running` execution is one the previous process left.
   await store.interruptRunningExecutions(new Date(context.now()).toISOString());
   await host.start();
+  retention.start();
   return {
     app,
     ...(metricsApp ? { metricsApp } : {}),
@@ -445,7 +471,9 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
     drain: () => {
       context.lifecycle.draining = true;
     },
+    retention,
     close: async () => {
+      await retention.stop();
       hub.close();
       await hub.slots.close();
       await metricsApp?.close();

@@ -13,6 +13,7 @@ import { ConfigurationError } from './settings/setting.js';
 import type { TrustProxy } from './settings/host-settings.js';
 import type { PgSessionTimeouts } from './store/pg/pg-pool.js';
 import type { Plan } from './store/records.js';
+import { DEFAULT_RETENTION, type RetentionPolicy } from './store/retention.js';
 
 export type { Plan } from './store/records.js';
 export { parseTrustProxy, type TrustProxy } from './settings/host-settings.js';
@@ -138,6 +139,12 @@ export interface HostConfig {
    * Kubernetes gives 30 s by default).
    */
   shutdown: { delayMs: number; graceMs: number };
+  /**
+   * How long the host keeps what it records (EQL_RETENTION_NOTIFICATIONS and the others of docs/operations.md "Retention"): a job prunes
+   * older records every `intervalMs` (EQL_RETENTION_INTERVAL, default 1h), `batch` rows per transaction;
+   * on a cluster the host holding partition 0 runs it.
+   */
+  retention: RetentionPolicy;
   /** Largest request body in bytes. */
   bodyLimit: number;
   /** Largest text-form body (`text/x-eql`) in bytes (EQL_TEXT_FORM_BODY_LIMIT; default 64 KB, capped by `bodyLimit`). */
@@ -200,6 +207,7 @@ export function defaultConfig(overrides: Partial<HostConfig> = {}): HostConfig {
     metrics: { enabled: true },
     readyMaxFeedAgeMs: 300_000,
     shutdown: { delayMs: 0, graceMs: 10_000 },
+    retention: { ...DEFAULT_RETENTION },
     sseMaxStreamsPerKey: DEFAULT_MAX_STREAMS_PER_KEY,
     trustProxy: false,
     logLevel: 'info',
@@ -271,6 +279,16 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
   set<number>('EQL_READY_MAX_FEED_AGE_MS', (value) => (config.readyMaxFeedAgeMs = value));
   set<number>('EQL_SHUTDOWN_DELAY_MS', (value) => (config.shutdown.delayMs = value));
   set<number>('EQL_SHUTDOWN_GRACE_MS', (value) => (config.shutdown.graceMs = value));
+  set<number>('EQL_RETENTION_NOTIFICATIONS', (value) => (config.retention.notifications = value));
+  set<number>('EQL_RETENTION_EXECUTIONS', (value) => (config.retention.executions = value));
+  set<number>('EQL_RETENTION_OUTBOX', (value) => (config.retention.outbox = value));
+  set<number>('EQL_RETENTION_VALIDATIONS', (value) => (config.retention.validations = value));
+  set<number>('EQL_RETENTION_LEDGER', (value) => (config.retention.ledger = value));
+  set<number>('EQL_RETENTION_CHAT', (value) => (config.retention.chat = value));
+  set<number>('EQL_RETENTION_DELETED_QUERIES', (value) => (config.retention.deletedQueries = value));
+  set<number>('EQL_RETENTION_PRICES', (value) => (config.retention.prices = value));
+  set<number>('EQL_RETENTION_INTERVAL', (value) => (config.retention.intervalMs = value));
+  set<number>('EQL_RETENTION_BATCH', (value) => (config.retention.batch = value));
   if (config.shutdown.delayMs >= config.shutdown.graceMs) problems.push(`EQL_SHUTDOWN_DELAY_MS (${config.shutdown.delayMs}) must be less than EQL_SHUTDOWN_GRACE_MS (${config.shutdown.graceMs}): the host must have time to close`);
   config.x402 = {
     ...(values.has('EQL_X402_PAY_TO') ? { payTo: values.get('EQL_X402_PAY_TO') as string } : {}),

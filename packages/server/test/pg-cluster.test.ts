@@ -136,6 +136,41 @@ await describeWithPostgres('hosts sharing one PostgreSQL database', () => {
     }
   });
 
+  it('the retention job runs on the host holding partition 0 only, and prunes for the whole database', { timeout: 90_000 }, async () => {
+    const { url } = await schema('retention');
+    const push = new PushSource();
+    const a = await member(url, 'host-a', push);
+    const b = await member(url, 'host-b', push);
+    try {
+      await balanced([a, b]);
+      const nodes = ['host-a', 'host-b'];
+      const leader = partitionsOf('host-a', nodes, 8).includes(0) ? a : b;
+      const other = leader === a ? b : a;
+      const store = a.host.context.store;
+      const old = new Date(Date.now() - 40 * 86_400_000).toISOString();
+      for (let index = 0; index < 3; index += 1) await store.addNotification(1, { type: 'athena_query_notify_only', category: 'alerts', title: 't', body: 'b', data: { queryId: `q-${index}` }, priority: 'high', createdAt: old });
+      // Whether a host runs the job is read from its leases as the run starts: compared with its readiness around the run.
+      const owns0 = async (m: Member) => (await ready(m.base)).partitions.owned.includes(0);
+      const ran = async (m: Member) => {
+        const before = await owns0(m);
+        const report = await m.host.retention.runOnce();
+        return before === (await owns0(m)) ? { stable: true, before, report } : { stable: false, before, report };
+      };
+      const follower = await ran(other);
+      if (follower.stable) expect(follower.report).toBeUndefined();
+      const led = await ran(leader);
+      if (led.stable) {
+        expect(led.before).toBe(true);
+        expect(led.report?.pruned).toMatchObject({ notifications: 3 });
+      }
+      // The follower's store sees the leader's pruning: one database.
+      if (led.stable) expect(await other.host.context.store.countNotificationsAfter(1, 0)).toBe(0);
+    } finally {
+      await a.host.close();
+      await b.host.close();
+    }
+  });
+
   it('a query created through one host and run by another fires once; a stream on the first host gets its notification once; a cancel through either host stops it', { timeout: 90_000 }, async () => {
     const { url } = await schema('cross');
     const push = new PushSource();

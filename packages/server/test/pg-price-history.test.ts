@@ -134,6 +134,24 @@ await describeWithPostgres('PgPriceHistory', () => {
     expect(await history.ticks(price('BTC'), 0, cut + HOUR)).toEqual([{ at: cut, price: 5, volume: 0 }]);
   });
 
+  it('prunes in batches of at most `limit`, oldest first, ending where one prune of everything ends', async () => {
+    const history = new PgPriceHistory(pool, { epoch: EPOCH });
+    const ticks = ['BTC', 'ETH', 'SOL'].flatMap((symbol, asset) => Array.from({ length: 20 }, (_, index) => tick(asset * 100 + index + 1, symbol, BASE + index * MINUTE, 100 + index)));
+    await history.record(ticks);
+    const cut = BASE + 12 * MINUTE + 1;
+    const counts: number[] = [];
+    for (;;) {
+      const count = await history.prune(cut, 5);
+      counts.push(count);
+      if (count < 5) break;
+    }
+    // 12 ticks of each asset are before its last one before the cut: 36 in batches of 5.
+    expect(counts).toEqual([5, 5, 5, 5, 5, 5, 5, 1]);
+    for (const symbol of ['BTC', 'ETH', 'SOL']) {
+      expect((await history.ticks(price(symbol), 0, BASE + HOUR)).map((item) => item.at)).toEqual(Array.from({ length: 8 }, (_, index) => BASE + (12 + index) * MINUTE));
+    }
+  });
+
   it('starts smoothing at the later of the first tick’s bucket and maxCandles before the epoch, the same for every instance', async () => {
     const early = new PgPriceHistory(pool, { epoch: EPOCH, maxCandles: 10 });
     expect(await early.origin(price('BTC'), MINUTE)).toBeUndefined();

@@ -57,6 +57,35 @@ describe('the host record of prices', () => {
     store.close();
   });
 
+  it('prunes in batches the candles whose whole bucket ends by the cut, of every asset; the candles after it answer as before', () => {
+    const store = new SqlitePriceHistory(':memory:', { now: () => START });
+    const ticks = [...minuteTicks(30, 'SOL'), ...minuteTicks(30, 'BTC')];
+    for (const tick of ticks) if (tick.source === 'price') store.record(tick);
+    store.flush();
+    const cut = START + 26 * 3_600_000 + 7 * MINUTE;
+    const sol = { source: 'price' as const, symbol: 'SOL' };
+    const kept = [MINUTE, 15 * MINUTE, 3_600_000].map((tf) => store.candles(sol, tf, cut, START + 30 * 3_600_000));
+    const counts: number[] = [];
+    for (;;) {
+      const count = store.prune(cut, 400);
+      counts.push(count);
+      if (count < 400) break;
+    }
+    const total = counts.reduce((sum, count) => sum + count, 0);
+    // Per asset: the minutes, quarters, hours and the first day that end by the cut; the second day (open at the cut) stays.
+    expect(total).toBe(2 * (26 * 60 + 7 + 26 * 4 + 26 + 1));
+    expect(counts.slice(0, -1).every((count) => count === 400)).toBe(true);
+    expect([MINUTE, 15 * MINUTE, 3_600_000].map((tf) => store.candles(sol, tf, cut, START + 30 * 3_600_000))).toEqual(kept);
+    const left = store.db.prepare('SELECT res, min(start) AS first FROM price_candles WHERE asset = ? GROUP BY res ORDER BY res').all('BTC') as Array<{ res: number; first: number }>;
+    expect(left).toEqual([
+      { res: MINUTE, first: START + 26 * 3_600_000 + 7 * MINUTE },
+      { res: 15 * MINUTE, first: START + 26 * 3_600_000 },
+      { res: 3_600_000, first: START + 26 * 3_600_000 },
+      { res: 86_400_000, first: START + 86_400_000 },
+    ]);
+    store.close();
+  });
+
   it('warms an engine after a restart to the values a live engine holds', () => {
     const ticks = minuteTicks(30);
     const cut = START + 20 * 60 * MINUTE;

@@ -516,6 +516,124 @@ function contract(backend: Backend): void {
     expect((await opened.ledger.lookup(claim))?.settlement).toBe(kept('0xhash'));
   });
 
+  // ---------------------------------------------------------------- retention (store/retention.ts)
+
+  /** Prunes a kind in batches of `limit` until one comes back short, as the retention job does; returns the total. */
+  const pruneAll = async (kind: Parameters<HostStore['prune']>[0], before: string, limit: number): Promise<number> => {
+    let total = 0;
+    for (;;) {
+      const count = await store.prune(kind, before, limit);
+      expect(count).toBeLessThanOrEqual(limit);
+      total += count;
+      if (count < limit) return total;
+    }
+  };
+
+  it('retention: notifications, finished executions and LLM sessions, settled outbox entries older than the cutoff go, in batches', async () => {
+    await store.insertQuery(queryRecord('q-1', 1, at(0)));
+    for (let minute = 1; minute <= 7; minute += 1) await store.addNotification(1, { ...notification('q-1', { stepId: 'n', triggerIndex: minute }), createdAt: at(minute) });
+    await store.saveExecution(1, execution('e-old', 'q-1', at(1), { status: 'succeeded', finishedAt: at(2) }));
+    await store.saveExecution(1, execution('e-old-2', 'q-1', at(1), { status: 'failed', finishedAt: at(3), error: { code: 'WEBHOOK_FAILED', message: 'no' } }));
+    await store.saveExecution(1, execution('e-running', 'q-1', at(1)));
+    await store.saveExecution(1, execution('e-new', 'q-1', at(8), { status: 'succeeded', finishedAt: at(9) }));
+    const session = { sessionId: 's-old', queryId: 'q-1', title: 'why', analysisType: 'general', status: 'completed', createdAt: at(1), executedAt: at(1), messages: [] };
+    await store.saveSession(1, session);
+    await store.saveSession(1, { ...session, sessionId: 's-new', executedAt: at(9) });
+    const entry = (key: string, status: 'pending' | 'succeeded', finishedAt?: string) => ({
+      key, queryId: 'q-1', triggerIndex: 1, stepId: key, type: 'webhook', executionId: 'e-old', status, createdAt: at(1), ...(finishedAt ? { finishedAt, result: { status: 200 } } : {}),
+    });
+    await store.saveOutbox(1, entry('settled-old', 'succeeded', at(2)));
+    await store.saveOutbox(1, entry('pending-old', 'pending'));
+    await store.saveOutbox(1, entry('settled-new', 'succeeded', at(9)));
+    const before = at(5);
+
+    expect(await pruneAll('notifications', before, 2)).toBe(4);
+    expect((await store.notificationsAfter(1, 0)).map((item) => item.createdAt)).toEqual([at(5), at(6), at(7)]);
+    expect(await pruneAll('executions', before, 1)).toBe(3);
+    expect((await store.executionsOfQuery('q-1')).map((item) => item.id).sort()).toEqual(['e-new', 'e-running']);
+    expect(await store.executionById('e-old')).toBeUndefined();
+    expect(await store.sessionById('s-old')).toBeUndefined();
+    expect((await store.sessionsOfQuery('q-1')).map((item) => item.sessionId)).toEqual(['s-new']);
+    expect(await pruneAll('outbox', before, 10)).toBe(1);
+    expect(await store.outboxEntry('settled-old')).toBeUndefined();
+    expect(await store.outboxEntry('pending-old')).toMatchObject({ status: 'pending' });
+    expect(await store.outboxEntry('settled-new')).toMatchObject({ status: 'succeeded' });
+    // Nothing older is left: a second run deletes nothing.
+    for (const kind of ['notifications', 'executions', 'outbox'] as const) expect(await store.prune(kind, before, 10)).toBe(0);
+  });
+
+  it('retention: validations and exchange listings older than the cutoff go', async () => {
+    await store.rememberValidation(1, 'old', at(1));
+    await store.rememberValidation(1, 'new', at(9));
+    await store.rememberExchangeCheck(1, at(1));
+    await store.rememberExchangeCheck(2, at(9));
+    expect(await pruneAll('validations', at(5), 1)).toBe(2);
+    expect(await store.validatedSince(1, 'old', at(0))).toBe(false);
+    expect(await store.validatedSince(1, 'new', at(0))).toBe(true);
+    expect(await store.exchangesCheckedSince(1, at(0))).toBe(false);
+    expect(await store.exchangesCheckedSince(2, at(0))).toBe(true);
+  });
+
+  it('retention: old ledger lines fold into one line per key, totals and this month unchanged; old daily counts go', async () => {
+    const day = (month: number, date: number, hour = 10) => new Date(Date.UTC(2026, month - 1, date, hour)).toISOString();
+    for (let date = 1; date <= 5; date += 1) await store.charge(1, date, 'create', `q${date}`, day(1, date));
+    await store.charge(2, 50, 'chat', 's1', day(1, 2));
+    await store.charge(1, 100, 'create', 'q-now', day(4, 20));
+    await store.addRequests(1, '2026-01-03', 4);
+    await store.addRequests(1, '2026-04-20', 6);
+    const now = '2026-04-20';
+    const beforeFold = await store.creditsUsed(1, now);
+    expect(beforeFold).toEqual({ daily: 100, monthly: 100, total: 115 });
+    // Two runs with a growing cutoff, in batches of 2: still one carried line per key.
+    await pruneAll('ledger', day(1, 3, 0), 2);
+    await pruneAll('ledger', day(2, 1), 2);
+    expect(await store.creditsUsed(1, now)).toEqual(beforeFold);
+    expect(await store.creditsUsed(2, now)).toEqual({ daily: 0, monthly: 0, total: 50 });
+    expect(await store.usage(1, now)).toEqual({ daily: 6, monthly: 6 });
+    expect(await store.usage(1, '2026-01-03')).toEqual({ daily: 0, monthly: 0 });
+    // The folded lines are gone; nothing older is left to fold.
+    expect(await store.prune('ledger', day(2, 1), 10)).toBe(0);
+    await store.charge(1, 7, 'create', 'q-late', day(2, 5));
+    expect(await pruneAll('ledger', day(3, 1), 10)).toBe(1);
+    expect((await store.creditsUsed(1, now)).total).toBe(122);
+  });
+
+  it('retention: chat sessions unused since the cutoff go with their messages', async () => {
+    const chats = opened.chats;
+    await chats.createSession({ id: 'c-old', keyId: 1, kind: 'chat', analysisType: null, state: undefined, createdAt: at(1), updatedAt: at(1) });
+    await chats.appendTurn('c-old', [{ role: 'user', content: 'old', credits: 0, createdAt: at(2) }], undefined, at(2));
+    await chats.createSession({ id: 'c-new', keyId: 1, kind: 'chat', analysisType: null, state: undefined, createdAt: at(1), updatedAt: at(1) });
+    await chats.appendTurn('c-new', [{ role: 'user', content: 'new', credits: 0, createdAt: at(8) }], undefined, at(8));
+    expect(await pruneAll('chat', at(5), 1)).toBe(1);
+    expect(await chats.session('c-old')).toBeUndefined();
+    expect(await chats.messages('c-old', 10)).toEqual([]);
+    expect((await chats.messages('c-new', 10)).map((message) => message.content)).toEqual(['new']);
+  });
+
+  it('retention: a query deleted before the cutoff goes with its executions, sessions, notifications and outbox; others stay', async () => {
+    for (const id of ['q-gone', 'q-recent', 'q-kept']) {
+      await store.insertQuery(queryRecord(id, 1, at(0)));
+      await store.saveExecution(1, execution(`e-${id}`, id, at(1), { status: 'succeeded', finishedAt: at(1) }));
+      await store.saveSession(1, { sessionId: `s-${id}`, queryId: id, title: 'why', analysisType: 'general', status: 'completed', createdAt: at(1), executedAt: at(1), messages: [] });
+      await store.addNotification(1, notification(id, { stepId: 'n', triggerIndex: 1 }));
+      await store.saveOutbox(1, { key: `${id}:1:w`, queryId: id, triggerIndex: 1, stepId: 'w', type: 'webhook', executionId: `e-${id}`, status: 'pending', createdAt: at(1) });
+    }
+    await store.softDeleteQuery('q-gone', at(2));
+    await store.softDeleteQuery('q-recent', at(8));
+    expect(await pruneAll('deletedQueries', at(5), 1)).toBe(1);
+    expect(await store.queryById('q-gone')).toBeUndefined();
+    expect(await store.executionsOfQuery('q-gone')).toEqual([]);
+    expect(await store.sessionById('s-q-gone')).toBeUndefined();
+    expect(await store.outboxEntry('q-gone:1:w')).toBeUndefined();
+    expect(await store.countNotificationsAfter(1, 0, 'q-gone')).toBe(0);
+    for (const id of ['q-recent', 'q-kept']) {
+      expect(await store.queryById(id)).toMatchObject({ id });
+      expect((await store.executionsOfQuery(id)).length).toBe(1);
+      expect(await store.outboxEntry(`${id}:1:w`)).toMatchObject({ status: 'pending' });
+    }
+    expect(await store.countNotificationsAfter(1, 0, 'q-kept')).toBe(1);
+  });
+
   it('chat sessions: a turn with its state, the last messages oldest first', async () => {
     const chats = opened.chats;
     await chats.createSession({ id: 'c-1', keyId: 1, kind: 'builder', analysisType: null, state: { step: 1 }, createdAt: at(1), updatedAt: at(1) });

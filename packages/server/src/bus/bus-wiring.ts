@@ -25,6 +25,8 @@ export interface BusHost {
   venueFeed?: CcxtFeed;
   /** Why anyone who reaches the bus's server could publish prices (logged at start), if it is so. */
   openWarning?: string;
+  /** The cluster's shared price history (`price_ticks`): the retention job prunes it. */
+  history: PgPriceHistory;
 }
 
 /**
@@ -52,7 +54,7 @@ export async function busHost(options: {
     hints: options.engineOptions.box.derive('eql market bus hints'),
     warn,
   });
-  const history = new PgPriceHistory(store.pool, { epoch: cluster.replayOrigin });
+  const history = new PgPriceHistory(store.pool, { epoch: cluster.replayOrigin, ...(config.retention.prices ? { retentionMs: config.retention.prices } : {}) });
   // The base engine runs no query: it answers what the feeds serve (the recording's symbols; any with
   // EQL_FEED=bus, where publishers decide), exchanges and secrets.
   const base = new HostEngine({ ...options.engineOptions, ...(config.feed === 'bus' ? { sources: [new PushSource()] } : {}), history: [] });
@@ -90,6 +92,7 @@ export async function busHost(options: {
   });
   return {
     engine,
+    history,
     feed: {
       start: async (epoch, isLeased) => {
         leased = isLeased;

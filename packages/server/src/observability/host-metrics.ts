@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { HostActivity, QueryHost } from '../host/query-host.js';
 import type { HostStore } from '../store/store.js';
+import type { RetentionReport } from '../store/retention-job.js';
 
 /** What the metrics read at each scrape, besides what they count as it happens. */
 export interface MetricsSources {
@@ -34,6 +35,9 @@ export class HostMetrics {
   private readonly failures: Counter<'action' | 'code'>;
   private readonly actionDuration: Histogram<'action' | 'outcome'>;
   readonly storeDuration: Histogram<'method' | 'outcome'>;
+  private readonly retentionPruned: Counter<'kind'>;
+  private readonly retentionLastRun: Gauge;
+  private readonly retentionDuration: Gauge;
 
   constructor() {
     const registers = [this.registry];
@@ -45,6 +49,16 @@ export class HostMetrics {
     this.failures = new Counter({ name: 'eql_execution_failures_total', help: 'Action steps failed, by action type and error code (such as WEBHOOK_FAILED, DELIVERY_UNCERTAIN).', labelNames: ['action', 'code'], registers });
     this.actionDuration = new Histogram({ name: 'eql_action_duration_seconds', help: 'Time from an action step starting to its outcome, by action type and outcome.', labelNames: ['action', 'outcome'], buckets: ACTION_BUCKETS, registers });
     this.storeDuration = new Histogram({ name: 'eql_store_call_duration_seconds', help: 'Time of calls to the host store, by method and outcome (ok, error).', labelNames: ['method', 'outcome'], buckets: STORE_BUCKETS, registers });
+    this.retentionPruned = new Counter({ name: 'eql_retention_pruned_rows_total', help: 'Records the retention job deleted (or folded, for the ledger), by kind (notifications, executions, outbox, ..., prices, price_ticks).', labelNames: ['kind'], registers });
+    this.retentionLastRun = new Gauge({ name: 'eql_retention_last_run_timestamp_seconds', help: 'When the retention job last finished a run on this host (0: never; on a cluster only the holder of partition 0 runs it).', registers });
+    this.retentionDuration = new Gauge({ name: 'eql_retention_last_run_duration_seconds', help: 'How long the last run of the retention job took.', registers });
+  }
+
+  /** Counts what a run of the retention job pruned. */
+  observeRetention(report: RetentionReport): void {
+    for (const [kind, count] of Object.entries(report.pruned)) this.retentionPruned.inc({ kind }, count);
+    this.retentionLastRun.set(report.at / 1000);
+    this.retentionDuration.set(report.durationMs / 1000);
   }
 
   /** Adds the metrics read at each scrape from what the host is made of (once it is built). */

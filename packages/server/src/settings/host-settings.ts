@@ -74,6 +74,10 @@ export function parseMarketSeed(text: string): string | false {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
+const DAY = 86_400_000;
+/** A retention: a duration of at least `minMs`, or off (kept for ever). */
+const kept = (minMs = 60_000) => ({ type: 'duration', minMs, off: true }) as const;
+
 const whole = (min: number, max?: number) => ({ type: 'integer', min, ...(max === undefined ? {} : { max }) }) as const;
 
 /** Every environment variable of the host, grouped as docs/configuration.md shows them. */
@@ -178,6 +182,17 @@ export const HOST_SETTINGS: readonly Setting[] = [
   { name: 'EQL_READY_MAX_FEED_AGE_MS', group: 'Operations', kind: whole(0), defaultText: '300000', description: '`/ready` answers 503 when queries are active and the feed gave nothing for longer (0: never).' },
   { name: 'EQL_SHUTDOWN_DELAY_MS', group: 'Operations', kind: whole(0), defaultText: '0', description: 'After SIGTERM, how long the host serves on with `/ready` at 503 before it closes.' },
   { name: 'EQL_SHUTDOWN_GRACE_MS', group: 'Operations', kind: whole(100), defaultText: '10000', description: 'The process exits at the latest this long after SIGTERM.' },
+
+  { name: 'EQL_RETENTION_NOTIFICATIONS', group: 'Retention', kind: kept(), defaultText: '30d', description: 'Notifications older than this are deleted (a stream resumed from an older event id starts at the oldest kept).' },
+  { name: 'EQL_RETENTION_EXECUTIONS', group: 'Retention', kind: kept(), defaultText: '90d', description: 'Finished executions and LLM sessions older than this are deleted; running ones are kept.' },
+  { name: 'EQL_RETENTION_OUTBOX', group: 'Retention', kind: kept(), defaultText: '7d', description: 'Settled outbox entries older than this are deleted; pending ones (in flight or in doubt) are kept.' },
+  { name: 'EQL_RETENTION_VALIDATIONS', group: 'Retention', kind: kept(DAY), defaultText: '2d', description: 'Records of validations and exchange listings older than this are deleted (create needs one of the last 24 hours).' },
+  { name: 'EQL_RETENTION_LEDGER', group: 'Retention', kind: kept(62 * DAY), defaultText: '400d', description: "Credit ledger lines and daily request counts older than this are folded into one line per key (totals stay exact)." },
+  { name: 'EQL_RETENTION_CHAT', group: 'Retention', kind: kept(), defaultText: '30d', description: 'Chat sessions not used for this long are deleted with their messages.' },
+  { name: 'EQL_RETENTION_DELETED_QUERIES', group: 'Retention', kind: kept(), defaultText: '30d', description: 'Queries deleted this long ago are removed with their executions, sessions, notifications and outbox entries.' },
+  { name: 'EQL_RETENTION_PRICES', group: 'Retention', kind: kept(3_600_000), defaultText: '60d (SQLite minutes), 7d (PostgreSQL ticks)', description: "The host's price history (warm-up reads it: a shorter one warms fewer candles of long timeframes)." },
+  { name: 'EQL_RETENTION_INTERVAL', group: 'Retention', kind: { type: 'duration', minMs: 1_000 }, defaultText: '1h', description: 'How often the pruning job runs (on a cluster, on the host holding partition 0).' },
+  { name: 'EQL_RETENTION_BATCH', group: 'Retention', kind: whole(10, 100_000), defaultText: '1000', description: 'Rows deleted per transaction: writers wait for one batch at most.' },
 ];
 
 /**

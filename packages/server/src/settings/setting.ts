@@ -10,6 +10,8 @@ export type SettingKind =
   | { type: 'path' }
   | { type: 'url'; protocols: readonly string[] }
   | { type: 'list' }
+  /** A span of time as Prometheus writes it (`30d`, `12h`, `90m`, `45s`, `500ms`, `2w`), in ms; `off` (or `0`) when `off` is allowed: keep for ever. */
+  | { type: 'duration'; minMs: number; off?: boolean }
   /** Read by its own parser (its message names the variable), such as a proxy list or a database URL. */
   | { type: 'custom'; parse: (text: string) => unknown; says: string };
 
@@ -66,6 +68,8 @@ export function expectation(kind: SettingKind): string {
       return `a ${kind.protocols.map((protocol) => `${protocol}//`).join(' or ')} URL`;
     case 'list':
       return 'a comma-separated list';
+    case 'duration':
+      return `a duration such as 30d, 12h or 90m${kind.minMs > 0 ? ` of at least ${formatDuration(kind.minMs)}` : ''}${kind.off ? ', or off' : ''}`;
     case 'custom':
       return kind.says;
   }
@@ -123,6 +127,12 @@ export function parseSetting(setting: Setting, raw: string, suggest: (text: stri
           .map((item) => item.trim())
           .filter(Boolean),
       };
+    case 'duration': {
+      if (kind.off && /^(off|never|0)$/i.test(text)) return { value: 0 };
+      const value = parseDuration(text);
+      if (value === undefined || value < kind.minMs) return wrong();
+      return { value };
+    }
     case 'custom':
       try {
         return { value: kind.parse(text) };
@@ -130,4 +140,23 @@ export function parseSetting(setting: Setting, raw: string, suggest: (text: stri
         return { problem: error instanceof Error ? error.message : `${name} must be ${kind.says}` };
       }
   }
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/** Milliseconds of a duration written as Prometheus does (`1d12h` too), or undefined when it is not one. */
+export function parseDuration(text: string): number | undefined {
+  if (!/^([0-9]+(ms|s|m|h|d|w))+$/.test(text)) return undefined;
+  let total = 0;
+  for (const [, amount, unit] of text.matchAll(/([0-9]+)(ms|s|m|h|d|w)/g)) total += Number(amount) * (DURATION_UNITS[unit as string] as number);
+  return Number.isSafeInteger(total) ? total : undefined;
+}
+
+/** A duration in the largest unit that divides it (`30d`, `90m`), as settings are written. */
+export function formatDuration(ms: number): string {
+  for (const unit of ['w', 'd', 'h', 'm', 's'] as const) {
+    const size = DURATION_UNITS[unit] as number;
+    if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${ms}ms`;
 }

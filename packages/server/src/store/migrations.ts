@@ -269,6 +269,23 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
     // scrape of /metrics, which must not read the whole outbox.
     sql: `CREATE INDEX action_outbox_pending ON action_outbox (created_at) WHERE status = 'pending';`,
   },
+  {
+    version: 10,
+    name: 'retention',
+    // The retention job (store/retention.ts) finds the oldest records of each kind by these, a batch at a
+    // time; a key's folded ledger lines are one row, found and updated by its key.
+    sql: `
+      CREATE INDEX notifications_time ON notifications (created_at);
+      CREATE INDEX executions_finished ON executions (finished_at) WHERE finished_at IS NOT NULL;
+      CREATE INDEX sessions_time ON sessions (executed_at);
+      CREATE INDEX action_outbox_settled ON action_outbox (finished_at) WHERE status <> 'pending';
+      CREATE INDEX validations_time ON validations (validated_at);
+      CREATE INDEX ledger_time ON ledger (created_at) WHERE reason <> 'carried_forward';
+      CREATE UNIQUE INDEX ledger_carried ON ledger (key_id) WHERE reason = 'carried_forward';
+      CREATE INDEX chat_sessions_time ON chat_sessions (updated_at);
+      CREATE INDEX queries_deleted ON queries (deleted_at) WHERE deleted_at IS NOT NULL;
+    `,
+  },
 ];
 
 /**

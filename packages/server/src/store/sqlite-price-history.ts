@@ -56,11 +56,12 @@ export class SqlitePriceHistory implements PriceHistory {
   /** Whether an asset has prices, as last looked up (recording one makes it true). */
   private readonly assets = new Map<string, boolean>();
   private readonly hasAsset: Database.Statement;
-  private readonly retentionMs: number;
+  /** How long minutes are kept (ms). */
+  readonly retentionMs: number;
   private readonly maxCandles: number;
   private readonly createdAt: number;
   private readonly insert: Database.Statement;
-  private readonly prune: Database.Statement;
+  private readonly pruneOld: Database.Statement;
   private readonly range: Database.Statement;
   private readonly before: Database.Statement;
   private readonly first: Database.Statement;
@@ -84,7 +85,7 @@ export class SqlitePriceHistory implements PriceHistory {
          close = CASE WHEN excluded.close_at >= close_at THEN excluded.close ELSE close END,
          close_at = max(close_at, excluded.close_at), volume = volume + excluded.volume`,
     );
-    this.prune = this.db.prepare('DELETE FROM price_candles WHERE asset = ? AND res = ? AND start < ?');
+    this.pruneOld = this.db.prepare('DELETE FROM price_candles WHERE asset = ? AND res = ? AND start < ?');
     const columns = 'start, open, high, low, close, volume, open_at AS openAt, close_at AS closeAt';
     this.range = this.db.prepare(`SELECT ${columns} FROM price_candles WHERE asset = ? AND res = ? AND start >= ? AND start < ? ORDER BY start`);
     this.before = this.db.prepare(`SELECT ${columns} FROM price_candles WHERE asset = ? AND res = ${MINUTE} AND start < ? ORDER BY start DESC LIMIT 1`);
@@ -95,7 +96,7 @@ export class SqlitePriceHistory implements PriceHistory {
       for (const [asset, m] of minutes) {
         for (const res of RESOLUTIONS) this.insert.run(asset, res, Math.floor(m.start / res) * res, m.open, m.high, m.low, m.close, m.volume, m.openAt, m.closeAt);
         // Old rows go once an hour per asset (cheap: the primary key orders them).
-        if (m.start % (60 * MINUTE) === 0) for (const res of RESOLUTIONS) this.prune.run(asset, res, m.start - this.retentionMs);
+        if (m.start % (60 * MINUTE) === 0) for (const res of RESOLUTIONS) this.pruneOld.run(asset, res, m.start - this.retentionMs);
       }
     });
   }
@@ -134,6 +135,29 @@ export class SqlitePriceHistory implements PriceHistory {
     const stored = minutes.map(([asset, minute]): [string, StoredMinute] => [storedText(baseAsset(asset)), minute]);
     for (const [asset] of stored) this.assets.set(asset, true);
     this.writeMinutes(stored);
+  }
+
+  /**
+   * Deletes at most `limit` stored candles whose whole bucket ends at or before `before` (epoch ms), oldest
+   * first per asset and resolution, and returns how many (the retention job calls again until fewer come
+   * back). Assets are walked along the primary key, never by scanning the table.
+   */
+  prune(before: number, limit: number): number {
+    let pruned = 0;
+    const nextAsset = this.db.prepare('SELECT asset FROM price_candles WHERE asset > ? ORDER BY asset LIMIT 1').pluck();
+    const doomed = this.db.prepare(
+      'DELETE FROM price_candles WHERE asset = ? AND res = ? AND start IN (SELECT start FROM price_candles WHERE asset = ? AND res = ? AND start <= ? ORDER BY start LIMIT ?)',
+    );
+    let asset = nextAsset.get('') as string | undefined;
+    // An asset is walked from '' (every asset sorts after it but the empty one, which storedText never keeps).
+    while (asset !== undefined && pruned < limit) {
+      for (const res of RESOLUTIONS) {
+        if (pruned >= limit) break;
+        pruned += doomed.run(asset, res, asset, res, before - res, limit - pruned).changes;
+      }
+      asset = nextAsset.get(asset) as string | undefined;
+    }
+    return pruned;
   }
 
   /** Writes every minute in progress (at shutdown). */

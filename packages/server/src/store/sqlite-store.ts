@@ -19,6 +19,7 @@ import type {
   StoredSession,
 } from './records.js';
 import type { HostStore, KeyPatch } from './store.js';
+import { CARRIED_FORWARD, type RetentionKind } from './retention.js';
 import { observationOf, sameObservation, StaleNotificationError } from './fence.js';
 import { API_KEY_COLUMNS, apiKeyValues } from './key-row.js';
 import { storedJson, storedTextOrNull } from './stored-text.js';
@@ -600,6 +601,75 @@ export class SqliteStore implements HostStore {
 
   paperOrders(): PaperOrderRecord[] {
     return this.all('SELECT body FROM paper_orders ORDER BY seq').map((row) => JSON.parse(str(row.body)) as PaperOrderRecord);
+  }
+
+  // ------------------------------------------------------------------ retention
+
+  prune(kind: RetentionKind, before: string, limit: number): number {
+    const pruned = this.db.transaction(() => this.pruneBatch(kind, before, limit))();
+    // What was read before may be gone: the caches are dropped rather than picked through.
+    if (pruned > 0 && (kind === 'executions' || kind === 'deletedQueries')) {
+      this.executionCache.clear();
+      this.queryCache.clear();
+    }
+    return pruned;
+  }
+
+  private pruneBatch(kind: RetentionKind, before: string, limit: number): number {
+    switch (kind) {
+      case 'notifications':
+        return this.run('DELETE FROM notifications WHERE id IN (SELECT id FROM notifications WHERE created_at < ? ORDER BY created_at LIMIT ?)', before, limit).changes;
+      case 'executions': {
+        const executions = this.run('DELETE FROM executions WHERE id IN (SELECT id FROM executions WHERE finished_at IS NOT NULL AND finished_at < ? ORDER BY finished_at LIMIT ?)', before, limit).changes;
+        return executions + this.run('DELETE FROM sessions WHERE id IN (SELECT id FROM sessions WHERE executed_at < ? ORDER BY executed_at LIMIT ?)', before, limit - executions).changes;
+      }
+      case 'outbox':
+        return this.run("DELETE FROM action_outbox WHERE idempotency_key IN (SELECT idempotency_key FROM action_outbox WHERE status <> 'pending' AND finished_at < ? ORDER BY finished_at LIMIT ?)", before, limit).changes;
+      case 'validations': {
+        const validations = this.run('DELETE FROM validations WHERE rowid IN (SELECT rowid FROM validations WHERE validated_at < ? ORDER BY validated_at LIMIT ?)', before, limit).changes;
+        return validations + this.run('DELETE FROM exchange_checks WHERE key_id IN (SELECT key_id FROM exchange_checks WHERE checked_at < ? LIMIT ?)', before, limit - validations).changes;
+      }
+      case 'ledger':
+        return this.foldLedger(before, limit);
+      case 'chat': {
+        const sessions = this.all('SELECT id FROM chat_sessions WHERE updated_at < ? ORDER BY updated_at LIMIT ?', before, limit).map((row) => str(row.id));
+        if (sessions.length === 0) return 0;
+        const ids = JSON.stringify(sessions);
+        this.run('DELETE FROM chat_messages WHERE session_id IN (SELECT value FROM json_each(?))', ids);
+        return this.run('DELETE FROM chat_sessions WHERE id IN (SELECT value FROM json_each(?))', ids).changes;
+      }
+      case 'deletedQueries': {
+        const queries = this.all('SELECT id FROM queries WHERE deleted_at IS NOT NULL AND deleted_at < ? ORDER BY deleted_at LIMIT ?', before, limit).map((row) => str(row.id));
+        if (queries.length === 0) return 0;
+        const ids = JSON.stringify(queries);
+        for (const table of ['executions', 'sessions', 'notifications', 'action_outbox']) this.run(`DELETE FROM ${table} WHERE query_id IN (SELECT value FROM json_each(?))`, ids);
+        return this.run('DELETE FROM queries WHERE id IN (SELECT value FROM json_each(?))', ids).changes;
+      }
+    }
+  }
+
+  /** Folds the oldest ledger lines before `before` into each key's carried-forward line, and drops request counts of days before it. */
+  private foldLedger(before: string, limit: number): number {
+    const lines = this.all(`SELECT id, key_id, credits, created_at FROM ledger WHERE reason <> '${CARRIED_FORWARD}' AND created_at < ? ORDER BY created_at LIMIT ?`, before, limit);
+    const byKey = new Map<number, { credits: number; latest: string }>();
+    for (const line of lines) {
+      const folded = byKey.get(Number(line.key_id)) ?? { credits: 0, latest: '' };
+      folded.credits += Number(line.credits);
+      if (str(line.created_at) > folded.latest) folded.latest = str(line.created_at);
+      byKey.set(Number(line.key_id), folded);
+    }
+    for (const [keyId, { credits, latest }] of byKey) {
+      this.run(
+        `INSERT INTO ledger (key_id, credits, reason, ref, created_at) VALUES (?, ?, '${CARRIED_FORWARD}', 'older lines', ?)
+         ON CONFLICT (key_id) WHERE reason = '${CARRIED_FORWARD}' DO UPDATE SET credits = credits + excluded.credits, created_at = max(created_at, excluded.created_at)`,
+        keyId,
+        credits,
+        latest,
+      );
+    }
+    if (lines.length > 0) this.run('DELETE FROM ledger WHERE id IN (SELECT value FROM json_each(?))', JSON.stringify(lines.map((line) => Number(line.id))));
+    const days = this.run('DELETE FROM usage_days WHERE rowid IN (SELECT rowid FROM usage_days WHERE day < ? LIMIT ?)', before.slice(0, 10), limit - lines.length).changes;
+    return lines.length + days;
   }
 
   // ------------------------------------------------------------------ exchanges

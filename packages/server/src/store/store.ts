@@ -13,6 +13,7 @@ import type {
   StoredSession,
 } from './records.js';
 import type { Fence } from './fence.js';
+import type { RetentionKind } from './retention.js';
 
 export { FencedWriteError, isFencedWrite, StaleNotificationError, type Fence } from './fence.js';
 
@@ -178,6 +179,14 @@ export interface HostStore {
   exchangeOf(keyId: number, exchange: string): MaybePromise<ExchangeRecord | undefined>;
   /** Removes a key's connection to an exchange; false when there was none. */
   deleteExchange(keyId: number, exchange: string): MaybePromise<boolean>;
+
+  // retention (store/retention.ts says what each kind is)
+  /**
+   * Deletes at most `limit` records of a kind older than `before` (ISO 8601) in one transaction and returns
+   * how many went (with `ledger`, the lines folded and the days of counts dropped): the retention job calls
+   * again until fewer than `limit` come back, so writers never wait behind more than one batch.
+   */
+  prune(kind: RetentionKind, before: string, limit: number): MaybePromise<number>;
 
   /** Closes the store (a remote one after the writes under way); the host calls it last, at shutdown. */
   close(): MaybePromise<void>;

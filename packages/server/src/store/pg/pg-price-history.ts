@@ -48,10 +48,19 @@ const CANDLES_SQL = `
     FROM price_ticks WHERE asset = $1 AND at >= $3 AND at < $4 GROUP BY 1
   ) AS buckets ORDER BY start`;
 
-/** Deletes every tick ordered before its asset's last tick before `$1`. */
+/** Deletes at most `$3` ticks of asset `$1` ordered before its last tick before `$2`, oldest first. */
 const PRUNE_SQL = `
-  WITH kept AS (SELECT DISTINCT ON (asset) asset, at, seq FROM price_ticks WHERE at < $1 ORDER BY asset, at DESC, seq DESC)
-  DELETE FROM price_ticks AS tick USING kept WHERE tick.asset = kept.asset AND (tick.at, tick.seq) < (kept.at, kept.seq)`;
+  WITH kept AS (SELECT at, seq FROM price_ticks WHERE asset = $1 AND at < $2 ORDER BY at DESC, seq DESC LIMIT 1)
+  DELETE FROM price_ticks WHERE ctid IN (
+    SELECT tick.ctid FROM price_ticks AS tick, kept WHERE tick.asset = $1 AND (tick.at, tick.seq) < (kept.at, kept.seq) ORDER BY tick.at, tick.seq LIMIT $3)`;
+
+/** The assets that have ticks, by a loose scan of the primary key (one probe per asset). */
+const ASSETS_SQL = `
+  WITH RECURSIVE assets AS (
+    (SELECT asset FROM price_ticks ORDER BY asset LIMIT 1)
+    UNION ALL
+    SELECT (SELECT asset FROM price_ticks WHERE asset > assets.asset ORDER BY asset LIMIT 1) FROM assets WHERE assets.asset IS NOT NULL
+  ) SELECT asset FROM assets WHERE asset IS NOT NULL`;
 
 const INSERT_SQL = `
   INSERT INTO price_ticks (asset, at, seq, price, volume)
@@ -177,14 +186,23 @@ export class PgPriceHistory implements PriceHistory {
 
   /**
    * Deletes the ticks older than `before`, except each asset's last one before it (so `ticks(t, t)` and
-   * the reference price of a window starting at `before` still answer). Returns how many were deleted.
+   * the reference price of a window starting at `before` still answer), at most `limit` of them, oldest
+   * first per asset. Returns how many were deleted: the retention job calls again until fewer than
+   * `limit` come back, so the hosts writing ticks never wait behind one long delete.
    */
-  async prune(before: number): Promise<number> {
-    const result = await this.pool.query(PRUNE_SQL, [bound(before)]);
-    return result.rowCount ?? 0;
+  async prune(before: number, limit = Number.MAX_SAFE_INTEGER): Promise<number> {
+    const cutoff = bound(before);
+    // The assets by a walk of the (asset, at, seq) index: a handful of probes, not a scan of the ticks.
+    const { rows: assets } = await this.pool.query<{ asset: string }>(ASSETS_SQL);
+    let pruned = 0;
+    for (const { asset } of assets) {
+      if (pruned >= limit) break;
+      pruned += (await this.pool.query(PRUNE_SQL, [asset, cutoff, Math.min(limit - pruned, Number.MAX_SAFE_INTEGER)])).rowCount ?? 0;
+    }
+    return pruned;
   }
 
-  /** Prunes what is older than `retentionMs` before `now` (default the clock): for the host to call periodically. */
+  /** Prunes what is older than `retentionMs` before `now` (default the clock). */
   pruneExpired(now: number = Date.now()): Promise<number> {
     return this.prune(now - this.retentionMs);
   }

@@ -25,6 +25,7 @@ import { API_KEY_COLUMNS, apiKeyValues } from '../key-row.js';
 import { storedJson, storedTextOrNull } from '../stored-text.js';
 import type { Fence } from '../fence.js';
 import type { HostStore, KeyPatch } from '../store.js';
+import { CARRIED_FORWARD, type RetentionKind } from '../retention.js';
 import { checkFence } from './pg-fence.js';
 import { migratePg } from './pg-migrations.js';
 import { inTransaction } from './checked-out.js';
@@ -566,6 +567,74 @@ export class PgHostStore implements HostStore {
       const { rowCount } = await this.pool.query(`INSERT INTO action_outbox (${OUTBOX_COLUMNS}) VALUES (${OUTBOX_PARAMS}) ON CONFLICT (idempotency_key) DO NOTHING`, params);
       return rowCount === 1;
     });
+  }
+
+  // ------------------------------------------------------------------ retention
+
+  prune(kind: RetentionKind, before: string, limit: number): Promise<number> {
+    // Rows another host's job is deleting at once are skipped (SKIP LOCKED), never counted or folded twice.
+    switch (kind) {
+      case 'notifications':
+        return this.changes('DELETE FROM notifications WHERE id IN (SELECT id FROM notifications WHERE created_at < $1 ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)', [before, limit]);
+      case 'executions':
+        return this.transaction(async (client) => {
+          const executions =
+            (await client.query('DELETE FROM executions WHERE id IN (SELECT id FROM executions WHERE finished_at IS NOT NULL AND finished_at < $1 ORDER BY finished_at LIMIT $2 FOR UPDATE SKIP LOCKED)', [before, limit])).rowCount ?? 0;
+          const sessions = (await client.query('DELETE FROM sessions WHERE id IN (SELECT id FROM sessions WHERE executed_at < $1 ORDER BY executed_at LIMIT $2 FOR UPDATE SKIP LOCKED)', [before, limit - executions])).rowCount ?? 0;
+          return executions + sessions;
+        });
+      case 'outbox':
+        return this.changes(
+          "DELETE FROM action_outbox WHERE idempotency_key IN (SELECT idempotency_key FROM action_outbox WHERE status <> 'pending' AND finished_at < $1 ORDER BY finished_at LIMIT $2 FOR UPDATE SKIP LOCKED)",
+          [before, limit],
+        );
+      case 'validations':
+        return this.transaction(async (client) => {
+          const validations =
+            (await client.query('DELETE FROM validations WHERE ctid IN (SELECT ctid FROM validations WHERE validated_at < $1 ORDER BY validated_at LIMIT $2 FOR UPDATE SKIP LOCKED)', [before, limit])).rowCount ?? 0;
+          const checks = (await client.query('DELETE FROM exchange_checks WHERE key_id IN (SELECT key_id FROM exchange_checks WHERE checked_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)', [before, limit - validations])).rowCount ?? 0;
+          return validations + checks;
+        });
+      case 'ledger':
+        return this.transaction(async (client) => {
+          // Deleted first and folded from what the delete returned: a line is folded by the transaction that deleted it, once.
+          const folded = await client.query<{ key_id: string; credits: string; latest: string; lines: string }>(
+            `WITH gone AS (
+               DELETE FROM ledger WHERE id IN (
+                 SELECT id FROM ledger WHERE reason <> '${CARRIED_FORWARD}' AND created_at < $1 ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+               RETURNING key_id, credits, created_at)
+             SELECT key_id, sum(credits) AS credits, max(created_at) AS latest, count(*) AS lines FROM gone GROUP BY key_id`,
+            [before, limit],
+          );
+          let lines = 0;
+          for (const row of folded.rows) {
+            lines += Number(row.lines);
+            await client.query(
+              `INSERT INTO ledger (key_id, credits, reason, ref, created_at) VALUES ($1, $2, '${CARRIED_FORWARD}', 'older lines', $3)
+               ON CONFLICT (key_id) WHERE reason = '${CARRIED_FORWARD}' DO UPDATE SET credits = ledger.credits + excluded.credits, created_at = GREATEST(ledger.created_at, excluded.created_at)`,
+              [row.key_id, row.credits, row.latest],
+            );
+          }
+          const days = (await client.query('DELETE FROM usage_days WHERE ctid IN (SELECT ctid FROM usage_days WHERE day < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)', [before.slice(0, 10), limit - lines])).rowCount ?? 0;
+          return lines + days;
+        });
+      case 'chat':
+        return this.transaction(async (client) => {
+          const { rows } = await client.query<{ id: string }>('SELECT id FROM chat_sessions WHERE updated_at < $1 ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED', [before, limit]);
+          if (rows.length === 0) return 0;
+          const ids = rows.map((row) => row.id);
+          await client.query('DELETE FROM chat_messages WHERE session_id = ANY($1)', [ids]);
+          return (await client.query('DELETE FROM chat_sessions WHERE id = ANY($1)', [ids])).rowCount ?? 0;
+        });
+      case 'deletedQueries':
+        return this.transaction(async (client) => {
+          const { rows } = await client.query<{ id: string }>('SELECT id FROM queries WHERE deleted_at IS NOT NULL AND deleted_at < $1 ORDER BY deleted_at LIMIT $2 FOR UPDATE SKIP LOCKED', [before, limit]);
+          if (rows.length === 0) return 0;
+          const ids = rows.map((row) => row.id);
+          for (const table of ['executions', 'sessions', 'notifications', 'action_outbox']) await client.query(`DELETE FROM ${table} WHERE query_id = ANY($1)`, [ids]);
+          return (await client.query('DELETE FROM queries WHERE id = ANY($1)', [ids])).rowCount ?? 0;
+        });
+    }
   }
 
   async outboxEntry(key: string): Promise<OutboxEntry | undefined> {
