@@ -21,6 +21,8 @@ export { redactDatabaseUrl } from './store/pg/database-url.js';
 export { SECRET_MASK, sealRequestSecrets, openRequestSecrets, maskRequestSecrets } from './store/request-secrets.js';
 export { SqlitePriceHistory, type SqlitePriceHistoryOptions } from './store/sqlite-price-history.js';
 export type { HostStore, KeyPatch } from './store/store.js';
+export { DEFAULT_RETENTION, RETENTION_KINDS, type RetentionKind, type RetentionPolicy } from './store/retention.js';
+export { RetentionJob, type PrunedHistory, type RetentionJobOptions, type RetentionReport } from './store/retention-job.js';
 export { type Fence, FencedWriteError, StaleNotificationError } from './store/fence.js';
 export * from './store/records.js';
 export { HostEngine, ccxtConnector, type ExchangeConnector, type HostEngineOptions } from './host/host-engine.js';
