@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import { type Span, SpanKind, SpanStatusCode, type Tracer } from '@opentelemetry/api';
 import { authenticate, isAutoRequest, registerCallerSlots } from './auth/authenticate.js';
 import { hmacCheck } from './auth/hmac-check.js';
 import { defaultConfig, fastifyTrustProxy, type HostConfig, x402ConfigProblem } from './config.js';
@@ -60,6 +61,7 @@ import { BusConnectionError } from './bus/market-bus.js';
 import type { CcxtFeed } from './host/ccxt-venue.js';
 import type { PgPriceHistory } from './store/pg/pg-price-history.js';
 import { type PrunedHistory, RetentionJob } from './store/retention-job.js';
+import { type HostTracing, requestParent } from './observability/tracing.js';
 import { matchedRoute, registerMatchedRoute } from './http/matched-route.js';
 import { OpenedResources } from './opened-resources.js';
 import { echoRequestId, requestIdOf } from './http/request-id.js';
@@ -79,6 +81,8 @@ export interface BuildOptions {
   /** The store (default: PostgreSQL at `config.databaseUrl` when set, else SQLite in `config.dataDir`). */
   store?: HostStore;
   box?: SecretBox;
+  /** OpenTelemetry tracing of this process (startTracing): requests, ticks, triggers, steps and what they send are spans. */
+  tracing?: HostTracing;
   /** Engine wiring for tests and embedders (sources, scheduler, LLM, HTTP transport, ...). */
   engine?: Omit<HostEngineOptions, 'config' | 'store' | 'box'>;
   /** The wall clock, epoch ms (default `Date.now`). */
@@ -215,6 +219,7 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
     analyst: analyst.provider,
     prices,
     ...(cluster ? { replayOrigin: cluster.replayOrigin } : {}),
+    ...(options.tracing ? { tracer: options.tracing.tracer } : {}),
     ...options.engine,
     config,
     store,
@@ -298,6 +303,7 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
   });
   app.addHook('onSend', echoRequestId);
   opened.add(() => app.close());
+  if (options.tracing) traceRequests(app, options.tracing.tracer);
   // What keeps a query from being evaluated as written (no feed serves its symbol, a history failed) is logged.
   host.onProblem(({ code, queryId, message }) => app.log.warn({ code, ...(queryId ? { queryId } : {}) }, `engine: ${message}`));
   // Every trigger counted, every execution's outcome logged (a failure as a warning) and counted.
@@ -485,8 +491,38 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
       await usage.close();
       await store.close();
       ownMarket?.close();
+      // The last spans (this shutdown's requests among them) are exported before the process ends.
+      await options.tracing?.shutdown().catch(() => undefined);
     },
   };
+}
+
+/**
+ * A server span per request (`GET /v2/auto/queries/:queryId`: the matched route, never the raw URL or its
+ * query string), a child of the caller's `traceparent` when it sent one, with the status code and the
+ * request id.
+ */
+function traceRequests(app: FastifyInstance, tracer: Tracer): void {
+  const spans = new WeakMap<FastifyRequest, Span>();
+  app.addHook('onRequest', (request, _reply, done) => {
+    const route = matchedRoute(request).url;
+    const span = tracer.startSpan(
+      `${request.method} ${route ?? 'unmatched'}`,
+      { kind: SpanKind.SERVER, attributes: { 'http.request.method': request.method, 'http.route': route ?? 'unmatched', 'url.scheme': request.protocol, 'eql.request_id': request.id } },
+      requestParent(request.headers),
+    );
+    spans.set(request, span);
+    done();
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    const span = spans.get(request);
+    if (span) {
+      span.setAttribute('http.response.status_code', reply.statusCode);
+      if (reply.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+    }
+    done();
+  });
 }
 
 /**

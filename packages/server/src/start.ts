@@ -10,6 +10,7 @@ import { redactDatabaseUrl } from './store/pg/database-url.js';
 import { DEFAULT_MARKET_STREAM } from './bus/market-bus.js';
 import { busHasCredentials, redactNatsUrl } from './bus/nats-connection.js';
 import { StartError } from './start-error.js';
+import { startTracing } from './observability/tracing.js';
 
 /** A running host, as {@link startServer} resolves it: the built host and the URL it listens on. */
 export interface Started {
@@ -43,7 +44,13 @@ async function buildAndListen(config: HostConfig, print: (line: string) => void)
   const demoPayments = config.x402.payTo || !config.x402.demo ? undefined : demoPaymentSettings(config.dataDir);
   const { demo: _demo, ...x402 } = config.x402;
   config = { ...config, x402: demoPayments ? { ...x402, demo: true, payTo: demoPayments.payTo, agentSecrets: x402.agentSecrets.length > 0 ? x402.agentSecrets : [demoPayments.agentSecret] } : x402 };
-  const host = await buildServer({ config });
+  // OpenTelemetry traces when OTEL_EXPORTER_OTLP_ENDPOINT asks for them (docs/operations.md, "Traces").
+  const tracing = startTracing(process.env, config.nodeId);
+  const host = await buildServer({ config, ...(tracing ? { tracing } : {}) }).catch(async (error: unknown) => {
+    await tracing?.shutdown().catch(() => undefined);
+    throw error;
+  });
+  if (tracing) print(`traces: OTLP to ${otlpTarget(process.env)}`);
   try {
     return await announceAndListen(host, config, print, demoPayments);
   } catch (error) {
@@ -102,6 +109,16 @@ async function announceAndListen(host: Host, config: HostConfig, print: (line: s
   } else if (config.metrics.enabled) print(`metrics: ${url}/metrics${config.metrics.token ? ' (bearer token)' : ''}`);
   print(`listening on ${url}`);
   return { host, url };
+}
+
+/** Where spans go, without a path or credentials (the endpoint of a hosted collector may carry a token in its query). */
+function otlpTarget(env: NodeJS.ProcessEnv): string {
+  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT || '';
+  try {
+    return new URL(endpoint).origin;
+  } catch {
+    return 'an endpoint that is not a URL';
+  }
 }
 
 /**

@@ -15,6 +15,8 @@ import type { ActionStep } from './action-steps.js';
 import type { EngineEvent, EngineEventType } from './events.js';
 import { consume, consumeAnswer, finishedEmpty, isoTime, isPendingAnswer } from './maybe.js';
 import type { QueryRuntime } from './query-runtime.js';
+import type { EngineSpan, EngineTracer } from './tracing.js';
+import { isObservable, Observable } from 'rxjs';
 
 export interface ActionRunnerDeps {
   executors: ReadonlyMap<string, ActionExecutor>;
@@ -32,6 +34,8 @@ export interface ActionRunnerDeps {
    * the store as last saved, for whoever runs the query next to resume from the outbox.
    */
   holds(query: QueryRuntime): boolean;
+  /** Spans of triggers and steps, when the embedder traces. */
+  tracer?: EngineTracer;
 }
 
 export type TriggerOutcome = 'succeeded' | 'failed' | 'stopped';
@@ -92,6 +96,9 @@ class TriggerRun implements Continuation {
   private index = 0;
   /** Only an llm step's callback reads an analysis: the map is made when the first one comes. */
   private analyses: Map<string, LlmAnalysis> | undefined;
+  /** The trigger's span, when the embedder traces. */
+  readonly span: EngineSpan | undefined;
+  private readonly done: Next<TriggerOutcome>;
 
   constructor(
     readonly deps: ActionRunnerDeps,
@@ -99,9 +106,17 @@ class TriggerRun implements Continuation {
     readonly trigger: TriggerContext,
     private readonly completedSteps: string[],
     private readonly resumed: boolean,
-    private readonly done: Next<TriggerOutcome>,
+    done: Next<TriggerOutcome>,
   ) {
     this.steps = query.steps;
+    const span = deps.tracer?.trigger(trigger);
+    this.span = span;
+    this.done = span
+      ? (outcome) => {
+          span.end({ status: outcome });
+          done(outcome);
+        }
+      : done;
   }
 
   nextStep(): void {
@@ -245,6 +260,8 @@ class StepRun implements Continuation {
   private outcome: ActionOutcome | undefined;
   /** What failed the step, as recorded (the trigger fails once it is on record). */
   private failure: { code: string; message: string } | undefined;
+  /** The step's span from its execution `running` to its outcome, when the embedder traces. */
+  private span: EngineSpan | undefined;
 
   constructor(
     private readonly run: TriggerRun,
@@ -314,7 +331,10 @@ class StepRun implements Continuation {
 
   /** Only the first failure is recorded: one in the failure's own records fails the trigger as is. */
   fail(error: unknown): void {
-    if (this.failure) return this.run.fail();
+    if (this.failure) {
+      this.endSpan('failed');
+      return this.run.fail();
+    }
     // No error text repeats a secret of the query (a bot token in a URL, a webhook's Authorization).
     const redact = secretRedactor(querySecretValues({ actions: this.run.query.actions }));
     this.failure =
@@ -361,14 +381,28 @@ class StepRun implements Continuation {
     const { deps } = this.run;
     emitExecution(deps, 'execution-started', this.record);
     const executor = deps.executors.get(this.step.action.type);
+    if (this.run.span && deps.tracer) {
+      const { stepId, executionId, idempotencyKey } = this.context;
+      this.span = deps.tracer.step(this.run.span, { stepId, type: this.step.action.type, executionId, idempotencyKey, inDoubt: this.inDoubt !== undefined });
+    }
     if (!executor) return this.fail(new ActionError('ACTION_NOT_CONFIGURED', `no executor is configured for ${this.step.action.type} actions`));
     this.enter(EXECUTED);
   }
 
-  /** A send in doubt is settled by the executor's `resume` when it has one. */
+  /** A send in doubt is settled by the executor's `resume` when it has one; with a span, the executor's work runs inside it. */
   private callExecutor(): unknown {
     const executor = this.run.deps.executors.get(this.step.action.type) as ActionExecutor;
-    return this.inDoubt && executor.resume ? executor.resume(this.step.action, this.context) : executor.execute(this.step.action, this.context);
+    const call = () => (this.inDoubt && executor.resume ? executor.resume(this.step.action, this.context) : executor.execute(this.step.action, this.context));
+    const span = this.span;
+    if (!span) return call();
+    const answer = span.within(call);
+    // An observable does its work when subscribed (later, by continueWith): subscribed inside the span too.
+    return isObservable(answer) ? new Observable<unknown>((subscriber) => span.within(() => answer.subscribe(subscriber))) : answer;
+  }
+
+  private endSpan(status: 'succeeded' | 'failed'): void {
+    this.span?.end(status === 'failed' ? { status, code: this.failure?.code ?? 'ACTION_FAILED' } : { status });
+    this.span = undefined;
   }
 
   private succeeded(given: ActionOutcome): void {
@@ -403,6 +437,7 @@ class StepRun implements Continuation {
       ended.error = { code, message };
     }
     this.record = ended;
+    this.endSpan(status);
     this.enter(status === 'succeeded' ? SUCCEEDED_SAVED : FAILED_SAVED);
   }
 }

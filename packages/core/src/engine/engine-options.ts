@@ -7,6 +7,7 @@ import { OrderExecutor } from './actions/orders.js';
 import type { PaperExchange } from './actions/paper-exchange.js';
 import { WebhookExecutor } from './actions/webhook.js';
 import type { PriceHistory } from './history.js';
+import type { EngineTracer } from './tracing.js';
 import type { ActionExecutor, DataSource, ExchangeDirectory, HttpTransport, LlmProvider, MaybePromise, Notification, SemanticMatcher, StateStore } from './interfaces.js';
 
 /** How an {@link Engine} is built: its data, time, store, executors and what they reach. */
@@ -45,6 +46,8 @@ export interface EngineOptions {
   messengerBaseUrl?: string;
   /** Ids of executions and sessions (random UUIDs by default). */
   newId?: () => string;
+  /** Spans of triggers and steps (the host's OpenTelemetry); none by default. */
+  tracer?: EngineTracer;
 }
 
 /** What the default executors need of the engine that runs them. */

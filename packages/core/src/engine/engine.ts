@@ -152,6 +152,7 @@ export class Engine {
       emit: (event: EngineEvent) => this.emit(event),
       persist: (target: QueryRuntime) => (this.holds(target) ? this.store.saveRuntime(target.id, target.runtimeState()) : undefined),
       holds: (target: QueryRuntime) => this.holds(target),
+      ...(options.tracer ? { tracer: options.tracer } : {}),
     };
     this.expiries = new ExpiryQueue<QueryRuntime>(() => this.now(), (delayMs, work) => this.services.schedule(delayMs, work), (query) => this.expire(query));
   }

@@ -1,6 +1,7 @@
 /** The reactive evaluation engine: run queries against data sources, fire actions, preview on recordings. */
 export { Engine } from './engine.js';
 export type { EngineOptions } from './engine-options.js';
+export type { EngineSpan, EngineTracer, TracedStep } from './tracing.js';
 export type { EngineEvent, EngineEventOf, EngineEventType } from './events.js';
 export { ENGINE_EVENT_TYPES } from './events.js';
 export * from './interfaces.js';

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import type { Tracer } from '@opentelemetry/api';
+import { engineTracer, tracedExchange, tracedTransport } from '../observability/tracing.js';
 import { asyncScheduler, type SchedulerLike, type Subscription, tap } from 'rxjs';
 import { UndiciHttpTransport } from '@eql/adapters';
 import {
@@ -58,6 +60,11 @@ export interface HostEngineOptions {
   analyst?: LlmProvider;
   http?: HttpTransport;
   connectExchange?: ExchangeConnector;
+  /**
+   * OpenTelemetry's tracer when the host traces (observability/tracing.ts): triggers, steps, webhook and bot
+   * requests and connected venues' calls become spans. Without it the engine makes none.
+   */
+  tracer?: Tracer;
   /** The recording of the replay feed and previews (default: read from `config.recordingPath`). */
   recording?: Recording;
   /**
@@ -120,13 +127,14 @@ export class HostEngine implements QueryHost {
       history,
       store: this.stateStore(),
       llm: options.llm ?? this.defaultLlm(scheduler),
-      http: options.http ?? new UndiciHttpTransport({ allowPrivate: config.allowPrivateWebhooks }),
+      http: this.traced(options.http ?? new UndiciHttpTransport({ allowPrivate: config.allowPrivateWebhooks })),
       allowPrivateWebhooks: config.allowPrivateWebhooks,
       webhookSecret: (ownerId) => this.secretOf(ownerId),
       exchanges: { get: (exchangeId, ownerId) => this.exchangeOf(exchangeId, ownerId) },
       // The paper venue keeps its orders in the store: a restarted host knows every client order id it took.
       paper: new PaperExchange(undefined, { save: (records) => options.store.savePaperOrders(records) }),
       ...(config.messengerBaseUrl ? { messengerBaseUrl: config.messengerBaseUrl } : {}),
+      ...(options.tracer ? { tracer: engineTracer(options.tracer) } : {}),
     });
     // Only the events the host acts on are built (see onEvent).
     this.subscription = this.engine.eventsOf('evaluation', 'status-changed', 'problem', 'notification', 'trigger', 'execution-succeeded', 'execution-failed').subscribe((event) => this.onEvent(event));
@@ -380,6 +388,11 @@ export class HostEngine implements QueryHost {
     this.secretCache.delete(keyId);
   }
 
+  /** The transport as given, or its requests traced when the host traces. */
+  private traced(transport: HttpTransport): HttpTransport {
+    return this.options.tracer ? tracedTransport(transport, this.options.tracer) : transport;
+  }
+
   private async exchangeOf(exchangeId: string, ownerId: string | undefined): Promise<Exchange | undefined> {
     const keyId = Number(ownerId);
     if (!Number.isInteger(keyId)) return undefined;
@@ -389,7 +402,9 @@ export class HostEngine implements QueryHost {
     let exchange = this.exchangeCache.get(cacheKey);
     if (!exchange) {
       const credentials = JSON.parse(this.options.box.open(record.credentialsSealed)) as Record<string, string>;
-      exchange = (this.options.connectExchange ?? ccxtConnector)(exchangeId, record.credentialType, credentials);
+      const tracer = this.options.tracer;
+      const connecting = (this.options.connectExchange ?? ccxtConnector)(exchangeId, record.credentialType, credentials);
+      exchange = tracer ? connecting.then((venue) => tracedExchange(venue, exchangeId, tracer)) : connecting;
       this.exchangeCache.set(cacheKey, exchange);
       exchange.catch(() => this.exchangeCache.delete(cacheKey));
     }
