@@ -7,6 +7,7 @@ export interface PrunedHistory {
   /** Its name in reports and metrics (`prices`, `price_ticks`). */
   name: string;
   keepMs: number;
+  /** Deletes at most `limit` prices older than `before` (epoch ms); returns how many. */
   prune(before: number, limit: number): MaybePromise<number>;
 }
 

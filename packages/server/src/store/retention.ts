@@ -13,6 +13,7 @@
  */
 export const RETENTION_KINDS = ['notifications', 'executions', 'outbox', 'validations', 'ledger', 'chat', 'deletedQueries'] as const;
 
+/** One kind of record the retention job prunes (see {@link RETENTION_KINDS}). */
 export type RetentionKind = (typeof RETENTION_KINDS)[number];
 
 /** The reason of the ledger line that holds what retention folded of a key's older lines. */
