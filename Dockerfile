@@ -15,7 +15,7 @@ RUN npm ci --no-audit --no-fund && npm run build && mkdir /dist && npm run pack:
 FROM ${NODE_IMAGE} AS install
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY --from=build /dist /dist
-RUN npm install -g --no-audit --no-fund /dist/*.tgz && npm cache clean --force
+RUN npm install -g --allow-scripts=better-sqlite3 --no-audit --no-fund /dist/*.tgz && npm cache clean --force
 
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production \

@@ -10,7 +10,9 @@
 //      peer dependencies not marked optional) of every bundled package, so that npm installs them next to
 //      the bundle, where Node finds them walking up from node_modules/@eql/<name>/dist; the bundled
 //      manifests keep only their @eql/* dependencies (see withBundledDependenciesOnly for why);
-//   3. `npm pack` of the stage into --out (default: the current directory).
+//   3. an npm-shrinkwrap.json in the stage: the third-party versions of the repository's package-lock.json
+//      (the ones tested), so that a global install resolves the same tree;
+//   4. `npm pack` of the stage into --out (default: the current directory).
 // Two packages asking for different ranges of one dependency stop it: one range has to be chosen in
 // their manifests. The packages are packed from their dist folders: run `npm run build` first.
 // Usage: node scripts/pack-cli.mjs [--out <dir>]   (npm run pack:cli -- --out <dir>)
@@ -222,6 +224,139 @@ function withBundledDependenciesOnly(manifest, packages) {
 }
 
 /**
+ * An entry of a package-lock.json's `packages`.
+ * @typedef {{ version?: string, resolved?: string, integrity?: string, link?: boolean, license?: string,
+ *   dependencies?: Record<string, string>, optionalDependencies?: Record<string, string>,
+ *   peerDependencies?: Record<string, string>, peerDependenciesMeta?: Record<string, { optional?: boolean }>,
+ *   engines?: unknown, bin?: unknown, os?: unknown, cpu?: unknown, optional?: boolean, hasInstallScript?: boolean }} LockEntry
+ */
+
+/** The fields of a lock entry a shrinkwrap keeps (flags of the repository's tree, dev and peer, are not the CLI's). */
+const KEPT_FIELDS = /** @type {const} */ (['version', 'resolved', 'integrity', 'license', 'dependencies', 'optionalDependencies', 'peerDependencies', 'peerDependenciesMeta', 'engines', 'bin', 'os', 'cpu', 'optional', 'hasInstallScript']);
+
+/**
+ * The lock entry Node would load for `name` required from the package at lock path `from` (`''` the root,
+ * `packages/server` a workspace, `node_modules/a/node_modules/b` a nested package): the nearest
+ * `node_modules/<name>` walking up, as Node resolves.
+ * @param {Record<string, LockEntry>} lock
+ * @param {string} from
+ * @param {string} name
+ * @returns {{ path: string, entry: LockEntry } | undefined}
+ */
+function resolveInLock(lock, from, name) {
+  let location = from;
+  for (;;) {
+    const path = location === '' ? `node_modules/${name}` : `${location}/node_modules/${name}`;
+    const entry = lock[path];
+    if (entry !== undefined && !entry.link) return { path, entry };
+    if (location === '') return undefined;
+    const nested = location.lastIndexOf('/node_modules/');
+    location = nested >= 0 ? location.slice(0, nested) : '';
+  }
+}
+
+/**
+ * An npm-shrinkwrap.json for the stage: the third-party packages the repository's package-lock.json resolved
+ * and tested, at the same versions and integrity, laid out for the CLI's own node_modules (hoisted where
+ * free, nested under the package that needs another version). A global install of the tarball then gets
+ * those versions, not whatever the ranges allow on the day (npm honours a published package's shrinkwrap).
+ * @param {{ repository: string, staged: Manifest, needed: Workspace[], packages: Map<string, Workspace>, bundled: string[] }} options
+ * @returns {{ lockfileVersion: number, name: string, version: string, requires: boolean, packages: Record<string, Record<string, unknown>> }}
+ */
+export function shrinkwrapFor({ repository, staged, needed, packages, bundled }) {
+  const lockFile = join(repository, 'package-lock.json');
+  if (!existsSync(lockFile)) throw new PackError('package-lock.json is missing: run npm install first');
+  const lock = /** @type {{ packages?: Record<string, LockEntry> }} */ (JSON.parse(readFileSync(lockFile, 'utf8'))).packages ?? {};
+  /** @type {Record<string, Record<string, unknown>>} */
+  const tree = {};
+  /** @type {Array<{ stagePath: string, lockPath: string, entry: LockEntry }>} */
+  const queue = [];
+  /** @param {LockEntry} entry */
+  const kept = (entry) => Object.fromEntries(KEPT_FIELDS.filter((field) => entry[field] !== undefined).map((field) => [field, entry[field]]));
+  /**
+   * Places `name` as the lock resolved it from `lockFrom`, seen from the stage package at `stageFrom`.
+   * @param {string} stageFrom
+   * @param {string} lockFrom
+   * @param {string} name
+   * @param {boolean} optional
+   */
+  const place = (stageFrom, lockFrom, name, optional) => {
+    const found = resolveInLock(lock, lockFrom, name);
+    if (found === undefined) {
+      if (optional) return;
+      throw new PackError(`package-lock.json has no ${name} for ${lockFrom || 'the root'}: run npm install`);
+    }
+    // What Node finds from stageFrom today: the nearest placed copy walking up.
+    let location = stageFrom;
+    for (;;) {
+      const path = location === '' ? `node_modules/${name}` : `${location}/node_modules/${name}`;
+      const placed = tree[path];
+      if (placed !== undefined) {
+        if (placed.version === found.entry.version) return;
+        break;
+      }
+      if (location === '') {
+        tree[path] = kept(found.entry);
+        queue.push({ stagePath: path, lockPath: found.path, entry: found.entry });
+        return;
+      }
+      const nested = location.lastIndexOf('/node_modules/');
+      location = nested >= 0 ? location.slice(0, nested) : '';
+    }
+    // Another version is in the way: nested under the package that needs this one.
+    const path = stageFrom === '' ? `node_modules/${name}` : `${stageFrom}/node_modules/${name}`;
+    if (tree[path] !== undefined) throw new PackError(`two versions of ${name} would have to sit at ${path}`);
+    tree[path] = kept(found.entry);
+    queue.push({ stagePath: path, lockPath: found.path, entry: found.entry });
+  };
+  // The bundled packages' third-party dependencies, each as the lock resolved it for the workspace that asks.
+  for (const { dir, manifest } of needed) {
+    for (const [name, , kind] of requiredEntries(manifest)) if (!packages.has(name)) place('', dir, name, kind === 'optionalDependencies');
+  }
+  for (let index = 0; index < queue.length; index += 1) {
+    const { stagePath, lockPath, entry } = /** @type {{ stagePath: string, lockPath: string, entry: LockEntry }} */ (queue[index]);
+    for (const [name] of Object.entries(entry.dependencies ?? {})) place(stagePath, lockPath, name, false);
+    for (const [name] of Object.entries(entry.optionalDependencies ?? {})) place(stagePath, lockPath, name, true);
+    for (const [name] of Object.entries(entry.peerDependencies ?? {})) place(stagePath, lockPath, name, entry.peerDependenciesMeta?.[name]?.optional === true);
+  }
+  /** @type {Record<string, Record<string, unknown>>} */
+  const entries = {
+    '': Object.fromEntries(
+      Object.entries({ name: staged.name, version: staged.version, license: /** @type {{ license?: string }} */ (staged).license, bin: staged.bin, dependencies: staged.dependencies, optionalDependencies: staged.optionalDependencies, bundleDependencies: bundled, engines: /** @type {{ engines?: unknown }} */ (staged).engines }).filter(([, value]) => value !== undefined),
+    ),
+  };
+  for (const name of bundled) {
+    const workspace = packages.get(name);
+    if (workspace === undefined) continue;
+    const bundledManifest = withBundledDependenciesOnly(workspace.manifest, packages);
+    entries[`node_modules/${name}`] = { version: workspace.manifest.version, inBundle: true, ...(Object.keys(bundledManifest.dependencies ?? {}).length > 0 ? { dependencies: bundledManifest.dependencies } : {}) };
+  }
+  for (const path of Object.keys(tree).sort()) entries[path] = /** @type {Record<string, unknown>} */ (tree[path]);
+  return { name: staged.name, version: staged.version, lockfileVersion: 3, requires: true, packages: entries };
+}
+
+/**
+ * The top level of a shrinkwrap's tree as exact dependencies (the bundled packages left out): a package
+ * the lock marks optional, or one made for some platforms only, as an optional dependency.
+ * @param {{ packages: Record<string, Record<string, unknown>> }} wrap
+ * @param {string[]} bundled
+ * @returns {{ dependencies: Record<string, string>, optionalDependencies: Record<string, string> }}
+ */
+export function pinnedDependencies(wrap, bundled) {
+  /** @type {Record<string, string>} */
+  const dependencies = {};
+  /** @type {Record<string, string>} */
+  const optionalDependencies = {};
+  for (const [path, entry] of Object.entries(wrap.packages)) {
+    const name = path.startsWith('node_modules/') ? path.slice('node_modules/'.length) : undefined;
+    if (name === undefined || name.includes('/node_modules/') || bundled.includes(name)) continue;
+    const optional = entry.optional === true || entry.os !== undefined || entry.cpu !== undefined;
+    (optional ? optionalDependencies : dependencies)[name] = String(entry.version);
+  }
+  return { dependencies, optionalDependencies };
+}
+
+/**
  * Runs npm and returns its standard output; a failure stops with npm's error output.
  * @param {string[]} args
  * @param {string} cwd
@@ -309,7 +444,23 @@ export function packCli({ out, repository = root, log = () => {} }) {
       for (const script of ['prepack', 'prepare', 'postpack']) delete staged.scripts[script];
       if (Object.keys(staged.scripts).length === 0) delete staged.scripts;
     }
+    // The versions the repository tested, pinned for whoever installs the tarball: npm honours a shrinkwrap
+    // only in a package from a registry, so the tree's top level is also named in `dependencies` at exact
+    // versions (what a package deeper asks for then resolves to them); the shrinkwrap pins the rest there.
+    const wrap = shrinkwrapFor({ repository, staged, needed, packages, bundled });
+    const pinned = pinnedDependencies(wrap, bundled);
+    staged.dependencies = { ...Object.fromEntries(bundled.map((name) => [name, versionOf.get(name) ?? ''])), ...pinned.dependencies };
+    if (Object.keys(pinned.optionalDependencies).length > 0) staged.optionalDependencies = pinned.optionalDependencies;
+    else delete staged.optionalDependencies;
+    const top = /** @type {Record<string, unknown>} */ (wrap.packages['']);
+    top.dependencies = staged.dependencies;
+    if (staged.optionalDependencies) top.optionalDependencies = staged.optionalDependencies;
+    else delete top.optionalDependencies;
+    // npm packs a shrinkwrap only when the files list names it.
+    const files = /** @type {{ files?: string[] }} */ (staged).files;
+    if (Array.isArray(files) && !files.includes('npm-shrinkwrap.json')) files.push('npm-shrinkwrap.json');
     writeFileSync(join(stage, 'package.json'), `${JSON.stringify(staged, null, 2)}\n`);
+    writeFileSync(join(stage, 'npm-shrinkwrap.json'), `${JSON.stringify(wrap, null, 2)}\n`);
 
     mkdirSync(out, { recursive: true });
     const [result] = packResult(npm(['pack', '--pack-destination', resolve(out), '--json', '--loglevel=error'], stage));

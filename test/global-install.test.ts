@@ -53,6 +53,8 @@ let tarball: string;
 /** The installed @eql/cli: `<prefix>/lib/node_modules/@eql/cli`. */
 let installed: string;
 let eql: string;
+/** What npm said on standard error while installing (warnings included). */
+let installWarnings = '';
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'eql-global-'));
@@ -62,8 +64,9 @@ beforeAll(async () => {
   expect(pack.code, pack.stderr).toBe(0);
   tarball = resolve(pack.stdout.trim().split('\n').at(-1) ?? '');
   // Installed from a folder of its own: nothing of the repository is at hand but the tarball.
-  const install = await run('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', tarball], work, 540_000);
+  const install = await run('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=warn', tarball], work, 540_000);
   expect(install.code, install.stderr).toBe(0);
+  installWarnings = install.stderr;
   installed = join(prefix, 'lib', 'node_modules', ...CLI_MANIFEST.name.split('/'));
   eql = join(prefix, 'bin', 'eql');
   // Wherever npm put better-sqlite3 under the prefix, its addon is the repository's build.
@@ -107,6 +110,27 @@ describe('the eql command installed with npm install -g from the packed tarball'
       expect(existsSync(join(installed, 'node_modules', ...name.split('/'), 'package.json')), name).toBe(true);
     }
     expect(Object.keys(manifest.dependencies ?? {})).toContain('better-sqlite3');
+  });
+
+  it('installs the third-party versions the repository tested (its package-lock.json), with no engine warning on Node 20', () => {
+    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string; link?: boolean }> };
+    const wrap = JSON.parse(readFileSync(join(installed, 'npm-shrinkwrap.json'), 'utf8')) as { packages: Record<string, { version?: string; inBundle?: boolean }> };
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    expect(installWarnings).not.toMatch(/EBADENGINE/);
+    // The repository's override (light-my-request 6.6.0, whose cookie runs on Node 20) holds in the install.
+    for (const name of ['light-my-request', 'cookie', '@nats-io/nuid', 'fastify', 'better-sqlite3', '@opentelemetry/sdk-trace-node']) {
+      const version = (JSON.parse(readFileSync(join(installed, 'node_modules', ...name.split('/'), 'package.json'), 'utf8')) as { version: string }).version;
+      expect(version, name).toBe(lock.packages[`node_modules/${name}`]?.version ?? lock.packages[`packages/server/node_modules/${name}`]?.version);
+    }
+    // Every package the tarball pins is installed at its version, and every version is one the lock holds.
+    const lockVersions = new Set(Object.entries(lock.packages).map(([path, entry]) => `${path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)}@${entry.version}`));
+    for (const [name, version] of Object.entries(manifest.dependencies)) {
+      if (name.startsWith('@eql/')) continue;
+      expect(lockVersions.has(`${name}@${version}`), `${name}@${version}`).toBe(true);
+      const file = join(installed, 'node_modules', ...name.split('/'), 'package.json');
+      expect((JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version, name).toBe(version);
+    }
+    expect(Object.values(wrap.packages).filter((entry) => !entry.inBundle).length).toBeGreaterThan(100);
   });
 
   it('installs real files: no symlink leads into the repository, and the bundled code names no path of it', () => {

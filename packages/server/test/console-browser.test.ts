@@ -391,6 +391,41 @@ await describeWithChromium('the web console in Chromium', () => {
     await page.close();
   });
 
+  it('says the host’s verdict beside the editor’s: a symbol the host’s feed does not serve, which the editor cannot know', { timeout: 120_000 }, async () => {
+    // A host on its own replay feed (BTC, ETH and SOL of the recording): DOGE is well formed EQL it does not serve.
+    const replayDir = mkdtempSync(join(tmpdir(), 'eql-console-replay-'));
+    const replay = await buildServer({ config: { dataDir: replayDir, secretKey: 'cd'.repeat(32), marketSeed: false }, logger: false });
+    try {
+      const replayUrl = await replay.app.listen({ host: '127.0.0.1', port: 0 });
+      const replayKey = await createApiKey(replay.context.store, replay.context.box, { name: 'console', plan: 'pro' });
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      await page.goto(`${replayUrl}/console/`);
+      await page.locator('#api-key').fill(replayKey.key);
+      await page.keyboard.press('Enter');
+      await findingsSay(page, 'No problems found.');
+      const hostSays = (expected: string | RegExp) => expect.poll(() => page.locator('#host-verdict').textContent(), WAIT).toMatch(expected);
+      await hostSays('The host accepts it.');
+
+      await typeQuery(page, query('DOGE alert', 'DOGE', 1));
+      await findingsSay(page, 'No problems found.');
+      await hostSays(/^The host refuses it: .*DOGE/);
+      expect(await page.locator('#host-verdict').getAttribute('data-verdict')).toBe('refuses');
+
+      // The editor's own error comes first: no verdict about a text the editor already refuses.
+      await typeQuery(page, query('typo', 'BTC', 1, 'curent'));
+      await findingsSay(page, /^1 error/);
+      await hostSays(/^$/);
+
+      await typeQuery(page, query('BTC alert', 'BTC', 1));
+      await findingsSay(page, 'No problems found.');
+      await hostSays('The host accepts it.');
+      await page.close();
+    } finally {
+      await replay.close();
+      rmSync(replayDir, { recursive: true, force: true });
+    }
+  });
+
   it('is usable at 390 px wide, and every control has a name', async () => {
     const page = await signedIn(390, 844);
     await shot(page, 'narrow');

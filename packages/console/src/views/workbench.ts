@@ -21,6 +21,9 @@ export interface DraftSaver {
 
 type ValidateAnswer = Awaited<ReturnType<Session['client']['validateQuery']>>;
 
+/** How long the text must rest, free of the editor's errors, before the host is asked for its verdict. */
+const HOST_VERDICT_DELAY_MS = 600;
+
 /** The request in the editor, as the host takes it: the JSON value, or the text form as a string. */
 function requestOf(editor: EqlEditor): unknown {
   if (editor.currentForm === 'text') return editor.text;
@@ -33,9 +36,50 @@ export function workbenchView(session: () => Session, client: LanguageClient, dr
   const editorHost = h('div', { className: 'editor', id: 'editor' });
   const editor = new EqlEditor(editorHost, client, { form: 'json', text: exampleText(0), label: 'EQL query editor' });
   const findings = h('p', { id: 'findings', className: 'findings', role: 'status', 'aria-live': 'polite' }, 'Checking…');
+  // The host's verdict beside the editor's: what the host refuses that the editor cannot know (a symbol its
+  // feeds do not serve, a plan's limits), asked once the editor finds no error and the text has settled.
+  const hostVerdict = h('p', { id: 'host-verdict', className: 'host-verdict', role: 'status', 'aria-live': 'polite' });
+  let hostTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The text the verdict shown is about, and the number of the last question (a late answer to an older one is dropped). */
+  let judgedText: string | undefined;
+  let asked = 0;
+  const showHostVerdict = (verdict: 'accepts' | 'refuses' | 'unknown' | 'asking' | '', text: string) => {
+    hostVerdict.dataset.verdict = verdict;
+    hostVerdict.textContent = text;
+  };
+  const askHost = async (): Promise<void> => {
+    const text = editor.text;
+    if (text === judgedText) return;
+    const ask = ++asked;
+    let request: unknown;
+    try {
+      request = requestOf(editor);
+    } catch {
+      return showHostVerdict('', '');
+    }
+    showHostVerdict('asking', 'Asking the host…');
+    try {
+      const answer = await session().client.validateQuery(request as never);
+      if (ask !== asked) return;
+      judgedText = text;
+      const [first, ...more] = answer.errors;
+      showHostVerdict(answer.valid ? 'accepts' : 'refuses', answer.valid ? 'The host accepts it.' : `The host refuses it: ${first ?? 'validate for its reasons'}${more.length > 0 ? ` (and ${more.length} more)` : ''}`);
+    } catch (error) {
+      if (ask !== asked) return;
+      showHostVerdict('unknown', `The host did not say: ${errorText(error)}`);
+    }
+  };
   editor.onFindings(({ errors, warnings }) => {
     findings.textContent = errors === 0 && warnings === 0 ? 'No problems found.' : `${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}.`;
     findings.dataset.errors = String(errors);
+    clearTimeout(hostTimer);
+    if (errors > 0) {
+      // The editor's errors come first; a verdict about another text would mislead.
+      asked += 1;
+      judgedText = undefined;
+      return showHostVerdict('', '');
+    }
+    hostTimer = setTimeout(() => void askHost(), HOST_VERDICT_DELAY_MS);
   });
   const formLabel = h('span', { id: 'form-label' }, 'JSON');
   const result = h('section', { id: 'validation', className: 'panel', 'aria-labelledby': 'validation-title', 'aria-live': 'polite' }, h('h2', { id: 'validation-title' }, 'Validation and cost'), h('p', {}, 'Validate to see what the host says and what the query costs.'));
@@ -162,7 +206,7 @@ export function workbenchView(session: () => Session, client: LanguageClient, dr
     h('h2', { id: 'workbench-title' }, 'Query ', h('small', {}, '(', formLabel, ')')),
     toolbar,
     editorHost,
-    findings,
+    h('div', { className: 'verdicts' }, findings, hostVerdict),
     problems,
     result,
     preview.element,
