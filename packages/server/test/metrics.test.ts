@@ -228,6 +228,29 @@ describe('GET /metrics', () => {
     expect(families.map(({ name }) => name).filter((name) => name.startsWith('eql_') && !drawn.has(name) && !['eql_partition_owned', 'eql_bus_partition_handled_sequence', 'eql_bus_partition_saved_sequence', 'eql_bus_partition_catching_up'].includes(name))).toEqual([]);
   });
 
+  it('reads a cluster host’s readiness once per scrape, for every gauge drawn from it, and anew at the next', async () => {
+    const metrics = new HostMetrics();
+    let reads = 0;
+    let owned = [0, 1];
+    const host = {
+      readiness: () => {
+        reads += 1;
+        return { queries: 0, partitions: { owned, count: 4 }, feedLeader: true, bus: { stream: 'S', connected: true, positions: { 0: { handled: 5, saved: 4, catchingUp: false, behind: 0, judged: 1, malformed: 0, reading: 'shared' as const } } } };
+      },
+      stats: () => ({ activeQueries: 0, intake: new Map() }),
+    } as unknown as QueryHost;
+    metrics.watch({ host, store: { outboxPending: () => ({ count: 0 }) } as unknown as HostStore, sseConnections: () => 0, now: Date.now });
+    reads = 0;
+    const first = parseScrape((await metrics.scrape()).text).samples;
+    expect(reads).toBe(1);
+    expect(value(first, 'eql_partitions_owned')).toBe(2);
+    owned = [3];
+    const second = parseScrape((await metrics.scrape()).text).samples;
+    expect(reads).toBe(2);
+    expect(value(second, 'eql_partitions_owned')).toBe(1);
+    expect(value(second, 'eql_partition_owned', { partition: '3' })).toBe(1);
+  });
+
   it('reads EQL_METRICS, EQL_METRICS_PORT, EQL_METRICS_HOST and EQL_METRICS_TOKEN', () => {
     expect(configFromEnv({}).metrics).toEqual({ enabled: true });
     expect(configFromEnv({ EQL_METRICS: 'off' }).metrics.enabled).toBe(false);

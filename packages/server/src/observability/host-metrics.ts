@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { HostActivity, QueryHost } from '../host/query-host.js';
+import type { HostActivity, HostReadiness, QueryHost } from '../host/query-host.js';
 import type { HostStore } from '../store/store.js';
 import type { RetentionReport } from '../store/retention-job.js';
 
@@ -38,6 +38,8 @@ export class HostMetrics {
   private readonly retentionPruned: Counter<'kind'>;
   private readonly retentionLastRun: Gauge;
   private readonly retentionDuration: Gauge;
+  /** Drops the host's readiness read by the last scrape (set when the cluster gauges exist). */
+  private forgetReadiness: () => void = () => undefined;
 
   constructor() {
     const registers = [this.registry];
@@ -145,6 +147,7 @@ export class HostMetrics {
 
   /** The text of a scrape, and its content type. */
   async scrape(): Promise<{ text: string; contentType: string }> {
+    this.forgetReadiness();
     return { text: await this.registry.metrics(), contentType: this.registry.contentType };
   }
 
@@ -152,13 +155,17 @@ export class HostMetrics {
   private clusterGauges(host: QueryHost, registers: Registry[]): void {
     const readiness = host.readiness();
     if (readiness.partitions === undefined) return;
+    // Read once per scrape, whatever number of gauges read it (scrape() forgets it first).
+    let snapshot: HostReadiness | undefined;
+    this.forgetReadiness = () => (snapshot = undefined);
+    const current = () => (snapshot ??= host.readiness());
     new Gauge({
       name: 'eql_partitions_owned',
       help: 'Partitions of queries this host holds (a cluster on PostgreSQL).',
       registers,
       collect() {
         this.reset();
-        const partitions = host.readiness().partitions;
+        const partitions = current().partitions;
         if (partitions) this.set(partitions.owned.length);
       },
     });
@@ -169,7 +176,7 @@ export class HostMetrics {
       registers,
       collect() {
         this.reset();
-        for (const partition of host.readiness().partitions?.owned ?? []) this.set({ partition: String(partition) }, 1);
+        for (const partition of current().partitions?.owned ?? []) this.set({ partition: String(partition) }, 1);
       },
     });
     if (readiness.bus === undefined) return;
@@ -179,7 +186,7 @@ export class HostMetrics {
       registers,
       collect() {
         this.reset();
-        this.set(host.readiness().feedLeader === true ? 1 : 0);
+        this.set(current().feedLeader === true ? 1 : 0);
       },
     });
     new Gauge({
@@ -188,7 +195,7 @@ export class HostMetrics {
       registers,
       collect() {
         this.reset();
-        const bus = host.readiness().bus;
+        const bus = current().bus;
         if (bus) this.set(bus.connected ? 1 : 0);
       },
     });
@@ -199,7 +206,7 @@ export class HostMetrics {
       registers,
       collect() {
         this.reset();
-        for (const [partition, position] of Object.entries(host.readiness().bus?.positions ?? {})) this.set({ partition }, position.handled);
+        for (const [partition, position] of Object.entries(current().bus?.positions ?? {})) this.set({ partition }, position.handled);
       },
     });
     new Gauge({
@@ -209,7 +216,7 @@ export class HostMetrics {
       registers,
       collect() {
         this.reset();
-        for (const [partition, position] of Object.entries(host.readiness().bus?.positions ?? {})) this.set({ partition }, position.saved);
+        for (const [partition, position] of Object.entries(current().bus?.positions ?? {})) this.set({ partition }, position.saved);
       },
     });
     new Gauge({
@@ -219,7 +226,7 @@ export class HostMetrics {
       registers,
       collect() {
         this.reset();
-        for (const [partition, position] of Object.entries(host.readiness().bus?.positions ?? {})) this.set({ partition }, position.behind);
+        for (const [partition, position] of Object.entries(current().bus?.positions ?? {})) this.set({ partition }, position.behind);
       },
     });
     new Gauge({
@@ -229,7 +236,7 @@ export class HostMetrics {
       registers,
       collect() {
         this.reset();
-        for (const [partition, position] of Object.entries(host.readiness().bus?.positions ?? {})) this.set({ partition }, position.catchingUp ? 1 : 0);
+        for (const [partition, position] of Object.entries(current().bus?.positions ?? {})) this.set({ partition }, position.catchingUp ? 1 : 0);
       },
     });
   }
