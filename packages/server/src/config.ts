@@ -10,7 +10,7 @@ import { DEFAULT_MAX_STREAMS_PER_KEY } from './sse/hub.js';
 import { collectSettings } from './settings/read-settings.js';
 import { DEFAULT_PLANS, type PlanLimits, readPlansFile } from './settings/plans.js';
 import { ConfigurationError } from './settings/setting.js';
-import type { TrustProxy } from './settings/host-settings.js';
+import { HOST_SETTINGS, type TrustProxy } from './settings/host-settings.js';
 import type { PgSessionTimeouts } from './store/pg/pg-pool.js';
 import type { Plan } from './store/records.js';
 import { DEFAULT_RETENTION, type RetentionPolicy } from './store/retention.js';
@@ -215,6 +215,17 @@ export function defaultConfig(overrides: Partial<HostConfig> = {}): HostConfig {
   };
 }
 
+/** Sets `value` at a dotted `path` of `target`, making the objects on the way (`pgTimeouts.lockMs`). */
+function setAt(target: object, path: string, value: unknown): void {
+  const keys = path.split('.');
+  let at = target as Record<string, unknown>;
+  for (const key of keys.slice(0, -1)) {
+    at[key] ??= {};
+    at = at[key] as Record<string, unknown>;
+  }
+  at[keys[keys.length - 1] as string] = value;
+}
+
 /**
  * Reads the host configuration from `EQL_*` variables (the table of settings/host-settings.ts, read by
  * `readSettings`: every problem names its variable, all of them at once; a secret may come from
@@ -224,83 +235,29 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: P
   const config = defaultConfig();
   // Every problem at once: the table's, then those across the variables of a group.
   const { values, resolved, problems } = collectSettings(env);
-  const set = <T>(name: string, apply: (value: T) => void) => {
-    if (values.has(name)) apply(values.get(name) as T);
-  };
-  set<number>('EQL_PORT', (value) => (config.port = value));
-  set<string>('EQL_HOST', (value) => (config.host = value));
-  set<string>('EQL_DATA_DIR', (value) => (config.dataDir = value));
-  set<string>('EQL_DATABASE_URL', (value) => (config.databaseUrl = value));
-  set<string>('EQL_NODE_ID', (value) => (config.nodeId = value));
-  set<number>('EQL_PARTITIONS', (value) => (config.partitions = value));
-  set<string>('EQL_NATS_URL', (value) => (config.natsUrl = value));
-  set<string>('EQL_NATS_STREAM', (value) => (config.natsStream = value));
-  set<number>('EQL_LEASE_TTL_MS', (value) => (config.leaseTtlMs = value));
-  const pgTimeouts: Partial<PgSessionTimeouts> = {};
-  set<number>('EQL_PG_STATEMENT_TIMEOUT_MS', (value) => (pgTimeouts.statementMs = value));
-  set<number>('EQL_PG_LOCK_TIMEOUT_MS', (value) => (pgTimeouts.lockMs = value));
-  set<number>('EQL_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS', (value) => (pgTimeouts.idleInTransactionMs = value));
-  if (Object.keys(pgTimeouts).length > 0) config.pgTimeouts = pgTimeouts;
-  set<string>('EQL_API_KEY', (value) => (config.seedApiKey = value));
-  set<string>('EQL_HMAC_SECRET', (value) => (config.seedHmacSecret = value));
-  set<string>('EQL_PLANS_FILE', (path) => {
+  // Each setting with a place in the configuration goes there (its `config` path in the table).
+  for (const setting of HOST_SETTINGS) {
+    if (setting.config !== undefined && values.has(setting.name)) setAt(config, setting.config, values.get(setting.name));
+  }
+  // Read with others: the plans first (EQL_API_PLAN names one of them), the demo payee only when on.
+  if (values.has('EQL_PLANS_FILE')) {
     try {
-      config.plans = readPlansFile(path);
+      config.plans = readPlansFile(values.get('EQL_PLANS_FILE') as string);
     } catch (error) {
       problems.push((error as Error).message);
     }
-  });
-  set<Plan>('EQL_API_PLAN', (value) => {
+  }
+  if (values.has('EQL_API_PLAN')) {
+    const value = values.get('EQL_API_PLAN') as Plan;
     if (config.plans[value] !== undefined) config.seedPlan = value;
     else {
       const names = Object.keys(config.plans);
       const near = names.find((name) => name === value.toLowerCase());
       problems.push(`EQL_API_PLAN must be one of ${names.join(', ')}${values.has('EQL_PLANS_FILE') ? ' (with the plans of EQL_PLANS_FILE)' : ''}, not "${value.slice(0, 40)}"${near ? ` (did you mean ${near}?)` : ''}`);
     }
-  });
-  set<string>('EQL_SECRET_KEY', (value) => (config.secretKey = value));
-  set<string>('EQL_FEED', (value) => (config.feed = value));
-  set<string>('EQL_RECORDING', (value) => (config.recordingPath = value));
-  set<number>('EQL_REPLAY_SPEED', (value) => (config.replaySpeed = value));
-  set<string | false>('EQL_MARKET_SEED', (value) => (config.marketSeed = value));
-  set<string[]>('EQL_EXCHANGES', (value) => (config.exchanges = value));
-  set<boolean>('EQL_ALLOW_PRIVATE_WEBHOOKS', (value) => (config.allowPrivateWebhooks = value));
-  set<string>('EQL_MESSENGER_BASE_URL', (value) => (config.messengerBaseUrl = value));
-  set<number>('EQL_BODY_LIMIT', (value) => (config.bodyLimit = value));
-  set<number>('EQL_TEXT_FORM_BODY_LIMIT', (value) => (config.textFormBodyLimit = value));
-  set<number>('EQL_INGEST_REQUESTS_PER_MINUTE', (value) => (config.ingestRequestsPerMinute = value));
-  set<number>('EQL_SSE_MAX_STREAMS_PER_KEY', (value) => (config.sseMaxStreamsPerKey = value));
-  set<TrustProxy>('EQL_TRUST_PROXY', (value) => (config.trustProxy = value));
-  set<string>('EQL_LOG_LEVEL', (value) => (config.logLevel = value));
-  set<boolean>('EQL_METRICS', (value) => (config.metrics.enabled = value));
-  set<number>('EQL_METRICS_PORT', (value) => (config.metrics.port = value));
-  set<string>('EQL_METRICS_HOST', (value) => (config.metrics.host = value));
-  set<string>('EQL_METRICS_TOKEN', (value) => (config.metrics.token = value));
-  set<number>('EQL_READY_MAX_FEED_AGE_MS', (value) => (config.readyMaxFeedAgeMs = value));
-  set<number>('EQL_SHUTDOWN_DELAY_MS', (value) => (config.shutdown.delayMs = value));
-  set<number>('EQL_SHUTDOWN_GRACE_MS', (value) => (config.shutdown.graceMs = value));
-  set<number>('EQL_RETENTION_NOTIFICATIONS', (value) => (config.retention.notifications = value));
-  set<number>('EQL_RETENTION_EXECUTIONS', (value) => (config.retention.executions = value));
-  set<number>('EQL_RETENTION_OUTBOX', (value) => (config.retention.outbox = value));
-  set<number>('EQL_RETENTION_VALIDATIONS', (value) => (config.retention.validations = value));
-  set<number>('EQL_RETENTION_LEDGER', (value) => (config.retention.ledger = value));
-  set<number>('EQL_RETENTION_CHAT', (value) => (config.retention.chat = value));
-  set<number>('EQL_RETENTION_DELETED_QUERIES', (value) => (config.retention.deletedQueries = value));
-  set<number>('EQL_RETENTION_PRICES', (value) => (config.retention.prices = value));
-  set<number>('EQL_RETENTION_INTERVAL', (value) => (config.retention.intervalMs = value));
-  set<number>('EQL_RETENTION_BATCH', (value) => (config.retention.batch = value));
+  }
+  if (values.get('EQL_X402_DEMO') === true) config.x402.demo = true;
   if (config.shutdown.delayMs >= config.shutdown.graceMs) problems.push(`EQL_SHUTDOWN_DELAY_MS (${config.shutdown.delayMs}) must be less than EQL_SHUTDOWN_GRACE_MS (${config.shutdown.graceMs}): the host must have time to close`);
-  config.x402 = {
-    ...(values.has('EQL_X402_PAY_TO') ? { payTo: values.get('EQL_X402_PAY_TO') as string } : {}),
-    ...(values.has('EQL_X402_NETWORK') ? { network: values.get('EQL_X402_NETWORK') as string } : {}),
-    ...(values.has('EQL_X402_FACILITATOR_URL') ? { facilitatorUrl: values.get('EQL_X402_FACILITATOR_URL') as string } : {}),
-    agentSecrets: (values.get('EQL_AGENT_SECRET') as string[] | undefined) ?? [],
-    ...(values.has('EQL_X402_OFFLINE') ? { offline: values.get('EQL_X402_OFFLINE') as boolean } : {}),
-    ...(values.get('EQL_X402_DEMO') === true ? { demo: true } : {}),
-    ...(values.has('EQL_X402_REQUESTS_PER_MINUTE') ? { requestsPerMinute: values.get('EQL_X402_REQUESTS_PER_MINUTE') as number } : {}),
-    ...(values.has('EQL_X402_BAD_SIGNATURES_PER_PAYER') ? { badSignaturesPerPayer: values.get('EQL_X402_BAD_SIGNATURES_PER_PAYER') as number } : {}),
-    ...(values.has('EQL_X402_BAD_SIGNATURES_PER_ADDRESS') ? { badSignaturesPerAddress: values.get('EQL_X402_BAD_SIGNATURES_PER_ADDRESS') as number } : {}),
-  };
   // Groups with rules across their variables read them themselves (their messages name them), secrets from files included.
   try {
     const natsAuth = natsAuthFromEnv(resolved);

@@ -129,6 +129,23 @@ describe('the configuration table', () => {
     expect(readFileSync(new URL('../../../docs/configuration.md', import.meta.url), 'utf8')).toBe(configurationMarkdown());
   });
 
+  it('puts each setting in the configuration by its path, or reads it with its group; no row is forgotten', () => {
+    // Read by their own code: the plans, the demo payee switch, the bus's credentials and the model's settings.
+    const readWithGroup = HOST_SETTINGS.filter((setting) => setting.config === undefined).map((setting) => setting.name);
+    expect(readWithGroup.filter((name) => !/^EQL_(API_PLAN|PLANS_FILE|X402_DEMO|NATS_(USER|PASSWORD|TOKEN|NKEY_SEED|NKEY_SEED_FILE|CREDS|TLS_CA|TLS_CERT|TLS_KEY)|LLM_[A-Z_]+)$/.test(name))).toEqual([]);
+    // A path leads into the configuration: its objects on the way exist by default (pgTimeouts is made when set).
+    const defaults = configFromEnv({}) as unknown as Record<string, unknown>;
+    for (const setting of HOST_SETTINGS) {
+      if (setting.config === undefined) continue;
+      const [head, ...rest] = setting.config.split('.');
+      if (rest.length > 0 && head !== 'pgTimeouts') expect(typeof defaults[head as string], setting.name).toBe('object');
+    }
+    // And the value lands there.
+    const config = configFromEnv({ EQL_METRICS_PORT: '9464', EQL_PG_LOCK_TIMEOUT_MS: '250', EQL_RETENTION_CHAT: '3d', EQL_X402_REQUESTS_PER_MINUTE: '7', EQL_PORT: '1234' });
+    expect(config).toMatchObject({ port: 1234, metrics: { enabled: true, port: 9464 }, pgTimeouts: { lockMs: 250 }, retention: { chat: 3 * 86_400_000 }, x402: { requestsPerMinute: 7, agentSecrets: [] } });
+    expect(configFromEnv({}).pgTimeouts).toBeUndefined();
+  });
+
   it('lists every EQL_ variable the host reads', () => {
     // The sources of the host and of what it reads through (the bus's and the model's settings).
     const read = new Set<string>();

@@ -18,6 +18,11 @@ export type SettingKind =
 /** One environment variable of the host: what it is, its bounds, its default, whether it is a secret. */
 export interface Setting {
   name: string;
+  /**
+   * Where `configFromEnv` puts the value in the host's configuration, as a dotted path (`metrics.port`);
+   * none for a setting read with others by its own code (the plans, the bus's credentials, the model's).
+   */
+  config?: string;
   kind: SettingKind;
   /** The default as people read it (`8787`, `none`, `./.eql-data`). */
   defaultText: string;
