@@ -5,6 +5,13 @@ import type { CliIo } from '../io.js';
  * `eql serve`, `eql config print`, `eql keys create`, `eql keys rotate-webhook-secret`, `eql ingest` and `eql bus publish`: the commands of the HTTP host. Each loads the host
  * (Fastify, SQLite, ...) when it runs, so the language commands (`validate`, `fmt`, ...) start without it.
  */
+/** The options of a command on a host's data directory: where it is, `--force` when it may replace files, `--json`. */
+function onDataDir(command: Command, force: string | undefined, json: string): Command {
+  command.option('--data-dir <dir>', 'directory of the host data (default EQL_DATA_DIR)');
+  if (force !== undefined) command.option('--force', force, false);
+  return command.option('--json', json, false);
+}
+
 export function registerHostCommands(eql: Command, io: CliIo, exit: { code: number }): void {
   eql
     .command('serve')
@@ -41,24 +48,20 @@ export function registerHostCommands(eql: Command, io: CliIo, exit: { code: numb
     });
 
   const admin = eql.command('admin').description("back up and restore a host's data (docs/operations.md, \"Backups\")");
-  admin
+  const backup = admin
     .command('backup')
     .description("copy the SQLite host's store (consistent while it runs), market data and secret key")
-    .requiredOption('--to <file>', 'the store copy; the market data and the secret key go beside it (<file>.market.sqlite, <file>.secret.key)')
-    .option('--data-dir <dir>', 'directory of the host data (default EQL_DATA_DIR)')
-    .option('--force', 'replace files already there', false)
-    .option('--json', 'print the outcome as JSON', false)
+    .requiredOption('--to <file>', 'the store copy; the market data and the secret key go beside it (<file>.market.sqlite, <file>.secret.key)');
+  onDataDir(backup, 'replace files already there', 'print the outcome as JSON')
     .action(async (flags: { to: string; dataDir?: string; force: boolean; json: boolean }) => {
       const { adminBackupCommand } = await import('./admin.js');
       exit.code = adminBackupCommand(flags, io);
     });
-  admin
+  const restore = admin
     .command('restore')
     .description('put a backup in place (stop the host first): checked, migrated, proven to open with its secret key')
-    .requiredOption('--from <file>', 'a backup of eql admin backup')
-    .option('--data-dir <dir>', 'directory of the host data (default EQL_DATA_DIR)')
-    .option('--force', 'replace a store already there (its files are set aside, not deleted)', false)
-    .option('--json', 'print the outcome as JSON', false)
+    .requiredOption('--from <file>', 'a backup of eql admin backup');
+  onDataDir(restore, 'replace a store already there (its files are set aside, not deleted)', 'print the outcome as JSON')
     .action(async (flags: { from: string; dataDir?: string; force: boolean; json: boolean }) => {
       const { adminRestoreCommand } = await import('./admin.js');
       exit.code = adminRestoreCommand(flags, io);
@@ -66,11 +69,10 @@ export function registerHostCommands(eql: Command, io: CliIo, exit: { code: numb
 
   const migrate = eql.command('migrate').description('the schema migrations of the store (SQLite in EQL_DATA_DIR, or EQL_DATABASE_URL): before a rollout');
   for (const action of ['status', 'up'] as const) {
-    migrate
+    const step = migrate
       .command(action)
-      .description(action === 'status' ? 'list the migrations, applied and pending' : 'apply the pending migrations (a host does it at start; this does it before a rollout)')
-      .option('--data-dir <dir>', 'directory of the host data (default EQL_DATA_DIR)')
-      .option('--json', 'print it as JSON', false)
+      .description(action === 'status' ? 'list the migrations, applied and pending' : 'apply the pending migrations (a host does it at start; this does it before a rollout)');
+    onDataDir(step, undefined, 'print it as JSON')
       .action(async (flags: { dataDir?: string; json: boolean }) => {
         const { migrateCommand } = await import('./admin.js');
         exit.code = await migrateCommand(action, flags, io);
