@@ -1,12 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
-import { convertCommand } from './commands/convert.js';
-import { estimateCommand } from './commands/estimate.js';
-import { fmtCommand } from './commands/fmt.js';
-import { previewCommand } from './commands/preview.js';
 import type { RecordFlags } from './commands/record.js';
 import { registerHostCommands } from './commands/host-commands.js';
 import { registerRemoteCommands } from './commands/remote.js';
-import { validateFilesCommand } from './commands/validate.js';
 import { type CliIo, processIo, UnusableInput } from './io.js';
 import { terminalText } from './terminal-text.js';
 
@@ -17,7 +12,10 @@ const FILE_HELP = 'the request as JSON or in the text form, or - for standard in
 const modeOption = () =>
   new Option('--mode <mode>', 'access model the query is checked for').choices(['api-key', 'payment']).default('api-key');
 
-/** Builds the `eql` program around an IO; the exit code of the command run lands in `exit`. */
+/**
+ * Builds the `eql` program around an IO; the exit code of the command run lands in `exit`. Each command's
+ * module is loaded when it runs: `eql --version` or `--help` loads neither the language nor the host.
+ */
 function program(io: CliIo, exit: { code: number }, env: NodeJS.ProcessEnv): Command {
   const eql = new Command('eql')
     .description('Write, check and run EQL conditional market queries')
@@ -39,6 +37,7 @@ function program(io: CliIo, exit: { code: number }, env: NodeJS.ProcessEnv): Com
     .option('--strict', 'exit 1 on any warning: --max-warnings 0', false)
     .addHelpText('after', "\nExamples:\n  eql validate rule.eql\n  eql validate 'queries/**/*.eql' --strict          # in CI: warnings fail too\n  eql validate rule.json --served BTC,ETH --no-history  # against what a host serves\n")
     .action(async (files: string[], flags: { mode: 'api-key' | 'payment'; json: boolean; served?: string; history: boolean; data?: string; maxWarnings?: string; strict: boolean }) => {
+      const { validateFilesCommand } = await import('./commands/validate.js');
       exit.code = await validateFilesCommand(files, flags, io);
     });
 
@@ -49,6 +48,7 @@ function program(io: CliIo, exit: { code: number }, env: NodeJS.ProcessEnv): Com
     .addOption(modeOption())
     .option('--json', 'print {simulationLlmCallsEstimate, estimatedCost} as JSON', false)
     .action(async (file: string, flags: { mode: 'api-key' | 'payment'; json: boolean }) => {
+      const { estimateCommand } = await import('./commands/estimate.js');
       exit.code = await estimateCommand(file, flags, io);
     });
 
@@ -65,6 +65,7 @@ function program(io: CliIo, exit: { code: number }, env: NodeJS.ProcessEnv): Com
     .option('--renew', 'create the query again each time it expires, so a run longer than its expiresIn (at most 30d) trades to the end', false)
     .option('--json', 'print the preview result as JSON', false)
     .action(async (file: string, flags: { data?: string; json: boolean; from?: string; to?: string; fee?: string; slippage?: string; deposit?: string; renew: boolean }) => {
+      const { previewCommand } = await import('./commands/preview.js');
       exit.code = await previewCommand(file, flags, io);
     });
 
@@ -108,6 +109,7 @@ function program(io: CliIo, exit: { code: number }, env: NodeJS.ProcessEnv): Com
     .addOption(new Option('--write', 'write the formatted text back to the file').default(false).conflicts('check'))
     .addOption(new Option('--check', 'only check: exit 1 when the file is not formatted').default(false))
     .action(async (file: string, flags: { write: boolean; check: boolean }) => {
+      const { fmtCommand } = await import('./commands/fmt.js');
       exit.code = await fmtCommand(file, flags, io);
     });
 
@@ -117,6 +119,7 @@ function program(io: CliIo, exit: { code: number }, env: NodeJS.ProcessEnv): Com
     .argument('<file>', FILE_HELP)
     .addOption(new Option('--to <format>', 'the format to write (default: the other form than the input)').choices(['json', 'text']))
     .action(async (file: string, flags: { to?: 'json' | 'text' }) => {
+      const { convertCommand } = await import('./commands/convert.js');
       exit.code = await convertCommand(file, flags, io);
     });
 

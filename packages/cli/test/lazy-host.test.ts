@@ -39,6 +39,16 @@ describe('eql loads the host only for the host commands', () => {
     expect(run.modules.filter((url) => HOST_MODULES.test(url))).toEqual([]);
   });
 
+  it('--version and --help load neither the language nor the client nor the host: only the command line', { timeout: 60_000 }, async () => {
+    const LANGUAGE_MODULES = /\/(packages\/(core|syntax|client)|node_modules\/@eql\/(core|syntax|client)|node_modules\/(ajv|chevrotain|rxjs))\//;
+    for (const args of [['--version'], ['--help'], ['remote', '--help']]) {
+      const run = await modulesOf(args.join('-'), args);
+      expect(run.code, args.join(' ')).toBe(0);
+      expect(run.modules.some((url) => url.includes('/node_modules/commander/')), args.join(' ')).toBe(true);
+      expect(run.modules.filter((url) => LANGUAGE_MODULES.test(url) || HOST_MODULES.test(url)), args.join(' ')).toEqual([]);
+    }
+  });
+
   it('keys create loads the host', { timeout: 60_000 }, async () => {
     const run = await modulesOf('keys', ['keys', 'create', '--name', 'lazy', '--json']);
     expect(run.code).toBe(0);
