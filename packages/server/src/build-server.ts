@@ -391,7 +391,7 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
         return { key: `ip:${request.ip}`, max: payment ? (config.x402.requestsPerMinute ?? X402_REQUESTS_PER_MINUTE) : 60 };
       },
       refusal: (request, bound, ttlMs) =>
-        new ApiError(429, 'rate_limited', `more than ${bound.max} requests a minute on ${isPaymentRequest(request) ? 'payment-model' : 'Auto'} routes; retry in ${Math.ceil(ttlMs / 1000)} s`),
+        new ApiError('rate_limited', `more than ${bound.max} requests a minute on ${isPaymentRequest(request) ? 'payment-model' : 'Auto'} routes; retry in ${Math.ceil(ttlMs / 1000)} s`),
     }),
   );
   app.addHook('onSend', (request, reply, payload, done) => {

@@ -39,7 +39,7 @@ export function isAutoRequest(request: FastifyRequest): boolean {
  * without going through `authenticate` (a non-canonical spelling of the path, such as `/%762/...`).
  */
 export function callerKey(request: FastifyRequest): ApiKeyRecord {
-  if (!request.apiKey) throw new ApiError(401, 'missing_api_key', 'this request was not authenticated: send x-svc-api-key to the route\'s canonical path');
+  if (!request.apiKey) throw new ApiError('missing_api_key', 'this request was not authenticated: send x-svc-api-key to the route\'s canonical path');
   return request.apiKey;
 }
 
@@ -64,16 +64,16 @@ export function authenticate(context: HostContext) {
     const plan = limitsOf(context.config.plans, key.plan);
     const overage = plan.allowOverage ? plan.maxOverage : 0;
     if (usage.daily > plan.dailyRequestLimit) {
-      throw new ApiError(429, 'daily_quota_exceeded', `the daily request limit of ${plan.dailyRequestLimit} is used up`, undefined, { 'retry-after': String(secondsToTomorrow(context.now())) });
+      throw new ApiError('daily_quota_exceeded', `the daily request limit of ${plan.dailyRequestLimit} is used up`, undefined, { 'retry-after': String(secondsToTomorrow(context.now())) });
     }
     if (usage.monthly > plan.monthlyRequestLimit + overage) {
-      throw new ApiError(429, 'monthly_quota_exceeded', `the monthly request limit of ${plan.monthlyRequestLimit}${overage > 0 ? ` (+${overage} overage)` : ''} is used up`);
+      throw new ApiError('monthly_quota_exceeded', `the monthly request limit of ${plan.monthlyRequestLimit}${overage > 0 ? ` (+${overage} overage)` : ''} is used up`);
     }
   };
   const admit = (request: FastifyRequest, key: ApiKeyRecord | undefined): MaybePromise<void> => {
-    if (!key || key.status !== 'active') throw new ApiError(401, 'invalid_api_key', 'the API key is not valid');
-    if (key.expiresAt !== null && Date.parse(key.expiresAt) <= context.now()) throw new ApiError(401, 'expired_api_key', 'the API key has expired');
-    if (isAutoRequest(request) && !key.autoEnabled) throw new ApiError(403, 'auto_not_enabled', 'Auto is not enabled for this API key');
+    if (!key || key.status !== 'active') throw new ApiError('invalid_api_key', 'the API key is not valid');
+    if (key.expiresAt !== null && Date.parse(key.expiresAt) <= context.now()) throw new ApiError('expired_api_key', 'the API key has expired');
+    if (isAutoRequest(request) && !key.autoEnabled) throw new ApiError('auto_not_enabled', 'Auto is not enabled for this API key');
     request.apiKey = key;
     const day = dayOf(context.now());
     const counted = context.usage.countLoaded(key.id, day);
@@ -83,7 +83,7 @@ export function authenticate(context: HostContext) {
   return (request: FastifyRequest): MaybePromise<void> => {
     const header = request.headers['x-svc-api-key'];
     const presented = Array.isArray(header) ? header[0] : header;
-    if (presented === undefined || presented === '') throw new ApiError(401, 'missing_api_key', 'send your API key in the x-svc-api-key header');
+    if (presented === undefined || presented === '') throw new ApiError('missing_api_key', 'send your API key in the x-svc-api-key header');
     const found = findKey(context.store, presented);
     return found instanceof Promise ? found.then((key) => admit(request, key)) : admit(request, found);
   };

@@ -95,7 +95,7 @@ function verify(context: HostContext) {
     const requirement = signatureRequirement(route, stored === undefined ? { body: request.body } : { body: request.body, stored });
     if (requirement === 'optional' && !sent) return;
     if (route.entry !== undefined && sent && hasQueryString(request)) {
-      throw new ApiError(401, 'signature_unsigned_query', 'a signed request must not carry a query string: the signature (timestamp + method + path + body) does not cover it. Name a draft to update in the path: POST /v2/auto/queries/drafts/{draftId}');
+      throw new ApiError('signature_unsigned_query', 'a signed request must not carry a query string: the signature (timestamp + method + path + body) does not cover it. Name a draft to update in the path: POST /v2/auto/queries/drafts/{draftId}');
     }
     const bodyText = route.entry?.bodyInSignature === false ? '' : (request.rawBody ?? '');
     const check = await verifyRequestSignature({
@@ -117,14 +117,15 @@ function verify(context: HostContext) {
               how: 'x-svc-signature = lowercase hex HMAC-SHA256(your HMAC secret, signed), signed = timestamp + METHOD + path inside /v2/auto + the body exactly as sent',
             }
           : undefined;
-      throw new ApiError(401, `signature_${check.reason.replace(/-/g, '_')}`, check.message, details);
+      // The checker's reasons are the catalogue's signature_* codes (missing-headers → signature_missing_headers).
+      throw new ApiError(`signature_${check.reason.replace(/-/g, '_') as 'missing_headers' | 'invalid_timestamp' | 'timestamp_drift' | 'invalid_signature'}`, check.message, details);
     }
     // Accepted once: the same timestamp, method, path and body give the same signature, so a copy of the
     // request is refused while its timestamp is still inside the window (and past it, drift refuses it).
     const digest = createHash('sha256').update((signature ?? '').toLowerCase()).digest('hex');
     const expiresAt = (Number(timestamp) + HMAC_MAX_DRIFT_SECONDS + 1) * 1000;
     if (!(await context.store.useSignature(key.id, digest, expiresAt))) {
-      throw new ApiError(401, 'signature_replayed', 'this signature was already used: a signed request is accepted once. Sign each request afresh; a request identical to an earlier one (same method, path and body) needs another x-svc-timestamp');
+      throw new ApiError('signature_replayed', 'this signature was already used: a signed request is accepted once. Sign each request afresh; a request identical to an earlier one (same method, path and body) needs another x-svc-timestamp');
     }
     const now = context.now();
     if (now - prunedAt >= PRUNE_EVERY_MS) {

@@ -27,7 +27,7 @@ export async function cancelQuery(context: HostContext, keyId: number, queryId: 
   const record = await ownQuery(context, keyId, queryId);
   const status = (await context.host.inspect(queryId))?.status ?? record.status;
   const result = transition({ status, deleted: false }, { type: 'cancel' });
-  if (!result.ok) throw new ApiError(result.httpStatus, 'query_not_active', result.message);
+  if (!result.ok) throw new ApiError('query_not_active', result.message);
   const cancelledAt = new Date(context.now()).toISOString();
   // Stored first: a host that takes the query over meanwhile finds it cancelled.
   await context.store.setQueryStatus(queryId, 'cancelled', { cancelledAt });
@@ -41,7 +41,7 @@ export async function deleteQuery(context: HostContext, keyId: number, queryId: 
   const record = await ownQuery(context, keyId, queryId);
   const status = (await context.host.inspect(queryId))?.status ?? record.status;
   const result = transition({ status, deleted: false }, { type: 'delete' });
-  if (!result.ok) throw new ApiError(result.httpStatus, 'query_still_active', result.message);
+  if (!result.ok) throw new ApiError('query_still_active', result.message);
   const deletedAt = new Date(context.now()).toISOString();
   await context.store.softDeleteQuery(queryId, deletedAt);
   context.host.remove(queryId);

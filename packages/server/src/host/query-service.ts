@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson, type ConditionState, estimateCost, formatIsoTime, isoConditionState, isRecord, isTradeFlavouredQuery, lifetimeOf, type QueryRequest, randomUuid, validate, type ValidateOptions, type ValidationResult } from '@eql/core';
 import type { HostContext } from '../context.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError, type ErrorCode } from '../http/errors.js';
 import type { ApiKeyRecord, QueryRecord, StoredExecution } from '../store/records.js';
 import { limitsOf } from '../settings/plans.js';
 
@@ -35,14 +35,14 @@ function nestsDeeperThan(value: unknown, limit: number, depth = 1): boolean {
 
 /** The body of a query-request route: a JSON object, else 400 (also when it nests absurdly deep). */
 export function requestBody(body: unknown): Record<string, unknown> {
-  if (!isRecord(body)) throw new ApiError(400, 'invalid_request', 'the body must be a JSON object such as {"query": {...}}');
-  if (nestsDeeperThan(body, MAX_BODY_DEPTH)) throw new ApiError(400, 'invalid_request', `the body nests more than ${MAX_BODY_DEPTH} levels deep`);
+  if (!isRecord(body)) throw new ApiError('invalid_request', 'the body must be a JSON object such as {"query": {...}}');
+  if (nestsDeeperThan(body, MAX_BODY_DEPTH)) throw new ApiError('invalid_request', `the body nests more than ${MAX_BODY_DEPTH} levels deep`);
   return body;
 }
 
-export function invalidQuery(result: ValidationResult, status = 400, code = 'invalid_query'): ApiError {
+export function invalidQuery(result: ValidationResult, code: ErrorCode = 'invalid_query'): ApiError {
   const first = result.errors[0] ?? 'the query is not valid';
-  return new ApiError(status, code, `the query is not valid: ${first}${result.errors.length > 1 ? ` (and ${result.errors.length - 1} more)` : ''}`, {
+  return new ApiError(code, `the query is not valid: ${first}${result.errors.length > 1 ? ` (and ${result.errors.length - 1} more)` : ''}`, {
     errors: result.errors,
     warnings: result.warnings,
     diagnostics: result.diagnostics,
@@ -71,10 +71,10 @@ export function checkForCreate(
   const result = validate(body, { mode, now, ...host });
   if (!result.valid) {
     const codes = new Set(result.diagnostics.filter((diagnostic) => diagnostic.severity === 'error').map((diagnostic) => diagnostic.code));
-    if (mode === 'payment' && codes.size === 1 && codes.has('trade-in-payment-mode')) throw invalidQuery(result, 422, 'action_not_allowed');
+    if (mode === 'payment' && codes.size === 1 && codes.has('trade-in-payment-mode')) throw invalidQuery(result, 'action_not_allowed');
     // A well-formed query this host cannot serve: 422 with the finding's code, nothing charged.
     const unservable = [...codes].find((code) => UNSERVABLE.has(code));
-    if (unservable !== undefined && [...codes].every((code) => UNSERVABLE.has(code) || code === 'trade-in-payment-mode')) throw invalidQuery(result, 422, unservable.replaceAll('-', '_'));
+    if (unservable !== undefined && [...codes].every((code) => UNSERVABLE.has(code) || code === 'trade-in-payment-mode')) throw invalidQuery(result, unservable.replaceAll('-', '_') as 'unserved_symbol' | 'unserved_timeframe' | 'lookback_exceeds_lifetime');
     throw invalidQuery(result);
   }
   const cost = result.estimatedCost && result.simulationLlmCallsEstimate ? { estimatedCost: result.estimatedCost, simulationLlmCallsEstimate: result.simulationLlmCallsEstimate } : estimateCost((body as QueryRequest).query);
@@ -114,7 +114,7 @@ export async function createQuery(context: HostContext, key: ApiKeyRecord, body:
   if (options.idempotencyKey !== undefined) {
     const earlier = await store.queryByIdempotencyKey(key.id, options.idempotencyKey);
     if (earlier) {
-      if (bodyHash(earlier.request) !== bodyHash(body)) throw new ApiError(409, 'idempotency_key_reused', 'this Idempotency-Key was used with another body');
+      if (bodyHash(earlier.request) !== bodyHash(body)) throw new ApiError('idempotency_key_reused', 'this Idempotency-Key was used with another body');
       return { created: createdOf(earlier), replayed: true };
     }
   }
@@ -123,13 +123,13 @@ export async function createQuery(context: HostContext, key: ApiKeyRecord, body:
   const request = body as unknown as QueryRequest;
   const since = new Date(context.now() - CALL_ORDER_WINDOW_MS).toISOString();
   if (options.requireValidation && !(await store.validatedSince(key.id, bodyHash(body), since))) {
-    throw new ApiError(409, 'validate_first', 'validate this exact query with POST /v2/auto/queries/validate before creating it');
+    throw new ApiError('validate_first', 'validate this exact query with POST /v2/auto/queries/validate before creating it');
   }
   const tradeFlavoured = isTradeFlavouredQuery(request.query);
   if (tradeFlavoured) await checkExchanges(context, key, request, since);
   const most = limitsOf(context.config.plans, key.plan).maxActiveQueries;
   if ((await store.countActiveQueries(key.id)) >= most) {
-    throw new ApiError(422, 'too_many_active_queries', `a ${key.plan} key runs at most ${most} active queries; cancel some first`);
+    throw new ApiError('too_many_active_queries', `a ${key.plan} key runs at most ${most} active queries; cancel some first`);
   }
   const now = context.now();
   const record: QueryRecord = {
@@ -154,7 +154,7 @@ export async function createQuery(context: HostContext, key: ApiKeyRecord, body:
     // Two requests with one Idempotency-Key at once: the store keeps the first; the second replays it.
     const first = options.idempotencyKey === undefined ? undefined : await store.queryByIdempotencyKey(key.id, options.idempotencyKey);
     if (!first) throw error;
-    if (bodyHash(first.request) !== bodyHash(body)) throw new ApiError(409, 'idempotency_key_reused', 'this Idempotency-Key was used with another body');
+    if (bodyHash(first.request) !== bodyHash(body)) throw new ApiError('idempotency_key_reused', 'this Idempotency-Key was used with another body');
     return { created: createdOf(first), replayed: true };
   }
   await store.charge(key.id, record.credits, mode === 'payment' ? 'create (x402)' : 'create', record.id, record.createdAt);
@@ -164,14 +164,14 @@ export async function createQuery(context: HostContext, key: ApiKeyRecord, body:
 
 async function checkExchanges(context: HostContext, key: ApiKeyRecord, request: QueryRequest, since: string): Promise<void> {
   if (!(await context.store.exchangesCheckedSince(key.id, since))) {
-    throw new ApiError(409, 'check_exchanges_first', 'this query places orders: list your exchanges with GET /v2/auto/exchanges before creating it');
+    throw new ApiError('check_exchanges_first', 'this query places orders: list your exchanges with GET /v2/auto/exchanges before creating it');
   }
   const connected = new Set(['paper', ...(await context.store.exchangesOf(key.id)).map((record) => record.exchange)]);
   for (const action of request.query.actions) {
     const params = action.type === 'llm' ? action.params.callback?.action.params : action.params;
     const exchange = isRecord(params) && typeof params.exchange === 'string' ? params.exchange : undefined;
     if (exchange !== undefined && !connected.has(exchange)) {
-      throw new ApiError(422, 'exchange_not_connected', `step ${action.stepId} trades on ${exchange}, which this key has not connected (POST /v2/auto/exchanges)`);
+      throw new ApiError('exchange_not_connected', `step ${action.stepId} trades on ${exchange}, which this key has not connected (POST /v2/auto/exchanges)`);
     }
   }
 }

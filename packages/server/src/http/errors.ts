@@ -2,25 +2,31 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ModelError } from '@eql/llm';
 import { PaymentHttpError } from '@eql/x402';
 import { databaseTrouble } from './database-unavailable.js';
+import { ERROR_CODES, type ErrorCode } from './error-codes.js';
+
+export { ERROR_CODES, type ErrorCode, isErrorCode } from './error-codes.js';
 
 /** `Retry-After` of a 503 for the database (seconds): a PostgreSQL restart takes a few. */
 export const DATABASE_RETRY_AFTER_SECONDS = 2;
 
 /**
  * Every error of the host has one body: `{success: false, error: {code, message, details?}}`, with a
- * stable snake_case code (docs/http-api.md lists them). Handlers throw ApiError; the error handler
+ * stable snake_case code (http/error-codes.ts, the catalogue; docs/http-api.md lists them). Handlers throw ApiError; the error handler
  * turns anything else into a 4xx when it is the client's doing, never a 500 for bad input.
  */
 export class ApiError extends Error {
+  /** The status of the code (http/error-codes.ts). */
+  readonly statusCode: number;
+
   constructor(
-    readonly statusCode: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly details?: unknown,
     readonly headers?: Record<string, string>,
   ) {
     super(message);
     this.name = 'ApiError';
+    this.statusCode = ERROR_CODES[code];
   }
 }
 
@@ -29,7 +35,13 @@ export interface ErrorBody {
   error: { code: string; message: string; details?: unknown };
 }
 
-export function errorBody(code: string, message: string, details?: unknown): ErrorBody {
+/** The error body of a code of the catalogue. */
+export function errorBody(code: ErrorCode, message: string, details?: unknown): ErrorBody {
+  return bodyOf(code, message, details);
+}
+
+/** The body of any code: the catalogue's, or the payment model's own (x402's codes). */
+function bodyOf(code: string, message: string, details?: unknown): ErrorBody {
   return details === undefined ? { success: false, error: { code, message } } : { success: false, error: { code, message, details } };
 }
 
@@ -38,13 +50,13 @@ export function errorBody(code: string, message: string, details?: unknown): Err
  * caller's doing (400 invalid_cursor); the database being down, or a failure without a cursor, is not.
  */
 export function pageError(error: unknown, cursor: string | undefined): unknown {
-  return cursor && !databaseTrouble(error) ? new ApiError(400, 'invalid_cursor', 'the cursor is not one this host gave') : error;
+  return cursor && !databaseTrouble(error) ? new ApiError('invalid_cursor', 'the cursor is not one this host gave') : error;
 }
 
-export const notFound = (what: string): ApiError => new ApiError(404, 'not_found', `${what} not found`);
+export const notFound = (what: string): ApiError => new ApiError('not_found', `${what} not found`);
 
 /** Fastify's own errors mapped to statuses and codes people can act on. */
-function classify(error: FastifyError): { status: number; code: string; message: string; details?: unknown } {
+function classify(error: FastifyError): { status: number; code: ErrorCode; message: string; details?: unknown } {
   if (error.validation) {
     // A query parameter the route does not declare (http/strict-query.ts): one code, naming it.
     const unknown = error.validationContext === 'querystring' ? error.validation.find((issue) => issue.keyword === 'additionalProperties') : undefined;
@@ -81,13 +93,14 @@ function classify(error: FastifyError): { status: number; code: string; message:
 export function handleError(error: FastifyError | ApiError | PaymentHttpError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof ModelError) {
     // The language model did not answer: the upstream's fault, said so (the message carries no secret).
-    return reply.status(error.code === 'LLM_TIMEOUT' ? 504 : 502).send(errorBody(error.code.toLowerCase(), error.message));
+    const code = error.code.toLowerCase() as Lowercase<typeof error.code>;
+    return reply.status(ERROR_CODES[code]).send(errorBody(code, error.message));
   }
   if (error instanceof ApiError) {
     if (error.headers) void reply.headers(error.headers);
     return reply.status(error.statusCode).send(errorBody(error.code, error.message, error.details));
   }
-  if (error instanceof PaymentHttpError) return reply.status(error.statusCode).send(errorBody(error.code, error.message));
+  if (error instanceof PaymentHttpError) return reply.status(error.statusCode).send(bodyOf(error.code, error.message));
   const trouble = databaseTrouble(error);
   if (trouble) {
     // Not the request's fault nor a bug: the database restarts, is cut off or is held up. Logged as a

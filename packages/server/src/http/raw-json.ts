@@ -28,7 +28,7 @@ export function registerRawJson(app: FastifyInstance): void {
     try {
       done(null, JSON.parse(text) as unknown);
     } catch (error) {
-      done(new ApiError(400, 'invalid_json', `the body is not valid JSON: ${(error as Error).message}`), undefined);
+      done(new ApiError('invalid_json', `the body is not valid JSON: ${(error as Error).message}`), undefined);
     }
   });
 }

@@ -10,7 +10,7 @@ interface Payload {
   pause(): unknown;
 }
 
-const tooLarge = (limit: number, what: string): ApiError => new ApiError(413, 'body_too_large', `${what} takes at most ${limit} bytes`, { limit });
+const tooLarge = (limit: number, what: string): ApiError => new ApiError('body_too_large', `${what} takes at most ${limit} bytes`, { limit });
 
 /**
  * A request body as UTF-8 text, at most `limit` bytes: a declared `content-length` past the limit is

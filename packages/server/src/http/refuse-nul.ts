@@ -47,12 +47,12 @@ export function refuseNulCharacters(request: FastifyRequest, _reply: unknown, do
       // A repeated query parameter reads as an array of its values.
       if (name.includes(NUL) || nulPath(value) !== undefined) {
         const path = `/${pointerToken(name)}`;
-        done(new ApiError(400, 'invalid_request', `invalid request: ${where} parameter "${pointerToken(name)}" ${MUST_NOT}`, [{ path, message: MUST_NOT }]));
+        done(new ApiError('invalid_request', `invalid request: ${where} parameter "${pointerToken(name)}" ${MUST_NOT}`, [{ path, message: MUST_NOT }]));
         return;
       }
     }
   }
   const path = nulPath(request.body);
   if (path === undefined) return done();
-  done(new ApiError(400, 'invalid_request', `invalid request: body${path} ${MUST_NOT}`, [{ path: path === '' ? '/' : path, message: MUST_NOT }]));
+  done(new ApiError('invalid_request', `invalid request: body${path} ${MUST_NOT}`, [{ path: path === '' ? '/' : path, message: MUST_NOT }]));
 }

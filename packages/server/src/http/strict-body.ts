@@ -53,7 +53,7 @@ export function refuseMistypedBody(request: FastifyRequest, _reply: unknown, don
   const path = isObject(request.body) || Array.isArray(request.body) ? mistypedPath(schema, request.body) : undefined;
   if (path === undefined) return done();
   const expected = String(typeAt(schema, path));
-  done(new ApiError(400, 'invalid_request', `invalid request: body${path} must be a JSON ${expected}`, [{ path, message: `must be ${expected}` }]));
+  done(new ApiError('invalid_request', `invalid request: body${path} must be a JSON ${expected}`, [{ path, message: `must be ${expected}` }]));
 }
 
 function typeAt(schema: SchemaNode | undefined, path: string): unknown {

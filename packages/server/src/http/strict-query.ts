@@ -21,7 +21,7 @@ export function closeQueryStrings(app: FastifyInstance): void {
     if (isObject(query)) {
       for (const [name, value] of Object.entries(query)) {
         if (typeof value === 'string' && NUMERIC.test(value) && !Number.isFinite(Number(value))) {
-          done(new ApiError(400, 'invalid_request', `invalid request: query parameter "${name}" is not a finite number`, [{ path: `/${name}`, message: 'must be a finite number' }]));
+          done(new ApiError('invalid_request', `invalid request: query parameter "${name}" is not a finite number`, [{ path: `/${name}`, message: 'must be a finite number' }]));
           return;
         }
       }

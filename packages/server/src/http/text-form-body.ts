@@ -51,7 +51,6 @@ export function registerTextFormBody(app: FastifyInstance, options: { bodyLimit:
 function notTaken(request: FastifyRequest): ApiError {
   const path = request.url.split('?')[0] ?? '';
   return new ApiError(
-    415,
     'unsupported_media_type',
     `${request.method} ${path} does not take the text form (${TEXT_FORM_TYPE}): send application/json. The text form is taken by validate, create, preview and the draft upserts of /v2/auto/queries`,
     { contentType: TEXT_FORM_TYPE },
@@ -66,5 +65,5 @@ function readTextForm(text: string): unknown {
   const first = errors[0];
   const message = first ? `the text form has ${errors.length} syntax error${errors.length === 1 ? '' : 's'}: ${first.line}:${first.column} ${first.message}` : 'the text form could not be read';
   const diagnostics = checkDocument(document).diagnostics.map(({ diagnostic, range }) => ({ code: diagnostic.code, severity: diagnostic.severity, message: diagnostic.message, path: diagnostic.path, line: range?.start.line, column: range?.start.column }));
-  throw new ApiError(400, 'invalid_syntax', message, { errors, diagnostics });
+  throw new ApiError('invalid_syntax', message, { errors, diagnostics });
 }

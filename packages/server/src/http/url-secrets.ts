@@ -86,7 +86,6 @@ export function refuseApiKeyInUrl(request: FastifyRequest): void {
   const name = apiKeyParameter(request.url);
   if (name === undefined) return;
   throw new ApiError(
-    400,
     'api_key_in_url',
     `an API key is never taken from the URL (query parameter "${name}"), where proxies and logs keep it: send it in the x-svc-api-key header. A key that was sent in a URL should be treated as exposed`,
   );

@@ -29,7 +29,7 @@ export const CONSOLE_CSP = [
 export async function consoleRoutes(app: FastifyInstance): Promise<void> {
   if (!consoleBuilt()) {
     app.get('/console', { schema: { hide: true } }, () => {
-      throw new ApiError(503, 'console_not_built', 'the web console is not built: run `npm run build` (npm install does it), then start the host again');
+      throw new ApiError('console_not_built', 'the web console is not built: run `npm run build` (npm install does it), then start the host again');
     });
     return;
   }

@@ -12,7 +12,7 @@ import { S } from './schemas.js';
 /** 400 secret_required: masks sent where no stored secret may be kept, each named by its JSON pointer. */
 function secretRequired(required: readonly SecretRequired[]): ApiError {
   const paths = required.map((entry) => entry.path).join(', ');
-  return new ApiError(400, 'secret_required', `send the secret again, not ${SECRET_MASK}, at ${paths}: a masked secret is kept only for its stored destination`, required);
+  return new ApiError('secret_required', `send the secret again, not ${SECRET_MASK}, at ${paths}: a masked secret is kept only for its stored destination`, required);
 }
 
 /**
@@ -34,7 +34,7 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
     const key = callerKey(request);
     const now = new Date(context.now()).toISOString();
     const existing = draftId === undefined ? undefined : await ownDraft(key.id, draftId);
-    if (existing?.convertedQueryId) throw new ApiError(409, 'draft_converted', `draft ${existing.id} was converted into query ${existing.convertedQueryId}`);
+    if (existing?.convertedQueryId) throw new ApiError('draft_converted', `draft ${existing.id} was converted into query ${existing.convertedQueryId}`);
     // A draft read back shows its secrets masked: an update that sends the mask back keeps the stored
     // secret only while its destination is unchanged; elsewhere the secret must be sent again.
     const restored = restoreMaskedSecrets(given, existing?.request);
@@ -101,9 +101,9 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
   app.post('/v2/auto/queries/drafts/:draftId/convert', { schema: S.convertDraft }, async (request, reply) => {
     const key = callerKey(request);
     const draft = await ownDraft(key.id, (request.params as { draftId: string }).draftId);
-    if (draft.convertedQueryId) throw new ApiError(409, 'draft_converted', `draft ${draft.id} was already converted into query ${draft.convertedQueryId}`);
+    if (draft.convertedQueryId) throw new ApiError('draft_converted', `draft ${draft.id} was already converted into query ${draft.convertedQueryId}`);
     const result = validate(draft.request, { mode: 'api-key', now: context.now(), ...hostValidation(context) });
-    if (!result.valid) throw invalidQuery(result, 409, 'draft_invalid');
+    if (!result.valid) throw invalidQuery(result, 'draft_invalid');
     // Converting is the explicit step that activates a validated draft: no separate validate call is needed.
     const { created } = await createQuery(context, key, draft.request as unknown as Record<string, unknown>, { requireValidation: false, fromDraft: draft.id });
     await store.markDraftConverted(draft.id, created.queryId);
@@ -114,7 +114,7 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
   app.post('/v2/auto/queries/drafts/:draftId/preview', { schema: S.previewDraft }, async (request) => {
     const draft = await ownDraft(callerKey(request).id, (request.params as { draftId: string }).draftId);
     const result = validate(draft.request, { now: context.now(), allowPrivateWebhooks: context.config.allowPrivateWebhooks });
-    if (!result.valid) throw invalidQuery(result, 409, 'draft_invalid');
+    if (!result.valid) throw invalidQuery(result, 'draft_invalid');
     return preview(draft.request, context.host.recording, { queryId: draft.id, paper: paperOf(request.query as PaperQuery), renew: (request.query as PaperQuery).renew === true });
   });
 
@@ -127,10 +127,10 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
     for (const [name, value] of [['from', from], ['to', to]] as const) {
       if (value === undefined) continue;
       const time = Date.parse(value);
-      if (Number.isNaN(time)) throw new ApiError(400, 'invalid_request', `${name} must be an ISO 8601 time`);
+      if (Number.isNaN(time)) throw new ApiError('invalid_request', `${name} must be an ISO 8601 time`);
       options[name] = time;
     }
-    if (options.from !== undefined && options.to !== undefined && options.from > options.to) throw new ApiError(400, 'invalid_request', 'from must not be after to');
+    if (options.from !== undefined && options.to !== undefined && options.from > options.to) throw new ApiError('invalid_request', 'from must not be after to');
     return preview({ query: body.query as QueryRequest['query'] }, context.host.recording, options);
   });
 }

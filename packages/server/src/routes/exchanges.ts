@@ -43,16 +43,16 @@ export function exchangeRoutes(app: FastifyInstance, context: HostContext): void
     const { exchange, credentialType, credentials } = request.body as { exchange: string; credentialType: string; credentials: Record<string, unknown> };
     const connectedAt = new Date(context.now()).toISOString();
     if (exchange === 'paper') return reply.status(200).send({ exchange, credentialType: 'none', status: 'connected', connectedAt, builtIn: true });
-    if (!known(exchange)) throw new ApiError(400, 'exchange_not_supported', `this host does not connect ${exchange}; it supports ${['paper', ...context.config.exchanges].join(', ')}`);
+    if (!known(exchange)) throw new ApiError('exchange_not_supported', `this host does not connect ${exchange}; it supports ${['paper', ...context.config.exchanges].join(', ')}`);
     const fields: Record<string, string> = {};
     for (const [name, value] of Object.entries(credentials)) {
-      if (typeof value !== 'string' || value === '') throw new ApiError(400, 'invalid_credentials', `credentials.${name} must be a non-empty string`);
+      if (typeof value !== 'string' || value === '') throw new ApiError('invalid_credentials', `credentials.${name} must be a non-empty string`);
       fields[name] = value;
     }
     for (const name of REQUIRED[credentialType] ?? []) {
-      if (fields[name] === undefined) throw new ApiError(400, 'invalid_credentials', `a ${credentialType} connection needs credentials.${name}`);
+      if (fields[name] === undefined) throw new ApiError('invalid_credentials', `a ${credentialType} connection needs credentials.${name}`);
     }
-    if (!isRecord(credentials) || Object.keys(fields).length === 0) throw new ApiError(400, 'invalid_credentials', 'credentials must not be empty');
+    if (!isRecord(credentials) || Object.keys(fields).length === 0) throw new ApiError('invalid_credentials', 'credentials must not be empty');
     try {
       await context.connectExchange(exchange, credentialType, fields);
     } catch (error) {
@@ -60,8 +60,8 @@ export function exchangeRoutes(app: FastifyInstance, context: HostContext): void
       // (whole values only: a short submitted value does not garble the words it occurs in).
       const reason = redactSecrets(error instanceof Error ? error.message : 'verification failed', Object.values(fields));
       // A venue that could not be asked is not a refusal: the same 502 as validate-symbol's (issue 15).
-      if (isUnreachable(error)) throw new ApiError(502, 'venue_unreachable', `${exchange} could not be reached to verify the credentials: ${reason}`);
-      throw new ApiError(422, 'exchange_credentials_rejected', `${exchange} refused these credentials: ${reason}`);
+      if (isUnreachable(error)) throw new ApiError('venue_unreachable', `${exchange} could not be reached to verify the credentials: ${reason}`);
+      throw new ApiError('exchange_credentials_rejected', `${exchange} refused these credentials: ${reason}`);
     }
     await store.upsertExchange({ keyId: key.id, exchange, credentialType, credentialsSealed: context.box.seal(JSON.stringify(fields)), connectedAt });
     context.host.forgetExchange(key.id, exchange);
@@ -72,7 +72,7 @@ export function exchangeRoutes(app: FastifyInstance, context: HostContext): void
     const key = callerKey(request);
     const { exchange } = request.params as { exchange: string };
     // paper is listed as connected and cannot be otherwise: a 409 that says so, not a 404 (issue 15).
-    if (exchange === 'paper') throw new ApiError(409, 'exchange_built_in', 'paper is built in and always connected; it cannot be disconnected');
+    if (exchange === 'paper') throw new ApiError('exchange_built_in', 'paper is built in and always connected; it cannot be disconnected');
     if (!(await store.deleteExchange(key.id, exchange))) throw notFound(`exchange connection ${exchange}`);
     context.host.forgetExchange(key.id, exchange);
     return { exchange, disconnectedAt: new Date(context.now()).toISOString() };
@@ -81,17 +81,17 @@ export function exchangeRoutes(app: FastifyInstance, context: HostContext): void
   app.get('/v2/auto/validate-symbol/:exchange/:symbol', { schema: S.validateSymbol }, async (request) => {
     const key = callerKey(request);
     const { exchange, symbol } = request.params as { exchange: string; symbol: string };
-    if (!/^[a-z][a-z0-9_]{1,31}$/.test(exchange)) throw new ApiError(400, 'invalid_exchange', 'the exchange id is lowercase letters, digits and _');
-    if (symbol.trim() === '' || symbol.length > 64) throw new ApiError(400, 'invalid_symbol', 'the symbol is empty or too long');
+    if (!/^[a-z][a-z0-9_]{1,31}$/.test(exchange)) throw new ApiError('invalid_exchange', 'the exchange id is lowercase letters, digits and _');
+    if (symbol.trim() === '' || symbol.length > 64) throw new ApiError('invalid_symbol', 'the symbol is empty or too long');
     if (exchange === 'paper') return { supported: String(checkPerpetualSymbol(symbol).ok && context.host.hasPrice(symbol)) as 'true' | 'false' };
     const connected = (await store.exchangeOf(key.id, exchange)) !== undefined;
-    if (!connected && !known(exchange)) throw new ApiError(400, 'exchange_not_supported', `this host does not know ${exchange}`);
+    if (!connected && !known(exchange)) throw new ApiError('exchange_not_supported', `this host does not know ${exchange}`);
     let venue: Exchange | undefined;
     try {
       venue = connected ? await context.host.exchangeFor(exchange, key.id) : await context.publicExchange(exchange);
       return { supported: String(venue ? await venue.isPerpetual(symbol) : false) as 'true' | 'false' };
     } catch (error) {
-      throw new ApiError(502, 'venue_unreachable', `${exchange} could not be asked: ${error instanceof Error ? error.message : 'unknown error'}`);
+      throw new ApiError('venue_unreachable', `${exchange} could not be asked: ${error instanceof Error ? error.message : 'unknown error'}`);
     }
   });
 }

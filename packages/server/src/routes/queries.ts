@@ -52,7 +52,7 @@ export function queryRoutes(app: FastifyInstance, context: HostContext): void {
   app.get('/v2/auto/queries', { schema: S.listQueries }, async (request) => {
     const key = callerKey(request);
     const query = request.query as { status?: QueryStatus; limit?: number; cursor?: string };
-    if (query.status !== undefined && !STATUSES.includes(query.status)) throw new ApiError(400, 'invalid_request', `status must be one of ${STATUSES.join(', ')}`);
+    if (query.status !== undefined && !STATUSES.includes(query.status)) throw new ApiError('invalid_request', `status must be one of ${STATUSES.join(', ')}`);
     let page;
     try {
       page = await store.listQueries(key.id, { limit: query.limit ?? 20, ...(query.status ? { status: query.status } : {}), ...(query.cursor ? { cursor: query.cursor } : {}) });
@@ -121,10 +121,10 @@ export function queryRoutes(app: FastifyInstance, context: HostContext): void {
       const text = query[bound];
       if (text === undefined) continue;
       const time = parseInstant(text);
-      if (time === undefined) throw new ApiError(400, 'invalid_request', `${bound} must be an ISO 8601 time with a zone or epoch milliseconds`);
+      if (time === undefined) throw new ApiError('invalid_request', `${bound} must be an ISO 8601 time with a zone or epoch milliseconds`);
       bounds[bound] = time;
     }
-    if (bounds.since !== undefined && bounds.until !== undefined && bounds.since > bounds.until) throw new ApiError(400, 'invalid_request', 'since is after until: the range is reversed');
+    if (bounds.since !== undefined && bounds.until !== undefined && bounds.since > bounds.until) throw new ApiError('invalid_request', 'since is after until: the range is reversed');
     let page;
     try {
       page = await store.listExecutions({

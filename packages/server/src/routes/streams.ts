@@ -11,7 +11,7 @@ function lastEventId(request: FastifyRequest): number {
   const header = request.headers['last-event-id'];
   const raw = (Array.isArray(header) ? header[0] : header) ?? (request.query as { lastEventId?: string }).lastEventId;
   if (raw === undefined || raw === '') return 0;
-  if (!/^[0-9]{1,15}$/.test(raw)) throw new ApiError(400, 'invalid_last_event_id', 'Last-Event-ID must be a notification id (a whole number)');
+  if (!/^[0-9]{1,15}$/.test(raw)) throw new ApiError('invalid_last_event_id', 'Last-Event-ID must be a notification id (a whole number)');
   return Number(raw);
 }
 
@@ -23,7 +23,7 @@ async function reserveStream(context: HostContext, keyId: number): Promise<Strea
   const slot = await context.hub.reserve(keyId);
   if (slot) return slot;
   const limit = context.hub.maxStreamsPerKey;
-  throw new ApiError(429, 'too_many_streams', `this API key already has ${limit} event streams open, the most it may: close one first (the all-queries stream, GET /v2/auto/queries/stream, follows every query over one connection)`, { limit }, { 'retry-after': String(STREAM_SLOT_RETRY_SECONDS) });
+  throw new ApiError('too_many_streams', `this API key already has ${limit} event streams open, the most it may: close one first (the all-queries stream, GET /v2/auto/queries/stream, follows every query over one connection)`, { limit }, { 'retry-after': String(STREAM_SLOT_RETRY_SECONDS) });
 }
 
 /**
@@ -53,7 +53,7 @@ export function streamRoutes(app: FastifyInstance, context: HostContext): void {
     try {
       const record = await context.store.queryById(queryId);
       if (!record || record.keyId !== key.id) throw notFound(`query ${queryId}`);
-      if (record.deletedAt !== null) throw new ApiError(410, 'query_deleted', `query ${queryId} was deleted`);
+      if (record.deletedAt !== null) throw new ApiError('query_deleted', `query ${queryId} was deleted`);
       after = lastEventId(request);
       status = (await context.host.inspect(queryId))?.status ?? record.status;
       if (TERMINAL.has(status) && (await context.store.countNotificationsAfter(key.id, after, queryId)) === 0) {

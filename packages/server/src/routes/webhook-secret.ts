@@ -37,7 +37,7 @@ export function webhookSecretRoutes(app: FastifyInstance, context: HostContext):
   app.post('/v2/auto/webhook-secret/rotate', { schema: rotateSchema }, async (request) => {
     const key = callerKey(request);
     if (request.headers['x-svc-timestamp'] === undefined || request.headers['x-svc-signature'] === undefined) {
-      throw new ApiError(401, 'signature_missing_headers', 'this request must be signed: send x-svc-timestamp and x-svc-signature');
+      throw new ApiError('signature_missing_headers', 'this request must be signed: send x-svc-timestamp and x-svc-signature');
     }
     const body = (request.body ?? {}) as { graceSeconds?: number };
     const rotated = await rotateWebhookSecret(context.store, context.box, key, { graceSeconds: body.graceSeconds ?? DEFAULT_WEBHOOK_SECRET_GRACE_SECONDS, now: context.now() });

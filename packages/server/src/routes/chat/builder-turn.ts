@@ -30,11 +30,10 @@ export interface BuilderAnswer {
  */
 export function parseBuilderRequest(body: Record<string, unknown>): BuilderRequest {
   const message = typeof body.message === 'string' ? body.message.trim() : '';
-  if (message === '') throw new ApiError(400, 'missing_message', 'message is required: say in plain words what to watch for and what to do');
+  if (message === '') throw new ApiError('missing_message', 'message is required: say in plain words what to watch for and what to do');
   const tokens = messageTokens(message);
   if (tokens > MAX_MESSAGE_TOKENS) {
     throw new ApiError(
-      400,
       'message_too_long',
       `message has ${tokens} words and signs; the query builder reads at most ${MAX_MESSAGE_TOKENS}: say in a sentence or two what to watch for and what to do, and add the rest in the next messages`,
       { field: 'message', tokens, maxTokens: MAX_MESSAGE_TOKENS },

@@ -1,4 +1,4 @@
-import { ApiError } from '../../http/errors.js';
+import { ApiError, type ErrorCode } from '../../http/errors.js';
 import type { AnalysisType, AssetMetadata, Speed } from '@eql/llm';
 import { normalizeContract, normalizeToken } from '@eql/market-data';
 
@@ -15,7 +15,7 @@ export interface ChatRequest {
   assetMetadata?: AssetMetadata;
 }
 
-const invalid = (code: string, message: string): ApiError => new ApiError(400, code, message);
+const invalid = (code: ErrorCode, message: string): ApiError => new ApiError(code, message);
 
 /**
  * Spec 4.3: checks a chat body (the route schema has checked the types). `message` is required for

@@ -31,7 +31,7 @@ export function withoutNul(text: string): string {
 /** The caller's session of a kind, or 404 (unknown, another owner's, or of the other kind). */
 export async function ownSession(chats: ChatStore, sessionId: string, keyId: number, kind: 'chat' | 'builder') {
   const session = await chats.session(sessionId);
-  if (!session || session.keyId !== keyId || session.kind !== kind) throw new ApiError(404, 'session_not_found', `chat session ${sessionId} not found`);
+  if (!session || session.keyId !== keyId || session.kind !== kind) throw new ApiError('session_not_found', `chat session ${sessionId} not found`);
   return session;
 }
 

@@ -34,34 +34,34 @@ export function keywordList(value: unknown, required: boolean): string[] | undef
   const raw = Array.isArray(value) ? value.map(String) : typeof value === 'string' ? [value] : [];
   const list = raw.flatMap((entry) => entry.split(',')).map((entry) => entry.trim()).filter(Boolean);
   if (list.length === 0) {
-    if (required || value !== undefined) throw new ApiError(400, 'invalid_keywords', 'keywords must name at least one keyword (comma separated or repeated)');
+    if (required || value !== undefined) throw new ApiError('invalid_keywords', 'keywords must name at least one keyword (comma separated or repeated)');
     return undefined;
   }
-  if (list.length > 20) throw new ApiError(400, 'invalid_keywords', 'at most 20 keywords');
+  if (list.length > 20) throw new ApiError('invalid_keywords', 'at most 20 keywords');
   const long = list.find((keyword) => keyword.length > 100);
-  if (long) throw new ApiError(400, 'invalid_keywords', `a keyword has at most 100 characters ("${long.slice(0, 30)}…")`);
-  if (!list.some((keyword) => /[\p{L}\p{N}]/u.test(keyword))) throw new ApiError(400, 'invalid_keywords', 'keywords need letters or digits');
+  if (long) throw new ApiError('invalid_keywords', `a keyword has at most 100 characters ("${long.slice(0, 30)}…")`);
+  if (!list.some((keyword) => /[\p{L}\p{N}]/u.test(keyword))) throw new ApiError('invalid_keywords', 'keywords need letters or digits');
   return list;
 }
 
 function tickerOf(query: Query, names: readonly string[]): string {
   const given = names.map((name) => text(query[name])).find((value) => value !== undefined);
-  if (given === undefined) throw new ApiError(400, 'missing_parameter', `give the ticker as ${names.join(' or ')}`);
+  if (given === undefined) throw new ApiError('missing_parameter', `give the ticker as ${names.join(' or ')}`);
   const token = normalizeToken(given);
-  if (!token) throw new ApiError(400, 'invalid_token', `"${given.slice(0, 20)}" is not a ticker (letters and digits, starting with a letter, with or without $)`);
+  if (!token) throw new ApiError('invalid_token', `"${given.slice(0, 20)}" is not a ticker (letters and digits, starting with a letter, with or without $)`);
   return token;
 }
 
 function usernameOf(value: string | undefined, name: string): string {
   const username = (value ?? '').trim().replace(/^@/, '');
-  if (!/^[A-Za-z0-9_]{1,50}$/.test(username)) throw new ApiError(400, 'invalid_username', `${name} must be an account name (letters, digits, _), with or without @`);
+  if (!/^[A-Za-z0-9_]{1,50}$/.test(username)) throw new ApiError('invalid_username', `${name} must be an account name (letters, digits, _), with or without @`);
   return username;
 }
 
 /** The account of a smart-stats request (400 when there is none or it is not an account name). */
 export function smartStatsAccount(query: Query): string {
   const given = text(query.username) ?? text(query.accountName);
-  if (given === undefined) throw new ApiError(400, 'missing_parameter', 'give the account as username');
+  if (given === undefined) throw new ApiError('missing_parameter', 'give the account as username');
   return usernameOf(given, 'username');
 }
 
@@ -71,7 +71,7 @@ export const trendingRange = (context: Pick<MarketContext, 'now'>, query: Query)
 export async function smartStats(context: MarketContext, query: Query) {
   const username = smartStatsAccount(query);
   const stats = await context.market.accountStats(username);
-  if (!stats) throw new ApiError(404, 'account_not_found', `no posts or profile of @${username}`);
+  if (!stats) throw new ApiError('account_not_found', `no posts or profile of @${username}`);
   return { success: true, data: { username: stats.username, averageReach: stats.averageReach, averageEngagement: stats.averageEngagement, smartFollowingCount: stats.smartFollowingCount, postsAnalyzed: stats.posts } };
 }
 
@@ -101,7 +101,7 @@ export async function trendingContracts(context: MarketContext, channel: 'twitte
 export async function keywordMentions(context: MarketContext, query: Query) {
   const keywords = keywordList(query.keywords, false);
   const accountName = text(query.accountName) === undefined ? undefined : usernameOf(text(query.accountName), 'accountName');
-  if (!keywords && !accountName) throw new ApiError(400, 'missing_parameter', 'give keywords, accountName or both');
+  if (!keywords && !accountName) throw new ApiError('missing_parameter', 'give keywords, accountName or both');
   const range = resolveTimeFilter(timeInput(query), context.now(), 7 * 24 * HOUR);
   const page = await context.market.keywordMentions(
     { ...(keywords ? { keywords } : {}), ...(accountName ? { accountName } : {}), range, limit: Number(query.limit ?? 20), ...(query.cursor !== undefined ? { before: Number(query.cursor) } : {}) },

@@ -64,18 +64,18 @@ export function marketRoutes(app: FastifyInstance, context: HostContext, options
     counter: options.ingestCounter ?? new MemoryWindowCounter({ now: context.now }),
     windowMs: 60_000,
     boundOf: (request) => (request.apiKey ? { key: `key:${request.apiKey.id}`, max: ingestPerMinute } : undefined),
-    refusal: (_request, bound, ttlMs) => new ApiError(429, 'rate_limited', `more than ${bound.max} ingest requests a minute for this key; retry in ${Math.ceil(ttlMs / 1000)} s`),
+    refusal: (_request, bound, ttlMs) => new ApiError('rate_limited', `more than ${bound.max} ingest requests a minute for this key; retry in ${Math.ceil(ttlMs / 1000)} s`),
   });
   const onRequest = [requireIngestScope, ingestLimit];
   app.post('/v2/ingest', { schema: M.ingest, bodyLimit: INGEST_BODY_LIMIT, onRequest }, async (request) => {
     callerKey(request);
     const { items } = request.body as { items: unknown[] };
     const { items: accepted, problems } = await parseIngestValues(items, { maxProblems: 100 });
-    if (problems.length > 0) throw new ApiError(400, 'invalid_items', `${problems.length === 100 ? 'at least 100' : problems.length} item(s) are invalid; nothing was ingested`, problems);
+    if (problems.length > 0) throw new ApiError('invalid_items', `${problems.length === 100 ? 'at least 100' : problems.length} item(s) are invalid; nothing was ingested`, problems);
     try {
       return { success: true, data: await context.market.ingest(accepted) };
     } catch (error) {
-      if (error instanceof RangeError) throw new ApiError(400, 'invalid_items', `${error.message}; nothing was ingested`);
+      if (error instanceof RangeError) throw new ApiError('invalid_items', `${error.message}; nothing was ingested`);
       throw error;
     }
   });
@@ -84,7 +84,7 @@ export function marketRoutes(app: FastifyInstance, context: HostContext, options
 /** The key may ingest (`ingest` scope), else 403 `missing_scope`: an onRequest hook, so the body is never read for it. */
 function requireIngestScope(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
   try {
-    if (!callerKey(request).scopes.includes('ingest')) throw new ApiError(403, 'missing_scope', 'this key may not ingest market data (create one with `eql keys create --scope ingest`)');
+    if (!callerKey(request).scopes.includes('ingest')) throw new ApiError('missing_scope', 'this key may not ingest market data (create one with `eql keys create --scope ingest`)');
     done();
   } catch (error) {
     done(error as Error);

@@ -24,7 +24,7 @@ export function parseWindow(text: string): number | undefined {
 export function parseInstant(text: string, name: string): number {
   const trimmed = text.trim();
   const ms = /^\d{1,15}$/.test(trimmed) ? Number(trimmed) : /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/.test(trimmed) ? Date.parse(trimmed) : NaN;
-  if (!Number.isFinite(ms)) throw new ApiError(400, 'invalid_time', `${name} must be an ISO 8601 instant (2026-11-20T00:00:00Z) or epoch milliseconds, not "${text.slice(0, 40)}"`);
+  if (!Number.isFinite(ms)) throw new ApiError('invalid_time', `${name} must be an ISO 8601 instant (2026-11-20T00:00:00Z) or epoch milliseconds, not "${text.slice(0, 40)}"`);
   return ms;
 }
 
@@ -37,16 +37,16 @@ export function resolveTimeFilter(input: TimeFilterInput, now: number, defaultWi
   const hasFrom = input.from !== undefined && input.from !== '';
   const hasTo = input.to !== undefined && input.to !== '';
   if (hasFrom || hasTo) {
-    if (!hasFrom || !hasTo) throw new ApiError(400, 'invalid_time', 'give both from and to (or timeWindow instead)');
+    if (!hasFrom || !hasTo) throw new ApiError('invalid_time', 'give both from and to (or timeWindow instead)');
     const from = parseInstant(input.from as string, 'from');
     const to = parseInstant(input.to as string, 'to');
-    if (from >= to) throw new ApiError(400, 'invalid_time', 'from must be before to');
-    if (to - from > MAX_SPAN_MS) throw new ApiError(400, 'invalid_time', 'from and to may be at most 366 days apart');
+    if (from >= to) throw new ApiError('invalid_time', 'from must be before to');
+    if (to - from > MAX_SPAN_MS) throw new ApiError('invalid_time', 'from and to may be at most 366 days apart');
     return { from, to };
   }
   if (input.timeWindow !== undefined && input.timeWindow !== '') {
     const window = parseWindow(input.timeWindow);
-    if (window === undefined) throw new ApiError(400, 'invalid_time', `timeWindow must be a duration from 1m to 366d such as 1h, 24h, 7d or 2w, not "${input.timeWindow.slice(0, 40)}"`);
+    if (window === undefined) throw new ApiError('invalid_time', `timeWindow must be a duration from 1m to 366d such as 1h, 24h, 7d or 2w, not "${input.timeWindow.slice(0, 40)}"`);
     return { from: now - window, to: now };
   }
   return { from: now - defaultWindowMs, to: now };

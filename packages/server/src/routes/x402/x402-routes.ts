@@ -61,18 +61,17 @@ export async function x402Routes(app: FastifyInstance, context: HostContext, opt
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
   });
   const payerOf = (request: FastifyRequest) => {
-    if (!request.payment) throw new ApiError(402, 'payment_missing', 'this route needs a payment');
+    if (!request.payment) throw new ApiError('payment_missing', 'this route needs a payment');
     return owners.of(`payer:${request.payment.payer.toLowerCase()}`);
   };
   const agentOf = (request: FastifyRequest) => {
-    if (!request.agent) throw new ApiError(400, 'missing_agent_secret', 'this route is for agents: send x-svc-agent-secret');
+    if (!request.agent) throw new ApiError('missing_agent_secret', 'this route is for agents: send x-svc-agent-secret');
     return owners.of(`agent:${request.agent.id}`);
   };
   // Checked while pricing, so the refusal comes before any payment is asked or verified.
   const refuseModelSpending = (): void => {
     if (!options.refuseModelSpending) return;
     throw new ApiError(
-      403,
       'x402_demo_payee',
       "this host takes demo payments (EQL_X402_DEMO: verified locally, never settled) and its language model is real: what spends the model is served only to a real payee (EQL_X402_PAY_TO)",
     );
@@ -138,7 +137,7 @@ export async function x402Routes(app: FastifyInstance, context: HostContext, opt
       const { credits } = checked.estimatedCost;
       const owner = await agentOf(request);
       if (!(await context.store.validatedSince(owner.id, bodyHash(body), new Date(context.now() - CALL_ORDER_WINDOW_MS).toISOString()))) {
-        throw new ApiError(409, 'validate_first', 'validate this exact query with POST /x402/v2/auto/queries/validate before creating it');
+        throw new ApiError('validate_first', 'validate this exact query with POST /x402/v2/auto/queries/validate before creating it');
       }
       return credits;
     },
