@@ -1,7 +1,7 @@
 import { fetchRetrying429, type RetryPolicy, type Sleep, sleep } from './retry-after.js';
 import { EqlClientError } from './errors.js';
 import { type SigningSecret, signatureHeaders } from './request-signing.js';
-import { wrapFetchWithPayment, type x402Client, type x402HTTPClient } from '@x402/fetch';
+import type { x402Client, x402HTTPClient } from '@x402/fetch';
 
 /**
  * The one way the client reaches the host: every request (typed calls and event streams) goes through
@@ -68,7 +68,11 @@ async function refuseRedirect(response: Response, url: URL): Promise<Response> {
 export function createTransport(options: TransportOptions): RequestFetch {
   const base = new URL(options.baseUrl);
   const plainFetch = options.fetch ?? globalThis.fetch;
-  const paidFetch = options.payment ? wrapFetchWithPayment(plainFetch, options.payment) : undefined;
+  // The x402 client (and zod, most of its weight) is loaded on the first paid request: a client of the
+  // API-key routes never loads it, and a bundle keeps it in a chunk of its own.
+  const payment = options.payment;
+  let paidFetch: Promise<typeof globalThis.fetch> | undefined;
+  const paid = (given: x402Client | x402HTTPClient) => (paidFetch ??= import('@x402/fetch').then(({ wrapFetchWithPayment }) => wrapFetchWithPayment(plainFetch, given)));
   const now = options.now ?? Date.now;
   const retry = { policy: options.retry ?? {}, now, sleep: options.sleep ?? sleep };
 
@@ -89,7 +93,7 @@ export function createTransport(options: TransportOptions): RequestFetch {
       // Redirects are not followed: the credentials and signature above are for this host only.
       const init: RequestInit = { method: request.method, headers, signal: request.signal, redirect: 'manual' };
       if (body !== undefined) init.body = body;
-      const send = paymentRoute && paidFetch ? paidFetch : plainFetch;
+      const send = paymentRoute && payment ? await paid(payment) : plainFetch;
       return refuseRedirect(await send(new Request(url, init)), url);
     };
     return fetchRetrying429(attempt, retry, request.signal);
