@@ -13,7 +13,7 @@ export type { ServedData } from './validation/served-data.js';
 export type { ValidationMode, Rule, RuleContext } from './validation/rule.js';
 export { DIAGNOSTIC_CODES, isDiagnosticCode, type DiagnosticCode, type DiagnosticCodeInfo, type DiagnosticLayer } from './validation/codes.js';
 export { diagnosticText, DiagnosticSink, type Diagnostic, type DiagnosticFix, type JsonEdit, type Severity } from './validation/diagnostic.js';
-export { checkRequestSchema, compiledRequestSchema } from './validation/schema-check.js';
+export { checkRequestSchema } from './validation/schema-check.js';
 
 export {
   estimateCost,

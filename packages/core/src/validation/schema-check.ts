@@ -1,7 +1,4 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
-import { eqlSchema } from '../generated/eql-schema.js';
-import type { QueryRequest } from '../generated/eql-types.js';
+import type { ErrorObject } from 'ajv/dist/2020.js';
 import { validate as detailedAhead } from '../generated/eql-validate-detailed.js';
 import { validate as fastAhead } from '../generated/eql-validate-fast.js';
 
@@ -21,34 +18,12 @@ import { validate as fastAhead } from '../generated/eql-validate-fast.js';
  *
  * Both are compiled ahead of time (`npm run codegen` writes ajv's standalone code): nothing is compiled
  * when a process starts, and the validator runs where code may not be evaluated (a page or worker with a
- * strict content security policy). `compiledRequestSchema` still compiles the detailed build on first
- * use, for callers that want ajv's ValidateFunction with its schema.
+ * strict content security policy), and ajv's compiler is not loaded (`@eql/core/ajv` compiles the
+ * detailed build, for callers that want ajv's ValidateFunction with its schema).
  */
 type AheadValidate = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 const fast = fastAhead as AheadValidate;
 const detailedBuild = detailedAhead as AheadValidate;
-let detailed: ValidateFunction<QueryRequest> | undefined;
-
-function compile(reportAll: boolean): ValidateFunction<QueryRequest> {
-  const ajv = new Ajv2020({
-    allErrors: reportAll,
-    verbose: reportAll,
-    discriminator: true,
-    strict: true,
-    strictRequired: false,
-    allowUnionTypes: true,
-    keywords: ['x-diagnostics', 'tsType'],
-  });
-  addFormats.default(ajv, ['date-time']);
-  return ajv.compile<QueryRequest>(eqlSchema);
-}
-
-/** The detailed build as ajv compiles it at run time (on first use): all errors, each with its schema node. */
-export function compiledRequestSchema(): ValidateFunction<QueryRequest> {
-  detailed ??= compile(true);
-  return detailed;
-}
-
 /** Whether the document conforms to the schema (the fast build: it stops at the first error). */
 export function conformsToSchema(document: unknown): boolean {
   return fast(document);
