@@ -272,7 +272,7 @@ function written(stats) {
 // The host: a price fires a query, the engine stores its notification, the hub writes it to every stream.
 // The hub's listener runs first (build-server.ts): this one sees the frame written to every stream.
 const hostStats = {};
-host.context.host.onNotification(() => written(hostStats));
+host.context.runner.onNotification(() => written(hostStats));
 const hostFanOut = await fanOut(new URL(hostUrl).port, (round) => push.push({ at: Date.now(), source: 'price', symbol: symbols[round], price: 10 }), hostStats);
 if (host.context.hub.size !== 0) await settle();
 await host.close();

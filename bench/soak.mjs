@@ -134,11 +134,11 @@ async function main() {
     engine: { sources: [push], scheduler },
   });
   let fired = 0;
-  host.context.host.onActivity((activity) => {
+  host.context.runner.onActivity((activity) => {
     if (activity.type === 'trigger') fired += 1;
     else limit.execution(record.id, activity.execution);
   });
-  host.context.host.onNotification((notification) => limit.notification(notification));
+  host.context.runner.onNotification((notification) => limit.notification(notification));
   const settle = () => new Promise((resolve) => setImmediate(resolve));
 
   console.log(`soak: ${QUERIES.toLocaleString('en-US')} queries (cooldown ${COOLDOWN}), ${HOURS} h of virtual time, a tick a minute; retention ${WINDOW_H} h for notifications, executions and the outbox, the job every 10 min`);

@@ -222,7 +222,7 @@ async function sqliteStorm(count) {
     let last;
     let done;
     const all = new Promise((resolve) => (done = resolve));
-    host.context.host.onNotification(() => {
+    host.context.runner.onNotification(() => {
       stored += 1;
       const now = performance.now();
       first ??= now;

@@ -71,7 +71,7 @@ describe('the dependency graph', () => {
     expect(violations).toEqual([]);
     // The check sees what it must: every package, and arrows between them resolved to their sources.
     expect(output.summary.totalCruised).toBeGreaterThan(300);
-    const server = output.modules.find((module) => module.source === 'packages/server/src/host/host-engine.ts');
+    const server = output.modules.find((module) => module.source === 'packages/server/src/host/process-runner.ts');
     expect(server?.dependencies.map((dependency) => dependency.resolved)).toContain('packages/core/src/index.ts');
   });
 });

@@ -8,7 +8,7 @@ import { hmacCheck } from './auth/hmac-check.js';
 import { defaultConfig, fastifyTrustProxy, type HostConfig, x402ConfigProblem } from './config.js';
 import type { HostContext } from './context.js';
 import { publicCcxtExchange } from './host/ccxt-venue.js';
-import { ccxtConnector, HostEngine, type HostEngineOptions } from './host/host-engine.js';
+import { ccxtConnector, ProcessRunner, type ProcessRunnerOptions } from './host/process-runner.js';
 import { isoStates } from './host/query-service.js';
 import { SqlitePriceHistory } from './store/sqlite-price-history.js';
 import { ApiError, handleError } from './http/errors.js';
@@ -33,7 +33,6 @@ import { UsageMeter } from './metering/usage-meter.js';
 import { PgRateCounter } from './metering/pg-rate-counter.js';
 import { requestLimits } from './metering/request-limits.js';
 import { SseHub, type SseHubOptions } from './sse/hub.js';
-import { oncePerTurnByKey } from './bus/notification-hints.js';
 import { PgStreamSlots } from './sse/pg-stream-slots.js';
 import { SqliteStore } from './store/sqlite-store.js';
 import { privateDatabase, privateDatabaseCompanions, privateDir } from './store/private-files.js';
@@ -52,12 +51,8 @@ import { x402Routes } from './routes/x402/x402-routes.js';
 import { OwnerKeys } from './host/owner-keys.js';
 import { createPaymentConfig, MemoryPaymentLedger, MemoryWindowCounter, SqlitePaymentLedger, type PaymentFacilitator } from '@eql/x402';
 import type { HostStore } from './store/store.js';
-import type { QueryHost } from './host/query-host.js';
-import { PgLeases } from './cluster/leases.js';
-import { DEFAULT_PARTITIONS } from './cluster/partitions.js';
-import { type PartitionEngine, PartitionedHost, type PartitionedHostOptions } from './cluster/partitioned-host.js';
-import { busHost } from './bus/bus-wiring.js';
-import { BusConnectionError } from './bus/market-bus.js';
+import type { QueryRunner } from './host/query-runner.js';
+import { BusConnectionError, DEFAULT_PARTITIONS, oncePerTurnByKey, type PartitionEngine, PartitionedRunner, type PartitionedRunnerOptions, PgLeases, wireBus } from './scale-out/index.js';
 import type { CcxtFeed } from './host/ccxt-venue.js';
 import type { PgPriceHistory } from './store/pg/pg-price-history.js';
 import { type PrunedHistory, RetentionJob } from './store/retention-job.js';
@@ -84,7 +79,7 @@ export interface BuildOptions {
   /** OpenTelemetry tracing of this process (startTracing): requests, ticks, triggers, steps and what they send are spans. */
   tracing?: HostTracing;
   /** Engine wiring for tests and embedders (sources, scheduler, LLM, HTTP transport, ...). */
-  engine?: Omit<HostEngineOptions, 'config' | 'store' | 'box'>;
+  engine?: Omit<ProcessRunnerOptions, 'config' | 'store' | 'box'>;
   /** The wall clock, epoch ms (default `Date.now`). */
   now?: () => number;
   connectExchange?: HostContext['connectExchange'];
@@ -208,14 +203,14 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
   const builders = { 'api-key': new QueryBuilder({ mode: 'api-key', now, ...(model ? { model } : {}) }), payment: new QueryBuilder({ mode: 'payment', now, ...(model ? { model } : {}) }) };
   const chats = options.chats ?? (store instanceof SqliteStore ? new SqliteChatStore(store.db) : store instanceof PgHostStore ? new PgChatStore(store.pool) : undefined);
   if (!chats) throw new Error('buildServer: pass `chats` (a chat session store) with a store other than SqliteStore');
-  // On PostgreSQL the hosts of the database share the queries out by partition, with leases (cluster/).
+  // On PostgreSQL the hosts of the database share the queries out by partition, with leases (scale-out/).
   // The leases on connections of their own: a renewal never waits behind the data path (docs/scale-out.md).
   const leases = store instanceof PgHostStore ? PgLeases.ownPool(store.pool, config.nodeId, config.leaseTtlMs) : undefined;
   if (leases) opened.add(() => leases.close());
   const cluster = leases ? await clusterSettings(leases, config.partitions, now()) : undefined;
   if (config.natsUrl && !(store instanceof PgHostStore)) throw new StartError('EQL_NATS_URL needs EQL_DATABASE_URL: the market bus serves the hosts of one PostgreSQL database');
   if (config.feed === 'bus' && !config.natsUrl) throw new StartError('EQL_FEED=bus needs EQL_NATS_URL (the market bus to read)');
-  const engineOptions = (): HostEngineOptions => ({
+  const engineOptions = (): ProcessRunnerOptions => ({
     analyst: analyst.provider,
     prices,
     ...(cluster ? { replayOrigin: cluster.replayOrigin } : {}),
@@ -226,9 +221,9 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
     box,
     connectExchange: options.connectExchange ?? options.engine?.connectExchange ?? ccxtConnector,
   });
-  let host: QueryHost;
-  let feed: PartitionedHostOptions['feed'];
-  let signals: PartitionedHostOptions['signals'];
+  let runner: QueryRunner;
+  let feed: PartitionedRunnerOptions['feed'];
+  let signals: PartitionedRunnerOptions['signals'];
   /** The venue the feed's leader publishes into the bus (closed with the host). */
   let venueFeed: CcxtFeed | undefined;
   /** The cluster's shared price history, on the bus (the retention job prunes it). */
@@ -239,24 +234,24 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
     let engine: PartitionEngine;
     if (config.natsUrl) {
       // The market bus: every partition reads the market from the stream, from where its previous owner stopped.
-      const wired = await busHost({ config, store, cluster, engineOptions: engineOptions(), ...(options.engine?.sources ? { sources: options.engine.sources } : {}), warn }).catch((error: unknown) => {
+      const wired = await wireBus({ config, store, cluster, engineOptions: engineOptions(), ...(options.engine?.sources ? { sources: options.engine.sources } : {}), warn }).catch((error: unknown) => {
         // A bus that cannot be reached or refuses the credentials: its message names it, credentials masked.
         throw error instanceof BusConnectionError ? new StartError(error.message, { cause: error }) : error;
       });
       ({ engine, feed, signals, venueFeed, openWarning: openBus, history: sharedHistory } = wired);
       if (venueFeed) opened.add(() => venueFeed?.close());
-    } else engine = new HostEngine(engineOptions());
-    host = new PartitionedHost({ engine, store, pool: store.pool, leases, partitions: cluster.partitions, warn, ...(feed ? { feed } : {}), ...(signals ? { signals } : {}) });
-  } else host = new HostEngine(engineOptions());
+    } else engine = new ProcessRunner(engineOptions());
+    runner = new PartitionedRunner({ engine, store, pool: store.pool, leases, partitions: cluster.partitions, warn, ...(feed ? { feed } : {}), ...(signals ? { signals } : {}) });
+  } else runner = new ProcessRunner(engineOptions());
   // The engine (the bus's connection with it), then what the host adds: closed before the store.
-  opened.add(() => host.dispose());
+  opened.add(() => runner.dispose());
   const usage = new UsageMeter(store);
   opened.add(() => usage.close());
   const context: HostContext = {
     config,
     store,
     box,
-    host,
+    runner,
     hub,
     usage,
     connectExchange: options.connectExchange ?? ccxtConnector,
@@ -268,21 +263,21 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
     now,
     lifecycle: { startedAt: now(), draining: false },
   };
-  host.onNotification((notification) => hub.publish(notification));
+  runner.onNotification((notification) => hub.publish(notification));
   // With the bus, a notification stored here reaches the streams of the other hosts at once (else at their next look at the store).
   if (signals) {
     const hints = signals;
     const hint = oncePerTurnByKey((keyId) => hints.send('notification', { keyId }));
-    host.onNotification((notification) => hint(notification.keyId));
+    runner.onNotification((notification) => hint(notification.keyId));
     hints.on('notification', (data) => {
       if (typeof data.keyId === 'number') hub.catchUp(data.keyId);
     });
   }
-  host.onConditionStates(({ keyId, queryId, at, conditionStates }) =>
+  runner.onConditionStates(({ keyId, queryId, at, conditionStates }) =>
     hub.publishState(keyId, queryId, { at: new Date(at).toISOString(), conditionStates: conditionStates.map(isoStates) }),
   );
-  host.onStatusChange(({ queryId, status }) => hub.end(queryId, status));
-  metrics?.watch({ host, store, sseConnections: () => hub.size, now });
+  runner.onStatusChange(({ queryId, status }) => hub.end(queryId, status));
+  metrics?.watch({ host: runner, store, sseConnections: () => hub.size, now });
 
   // URLs are logged with the values of secret-looking query parameters redacted (http/url-secrets.ts).
   const logger = options.logger === false ? false : { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, serializers: { req: requestSerializer }, ...(typeof options.logger === 'object' ? options.logger : {}) };
@@ -305,9 +300,9 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
   opened.add(() => app.close());
   if (options.tracing) traceRequests(app, options.tracing.tracer);
   // What keeps a query from being evaluated as written (no feed serves its symbol, a history failed) is logged.
-  host.onProblem(({ code, queryId, message }) => app.log.warn({ code, ...(queryId ? { queryId } : {}) }, `engine: ${message}`));
+  runner.onProblem(({ code, queryId, message }) => app.log.warn({ code, ...(queryId ? { queryId } : {}) }, `engine: ${message}`));
   // Every trigger counted, every execution's outcome logged (a failure as a warning) and counted.
-  host.onActivity((activity) => {
+  runner.onActivity((activity) => {
     metrics?.observeActivity(activity);
     if (activity.type === 'execution') logExecution(app.log, activity.execution);
   });
@@ -457,7 +452,7 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
     policy: config.retention,
     histories,
     now,
-    leads: () => host.readiness().partitions?.owned.includes(0) ?? true,
+    leads: () => runner.readiness().partitions?.owned.includes(0) ?? true,
     onRun: (report) => {
       metrics?.observeRetention(report);
       if (Object.keys(report.pruned).length > 0) app.log.info({ pruned: report.pruned, durationMs: Math.round(report.durationMs) }, 'retention: pruned old records');
@@ -468,7 +463,7 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
 
   // Nothing runs before the engine starts: a `running` execution is one the previous process left.
   await store.interruptRunningExecutions(new Date(context.now()).toISOString());
-  await host.start();
+  await runner.start();
   retention.start();
   return {
     app,
@@ -484,7 +479,7 @@ async function buildHost(options: BuildOptions, opened: OpenedResources): Promis
       await hub.slots.close();
       await metricsApp?.close();
       await app.close();
-      await host.dispose();
+      await runner.dispose();
       await leases?.close();
       await venueFeed?.close().catch(() => undefined);
       prices.close();

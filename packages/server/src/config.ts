@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type LlmConfig, llmConfigFromEnv } from '@eql/llm';
 import { DEFAULT_PAYMENT_NETWORK, parsePaymentNetwork, settlementProblem } from '@eql/x402';
-import { type NatsAuth, natsAuthFromEnv } from './bus/nats-settings.js';
+import { type NatsAuth, natsAuthFromEnv } from './settings/nats-settings.js';
 import { DEFAULT_MAX_STREAMS_PER_KEY } from './sse/hub.js';
 import { collectSettings } from './settings/read-settings.js';
 import { DEFAULT_PLANS, type PlanLimits, readPlansFile } from './settings/plans.js';
@@ -52,7 +52,7 @@ export interface HostConfig {
   /**
    * How the host authenticates to the bus's NATS server and the TLS it requires (EQL_NATS_USER and
    * EQL_NATS_PASSWORD, EQL_NATS_TOKEN, EQL_NATS_NKEY_SEED or EQL_NATS_NKEY_SEED_FILE, EQL_NATS_CREDS;
-   * EQL_NATS_TLS_CA, EQL_NATS_TLS_CERT, EQL_NATS_TLS_KEY), files read at start (bus/nats-settings.ts).
+   * EQL_NATS_TLS_CA, EQL_NATS_TLS_CERT, EQL_NATS_TLS_KEY), files read at start (settings/nats-settings.ts).
    * Credentials in EQL_NATS_URL are used too. Never logged.
    */
   natsAuth?: NatsAuth;

@@ -4,8 +4,8 @@ import type { Analyst } from '@eql/llm';
 import type { QueryBuilder } from '@eql/builder';
 import type { MarketData } from '@eql/market-data';
 import type { ChatStore } from './store/chat-store.js';
-import type { ExchangeConnector } from './host/host-engine.js';
-import type { QueryHost } from './host/query-host.js';
+import type { ExchangeConnector } from './host/process-runner.js';
+import type { QueryRunner } from './host/query-runner.js';
 import type { SecretBox } from './secrets.js';
 import type { UsageMeter } from './metering/usage-meter.js';
 import type { SseHub } from './sse/hub.js';
@@ -17,7 +17,7 @@ export interface HostContext {
   store: HostStore;
   box: SecretBox;
   /** What runs the queries: this process's engine, or the cluster's partitions. */
-  host: QueryHost;
+  runner: QueryRunner;
   hub: SseHub;
   /** Request counts of the quotas. */
   usage: UsageMeter;

@@ -7,8 +7,7 @@ import { buildServer, type Host } from './build-server.js';
 import { describeLlmConfig } from '@eql/llm';
 import { type HostConfig, x402ConfigProblem } from './config.js';
 import { redactDatabaseUrl } from './store/pg/database-url.js';
-import { DEFAULT_MARKET_STREAM } from './bus/market-bus.js';
-import { busHasCredentials, redactNatsUrl } from './bus/nats-connection.js';
+import { busHasCredentials, DEFAULT_MARKET_STREAM, redactNatsUrl } from './scale-out/index.js';
 import { StartError } from './start-error.js';
 import { startTracing } from './observability/tracing.js';
 

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Observation } from '@eql/core';
 import { configFromEnv } from '../src/config.js';
-import { MarketBus } from '../src/bus/market-bus.js';
-import { parseNatsUrl, redactNatsUrl } from '../src/bus/nats-connection.js';
+import { MarketBus } from '../src/scale-out/market-bus.js';
+import { parseNatsUrl, redactNatsUrl } from '../src/scale-out/nats-connection.js';
 import { credsFile, makeCertificates, nkeyUser, operatorMode, type TestCertificates } from './support/nats-credentials.js';
 import { describeWithNatsServer, startNatsServer, type TestNatsServer } from './support/nats-server.js';
 

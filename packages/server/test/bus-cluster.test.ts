@@ -6,12 +6,12 @@ import { afterAll, expect, it, onTestFailed, vi } from 'vitest';
 import { Engine, type EngineEvent, type Observation, parseRecording, PushSource } from '@eql/core';
 import { asyncScheduler, type SchedulerAction, type SchedulerLike, type Subscription } from 'rxjs';
 import { buildServer, createApiKey, type Host, PgHostStore, SecretBox } from '../src/index.js';
-import { MarketBus } from '../src/bus/market-bus.js';
-import { BusPublisher, type Publication } from '../src/bus/bus-publisher.js';
+import { MarketBus } from '../src/scale-out/market-bus.js';
+import { BusPublisher, type Publication } from '../src/scale-out/bus-publisher.js';
 import { type ChildHost, killChildren, serveChild } from './support/child-host.js';
 import { createQuery, RawStream, removeDir } from './support/harness.js';
 import { SECRET_KEY_HEX } from './support/host.js';
-import { FEED_PARTITION, ownerOf } from '../src/cluster/partitions.js';
+import { FEED_PARTITION, ownerOf } from '../src/scale-out/partitions.js';
 import { mulberry32 } from '../../../scripts/seeded-random.mjs';
 import { adminQuery, freshSchema, type TestSchema } from './support/postgres.js';
 import { describeWithBus, freshStream, TEST_NATS_URL } from './support/nats.js';
@@ -257,7 +257,7 @@ await describeWithBus('the replay feed on the market bus', () => {
     };
     const a = await member('feed-a');
     const b = await member('feed-b');
-    const leaderOf = () => [a, b].filter((host) => host.context.host.readiness().feedLeader === true);
+    const leaderOf = () => [a, b].filter((host) => host.context.runner.readiness().feedLeader === true);
     let closed: Host | undefined;
     try {
       await waitFor(() => Promise.resolve(leaderOf().length === 1), 'one host to lead the feed');
@@ -274,7 +274,7 @@ await describeWithBus('the replay feed on the market bus', () => {
       await leader.close();
       closed = leader;
       const before = seen.length;
-      await waitFor(() => Promise.resolve(follower.context.host.readiness().feedLeader === true && seen.length >= before + 10), 'the other host to lead the feed and publish');
+      await waitFor(() => Promise.resolve(follower.context.runner.readiness().feedLeader === true && seen.length >= before + 10), 'the other host to lead the feed and publish');
       await reading.stop();
       // One message per instant of the timeline, 100 ms apart: nothing published twice, no instant skipped.
       const steps = seen.slice(1).map((entry, index) => entry.at - seen[index]!.at);
@@ -307,7 +307,7 @@ await describeWithBus('signals between the hosts of a bus', () => {
     const a = await member('signal-a');
     const b = await member('signal-b');
     try {
-      const owned = (m: { host: Host }) => m.host.context.host.readiness().partitions?.owned ?? [];
+      const owned = (m: { host: Host }) => m.host.context.runner.readiness().partitions?.owned ?? [];
       await waitFor(() => Promise.resolve(owned(a).length + owned(b).length === 4 && owned(a).length > 0 && owned(b).length > 0), 'both hosts to hold partitions');
       // GET /ready tells the bus: its stream, the connection, and the position of each partition held.
       const readyA = (await (await fetch(`${a.base}/ready`)).json()) as { status: string; bus: { stream: string; connected: boolean; positions: Record<string, { handled: number; saved: number; catchingUp: boolean }> } };
@@ -325,15 +325,15 @@ await describeWithBus('signals between the hosts of a bus', () => {
       expect(scrape).toMatch(/eql_feed_leader [01]/);
       const key = (await createApiKey(a.host.context.store, a.host.context.box, { name: 'signal', plan: 'pro' })).key;
       // b beats no more: what it starts from now on, it starts on a signal.
-      const partitioned = b.host.context.host as unknown as { beat(): Promise<void> };
+      const partitioned = b.host.context.runner as unknown as { beat(): Promise<void> };
       partitioned.beat = () => Promise.resolve();
-      const { partitionOf } = await import('../src/cluster/partitions.js');
+      const { partitionOf } = await import('../src/scale-out/partitions.js');
       let queryId: string | undefined;
       for (let index = 0; queryId === undefined; index += 1) {
         const id = await createQuery(a.base, key, { title: `s${index}`, query: { conditions: { AND: [{ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '>', value: 100 }] }, actions: [{ stepId: 'tell', type: 'notify', params: { message: 'above' } }], expiresIn: '1h' } });
         if (owned(b).includes(partitionOf(id, 4))) queryId = id;
       }
-      await waitFor(() => Promise.resolve(b.host.context.host.inspect(queryId) !== undefined), 'b to run the query created through a');
+      await waitFor(() => Promise.resolve(b.host.context.runner.inspect(queryId) !== undefined), 'b to run the query created through a');
       const sse = await RawStream.open(`${a.base}/v2/auto/queries/stream`, { 'x-svc-api-key': key });
       expect(sse.status).toBe(200);
       const bus = await MarketBus.connect(TEST_NATS_URL, { stream: stream.name });
@@ -362,7 +362,7 @@ await describeWithBus('a live feed on the market bus', () => {
     return { host, base: `http://127.0.0.1:${(host.app.server.address() as { port: number }).port}` };
   };
   const ethAbove100 = { title: 'live', query: { conditions: { AND: [{ source: 'price', method: 'current', args: { symbol: 'ETH' }, operator: '>', value: 100 }] }, actions: [{ stepId: 'tell', type: 'notify', params: { message: 'ETH above 100' } }], expiresIn: '1h' } };
-  const leads = (m: { host: Host }): boolean => m.host.context.host.readiness().feedLeader === true;
+  const leads = (m: { host: Host }): boolean => m.host.context.runner.readiness().feedLeader === true;
 
   it('is read by the feed\'s leader alone, for the topics of the active queries, and published once: the query fires once on its owner', { timeout: 120_000 }, async () => {
     const schema = await freshSchema('bus_live');
@@ -378,7 +378,7 @@ await describeWithBus('a live feed on the market bus', () => {
       const key = (await createApiKey(a.host.context.store, a.host.context.box, { name: 'live', plan: 'pro' })).key;
       const queryId = await createQuery(b.base, key, ethAbove100);
       await waitFor(() => Promise.resolve(venue.observed), 'the leader to subscribe to ETH');
-      const running = () => [a, b].some((m) => m.host.context.host.inspect(queryId) !== undefined);
+      const running = () => [a, b].some((m) => m.host.context.runner.inspect(queryId) !== undefined);
       await waitFor(() => Promise.resolve(running()), 'the owner to run the query');
       venue.push({ at: Date.now(), source: 'price', symbol: 'ETH', price: 150 });
       const notifications = () => adminQuery<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema.name}.notifications WHERE query_id = $1`, [queryId]);
@@ -420,7 +420,7 @@ await describeWithBus('a live feed on the market bus', () => {
       const key = (await createApiKey(a.host.context.store, a.host.context.box, { name: 'live', plan: 'pro' })).key;
       // It stays active after it fires, so each leader subscribes to ETH.
       const queryId = await createQuery(b.base, key, { ...ethAbove100, query: { ...ethAbove100.query, repeat: { cooldown: '1m' } } });
-      await waitFor(() => Promise.resolve(venue.observed && [a, b].some((m) => m.host.context.host.inspect(queryId) !== undefined)), 'the leader to subscribe to ETH and the owner to run the query');
+      await waitFor(() => Promise.resolve(venue.observed && [a, b].some((m) => m.host.context.runner.inspect(queryId) !== undefined)), 'the leader to subscribe to ETH and the owner to run the query');
       venue.push({ at: Date.now(), source: 'price', symbol: 'ETH', price: 150 });
       const notifications = async () => (await adminQuery<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema.name}.notifications WHERE query_id = $1`, [queryId]))[0]!.n;
       await waitFor(async () => acks.length === 1 && (await notifications()) === 1, 'the tick to be published and the query to fire');

@@ -7,9 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildServer, createApiKey, type Host, SecretBox } from '../src/index.js';
-import { BusPublisher } from '../src/bus/bus-publisher.js';
-import { MarketBus } from '../src/bus/market-bus.js';
-import { partitionOf } from '../src/cluster/partitions.js';
+import { BusPublisher } from '../src/scale-out/bus-publisher.js';
+import { MarketBus } from '../src/scale-out/market-bus.js';
+import { partitionOf } from '../src/scale-out/partitions.js';
 import { killChildren, serveChild } from './support/child-host.js';
 import { createQuery, RawStream, removeDir, until } from './support/harness.js';
 import { SECRET_KEY_HEX } from './support/host.js';
@@ -145,17 +145,17 @@ await describeWithPostgres('hosts and a publisher on the nats-server authorizati
       };
       const a = await member('hints-a');
       const b = await member('hints-b');
-      const owned = (m: { host: Host }) => m.host.context.host.readiness().partitions?.owned ?? [];
+      const owned = (m: { host: Host }) => m.host.context.runner.readiness().partitions?.owned ?? [];
       await until(() => owned(a).length + owned(b).length === 4 && owned(a).length > 0 && owned(b).length > 0, 'both hosts to hold partitions', 60_000);
       const created = await createApiKey(a.host.context.store, a.host.context.box, { name: 'hints', plan: 'pro' });
       // b beats no more: what it starts from now on, it starts on a hint.
-      (b.host.context.host as unknown as { beat(): Promise<void> }).beat = () => Promise.resolve();
+      (b.host.context.runner as unknown as { beat(): Promise<void> }).beat = () => Promise.resolve();
       let queryId: string | undefined;
       for (let index = 0; queryId === undefined; index += 1) {
         const id = await createQuery(a.base, created.key, { title: `h${index}`, query: { conditions: { AND: [{ source: 'price', method: 'current', args: { symbol: 'BTC' }, operator: '>', value: 100 }] }, actions: [{ stepId: 'tell', type: 'notify', params: { message: 'above' } }], expiresIn: '1h' } });
         if (owned(b).includes(partitionOf(id, 4))) queryId = id;
       }
-      await until(() => b.host.context.host.inspect(queryId) !== undefined, 'b to run the query created through a', 60_000);
+      await until(() => b.host.context.runner.inspect(queryId) !== undefined, 'b to run the query created through a', 60_000);
       const sse = await RawStream.open(`${a.base}/v2/auto/queries/stream`, { 'x-svc-api-key': created.key });
       expect(sse.status).toBe(200);
 

@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { DataSource, Recording } from '@eql/core';
-import { BusPartitions, type PartitionEngineFactory } from '../src/bus/bus-partitions.js';
-import type { BusObservation, MarketBus } from '../src/bus/market-bus.js';
-import type { PartitionPosition, PgPartitionPositions } from '../src/bus/partition-positions.js';
-import type { HostEngine } from '../src/host/host-engine.js';
+import { BusPartitions, type PartitionEngineFactory } from '../src/scale-out/bus-partitions.js';
+import type { BusObservation, MarketBus } from '../src/scale-out/market-bus.js';
+import type { PartitionPosition, PgPartitionPositions } from '../src/scale-out/partition-positions.js';
+import type { ProcessRunner } from '../src/host/process-runner.js';
 import { type Fence, FencedWriteError, type HostStore } from '../src/store/store.js';
 
 // The partitions of a host on the market bus (docs/scale-out.md, "Who reads it"), on stand-ins for the
@@ -61,13 +61,13 @@ function busyEngines(costMs: number, first: () => void = () => undefined): { eng
       if (handled === 1) first();
     });
     const off = () => () => undefined;
-    return { onNotification: off, onConditionStates: off, onStatusChange: off, onProblem: off, onActivity: off, readiness: () => ({ queries: 0 }), stats: () => ({ activeQueries: 0, intake: new Map() }), dispose: () => subscription.unsubscribe() } as unknown as HostEngine;
+    return { onNotification: off, onConditionStates: off, onStatusChange: off, onProblem: off, onActivity: off, readiness: () => ({ queries: 0 }), stats: () => ({ activeQueries: 0, intake: new Map() }), dispose: () => subscription.unsubscribe() } as unknown as ProcessRunner;
   };
   return { engineFor, handled: () => handled };
 }
 
 function partitions(bus: MarketBus, positions: PgPartitionPositions, engineFor: PartitionEngineFactory, warn = vi.fn(), more: { store?: HostStore; onStopped?: (partition: number, epoch: number, reason: 'fenced' | 'failed') => void } = {}): BusPartitions {
-  const base = { recording: { observations: [] } as unknown as Recording, dispose: () => undefined } as unknown as HostEngine;
+  const base = { recording: { observations: [] } as unknown as Recording, dispose: () => undefined } as unknown as ProcessRunner;
   const host = new BusPartitions({ bus, positions, store: more.store ?? ({} as HostStore), history: {} as never, partitions: 1, base, engineFor, historyWaitMs: 0, saveEveryMs: 5, warn });
   if (more.onStopped) host.onPartitionStopped(more.onStopped);
   return host;
@@ -144,7 +144,7 @@ describe('the partitions of a host on the market bus', () => {
           disposed += 1;
           subscription.unsubscribe();
         },
-      } as unknown as HostEngine;
+      } as unknown as ProcessRunner;
     };
     const onFenced = vi.fn();
     const warn = vi.fn();
@@ -198,7 +198,7 @@ describe('the partitions of a host on the market bus', () => {
         if (seq <= 4) void Promise.resolve(engineStore.saveRuntime('q', { status: 'active', triggerCount: seq, latched: {}, verdicts: {}, cronPulses: {} })).catch(() => undefined);
       });
       const off = () => () => undefined;
-      return { onNotification: off, onConditionStates: off, onStatusChange: off, onProblem: off, onActivity: off, readiness: () => ({ queries: 0 }), stats: () => ({ activeQueries: 0, intake: new Map() }), dispose: () => ((disposed += 1), subscription.unsubscribe()) } as unknown as HostEngine;
+      return { onNotification: off, onConditionStates: off, onStatusChange: off, onProblem: off, onActivity: off, readiness: () => ({ queries: 0 }), stats: () => ({ activeQueries: 0, intake: new Map() }), dispose: () => ((disposed += 1), subscription.unsubscribe()) } as unknown as ProcessRunner;
     };
     const saved = new Map([[0, { seq: 0, at: 0 }]]);
     const onStopped = vi.fn();

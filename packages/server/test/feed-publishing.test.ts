@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { type Observation, PushSource } from '@eql/core';
-import { BusPublisher, LeaseLostError, type Publication } from '../src/bus/bus-publisher.js';
-import type { MarketBus } from '../src/bus/market-bus.js';
-import { VenuePublisher, venueMessageId } from '../src/bus/venue-publisher.js';
+import { BusPublisher, LeaseLostError, type Publication } from '../src/scale-out/bus-publisher.js';
+import type { MarketBus } from '../src/scale-out/market-bus.js';
+import { VenuePublisher, venueMessageId } from '../src/scale-out/venue-publisher.js';
 
 // What the feed's leader publishes into the market bus is published once (docs/scale-out.md, "The market
 // bus"): the stream drops a message whose id it already has, so a tick given again must carry the same id;

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeEach, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import pg from 'pg';
 import type { ExecutionRecord, LlmSession, NotificationDraft, OutboxEntry, QueryRequest, RuntimeState } from '@eql/core';
-import { PgLeases } from '../src/cluster/leases.js';
+import { PgLeases } from '../src/scale-out/leases.js';
 import { SecretBox } from '../src/secrets.js';
 import { NOTIFICATION_KEY_LOCK_SQL, PgHostStore } from '../src/store/pg/pg-store.js';
 import type { QueryRecord } from '../src/store/records.js';

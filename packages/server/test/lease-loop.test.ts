@@ -2,14 +2,14 @@ import Fastify from 'fastify';
 import pg from 'pg';
 import { afterAll, expect, it, vi } from 'vitest';
 import type { DataSource, Recording } from '@eql/core';
-import { BusPartitions, type PartitionEngineFactory } from '../src/bus/bus-partitions.js';
-import type { BusObservation, MarketBus } from '../src/bus/market-bus.js';
-import type { PartitionPosition, PgPartitionPositions } from '../src/bus/partition-positions.js';
-import { PgLeases } from '../src/cluster/leases.js';
-import { type PartitionEngine, PartitionedHost } from '../src/cluster/partitioned-host.js';
-import { ownerOf } from '../src/cluster/partitions.js';
+import { BusPartitions, type PartitionEngineFactory } from '../src/scale-out/bus-partitions.js';
+import type { BusObservation, MarketBus } from '../src/scale-out/market-bus.js';
+import type { PartitionPosition, PgPartitionPositions } from '../src/scale-out/partition-positions.js';
+import { PgLeases } from '../src/scale-out/leases.js';
+import { type PartitionEngine, PartitionedRunner } from '../src/scale-out/partitioned-runner.js';
+import { ownerOf } from '../src/scale-out/partitions.js';
 import type { HostContext } from '../src/context.js';
-import type { HostEngine } from '../src/host/host-engine.js';
+import type { ProcessRunner } from '../src/host/process-runner.js';
 import { PgHostStore, SecretBox } from '../src/index.js';
 import { systemRoutes } from '../src/routes/system.js';
 import type { HostStore } from '../src/store/store.js';
@@ -180,7 +180,7 @@ function recordingEngines(): { engineFor: PartitionEngineFactory; seen: number[]
     seen.push(mine);
     const subscription = (sources[0] as DataSource).observe({ source: 'price', symbol: 'BTC' }).subscribe((observation) => mine.push((observation as { price: number }).price - 100));
     const off = () => () => undefined;
-    return { onNotification: off, onConditionStates: off, onStatusChange: off, onProblem: off, onActivity: off, readiness: () => ({ queries: 0 }), stats: () => ({ activeQueries: 0, intake: new Map() }), dispose: () => subscription.unsubscribe() } as unknown as HostEngine;
+    return { onNotification: off, onConditionStates: off, onStatusChange: off, onProblem: off, onActivity: off, readiness: () => ({ queries: 0 }), stats: () => ({ activeQueries: 0, intake: new Map() }), dispose: () => subscription.unsubscribe() } as unknown as ProcessRunner;
   };
   return { engineFor, seen };
 }
@@ -205,7 +205,7 @@ await describeWithPostgres('a lease loop that never waits on data', () => {
     const openHangs = gate();
     const warn = vi.fn();
     const { engine, opened, closed } = standInEngine({ open: { partition: 4, until: openHangs.wait } });
-    const host = new PartitionedHost({ engine, store, pool: store.pool, leases, partitions: 5, warn });
+    const host = new PartitionedRunner({ engine, store, pool: store.pool, leases, partitions: 5, warn });
     closers.push(() => host.dispose());
     await host.start();
     expect(host.readiness().partitions?.owned).toEqual([0, 1, 2, 3]);
@@ -240,11 +240,11 @@ await describeWithPostgres('a lease loop that never waits on data', () => {
     const ttlMs = 900;
     const partitions = 6;
     const stuck = gate();
-    const hosts = new Map<string, { host: PartitionedHost; leases: PgLeases; leased: Map<number, () => boolean> }>();
+    const hosts = new Map<string, { host: PartitionedRunner; leases: PgLeases; leased: Map<number, () => boolean> }>();
     const join = async (nodeId: string, hang: Parameters<typeof standInEngine>[0] = {}) => {
       const leases = ownLeases(store.pool, nodeId, ttlMs);
       const { engine, leased } = standInEngine(hang);
-      const host = new PartitionedHost({ engine, store, pool: store.pool, leases, partitions, warn: () => undefined });
+      const host = new PartitionedRunner({ engine, store, pool: store.pool, leases, partitions, warn: () => undefined });
       closers.push(() => host.dispose());
       hosts.set(nodeId, { host, leases, leased });
       await host.start();
@@ -290,7 +290,7 @@ await describeWithPostgres('a lease loop that never waits on data', () => {
     for (const id of ids) await store.insertQuery({ id, keyId: key.id, request: request as never, status: 'active', tradeFlavoured: false, estimatedCredits: 1, credits: 1, createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + 3_600_000).toISOString(), cancelledAt: null, deletedAt: null, runtime: null, fromDraft: null });
     const leases = ownLeases(store.pool, 'order-host', 900);
     const { engine, log } = standInEngine();
-    const host = new PartitionedHost({ engine, store, pool: store.pool, leases, partitions: 1, warn: () => undefined });
+    const host = new PartitionedRunner({ engine, store, pool: store.pool, leases, partitions: 1, warn: () => undefined });
     await host.start();
     await until(() => ids.every((id) => log.includes(`add:${id}`)));
     // Leaving drops the partition (a hand-over and a lease not renewed in time drop it the same way).
@@ -310,7 +310,7 @@ await describeWithPostgres('a lease loop that never waits on data', () => {
     for (let from = 0; from < first.length; from += 100) await Promise.all(first.slice(from, from + 100).map(insert));
     const leases = ownLeases(store.pool, 'reconcile-host', 60_000);
     const { engine, log } = standInEngine();
-    const host = new PartitionedHost({ engine, store, pool: store.pool, leases, partitions: 1, warn: () => undefined });
+    const host = new PartitionedRunner({ engine, store, pool: store.pool, leases, partitions: 1, warn: () => undefined });
     closers.push(() => host.dispose());
     await host.start();
     await until(() => first.every((id) => log.includes(`add:${id}`)));
@@ -337,7 +337,7 @@ await describeWithPostgres('a lease loop that never waits on data', () => {
     const leases = ownLeases(store.pool, 'late-host', ttlMs);
     const { engine } = standInEngine();
     const warn = vi.fn();
-    const host = new PartitionedHost({ engine, store, pool: store.pool, leases, partitions: 2, warn });
+    const host = new PartitionedRunner({ engine, store, pool: store.pool, leases, partitions: 2, warn });
     closers.push(() => host.dispose());
     await host.start();
     // The database answers the first and the third renewal from now on slowly, past a third of the TTL (a
@@ -360,7 +360,7 @@ await describeWithPostgres('a lease loop that never waits on data', () => {
     const { store } = await database('loop_stopped');
     const leases = ownLeases(store.pool, 'stop-host', 900);
     const { engine, log, stop } = standInEngine();
-    const host = new PartitionedHost({ engine, store, pool: store.pool, leases, partitions: 2, warn: () => undefined });
+    const host = new PartitionedRunner({ engine, store, pool: store.pool, leases, partitions: 2, warn: () => undefined });
     closers.push(() => host.dispose());
     await host.start();
     const epochOf = async (partition: number) => (await leases.all()).find((lease) => lease.partition === partition)!.epoch;
@@ -410,7 +410,7 @@ await describeWithPostgres('a lease loop that never waits on data', () => {
     const leases = ownLeases(store.pool, 'taker', ttlMs);
     const { engine } = standInEngine();
     const warn = vi.fn();
-    const taker = new PartitionedHost({ engine, store, pool: store.pool, leases, partitions, warn });
+    const taker = new PartitionedRunner({ engine, store, pool: store.pool, leases, partitions, warn });
     closers.push(() => taker.dispose());
     await taker.start();
     // Partitions 1-3 are the taker's as soon as their leases expire, while the paused session still holds row 0.
@@ -446,7 +446,7 @@ await describeWithPostgres('a lease loop that never waits on data', () => {
     const leases = ownLeases(proxied, 'cut-host', ttlMs);
     const { bus, publish } = liveBus();
     const { engineFor, seen } = recordingEngines();
-    const base = { recording: { observations: [] } as unknown as Recording, start: () => Promise.resolve(0), stats: () => ({ activeQueries: 0, intake: new Map() }), dispose: () => undefined } as unknown as HostEngine;
+    const base = { recording: { observations: [] } as unknown as Recording, start: () => Promise.resolve(0), stats: () => ({ activeQueries: 0, intake: new Map() }), dispose: () => undefined } as unknown as ProcessRunner;
     const engine = new BusPartitions({ bus, positions: memoryPositions(new Map([[0, { seq: 0, at: 0 }]])), store: {} as HostStore, history: {} as never, partitions: 1, base, engineFor, historyWaitMs: 0, saveEveryMs: 5 });
     let leased: (() => boolean) | undefined;
     const openPartition = engine.openPartition.bind(engine);
@@ -454,11 +454,11 @@ await describeWithPostgres('a lease loop that never waits on data', () => {
       leased = isLeased;
       return openPartition(partition, epoch, isLeased);
     });
-    const host = new PartitionedHost({ engine: engine, store, pool: store.pool, leases, partitions: 1, warn: () => undefined });
+    const host = new PartitionedRunner({ engine: engine, store, pool: store.pool, leases, partitions: 1, warn: () => undefined });
     closers.push(() => host.dispose());
     await host.start();
     const app = Fastify();
-    systemRoutes(app, { host, store, config: { readyMaxFeedAgeMs: 0 }, lifecycle: { startedAt: Date.now(), draining: false }, now: Date.now } as unknown as HostContext);
+    systemRoutes(app, { runner: host, store, config: { readyMaxFeedAgeMs: 0 }, lifecycle: { startedAt: Date.now(), draining: false }, now: Date.now } as unknown as HostContext);
     closers.push(() => app.close());
     const ready = async () => {
       const response = await app.inject({ method: 'GET', url: '/ready' });

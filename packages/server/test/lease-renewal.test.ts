@@ -1,9 +1,9 @@
 import pg from 'pg';
 import { afterAll, expect, it, vi } from 'vitest';
 import { type Recording } from '@eql/core';
-import { PgLeases } from '../src/cluster/leases.js';
-import { type PartitionEngine, PartitionedHost } from '../src/cluster/partitioned-host.js';
-import { FEED_PARTITION } from '../src/cluster/partitions.js';
+import { PgLeases } from '../src/scale-out/leases.js';
+import { type PartitionEngine, PartitionedRunner } from '../src/scale-out/partitioned-runner.js';
+import { FEED_PARTITION } from '../src/scale-out/partitions.js';
 import { PgHostStore, SecretBox } from '../src/index.js';
 import { SECRET_KEY_HEX } from './support/host.js';
 import { describeWithPostgres, freshSchema, type TestSchema } from './support/postgres.js';
@@ -11,7 +11,7 @@ import { describeWithPostgres, freshSchema, type TestSchema } from './support/po
 // Liveness of the leases under load (docs/scale-out.md, "Who runs which query"): a beat that takes long
 // (engine work: partitions opened, queries started, a backlog caught up) must not hold the renewal of
 // the leases back, or a busy host loses its partitions to the others and they churn; and the feed's
-// leader publishes only while its lease is surely its own. A PartitionedHost on real leases in
+// leader publishes only while its lease is surely its own. A PartitionedRunner on real leases in
 // PostgreSQL, with an engine that only records what it is asked; every wait is for an event.
 
 const schemas: TestSchema[] = [];
@@ -84,7 +84,7 @@ await describeWithPostgres('the leases of a busy host', () => {
     const leases = new PgLeases(store.pool, 'busy-host', 600);
     const warn = vi.fn();
     const { engine, closed, hold } = recordingEngine();
-    const host = new PartitionedHost({ engine, store, pool: store.pool, leases, partitions: 4, warn });
+    const host = new PartitionedRunner({ engine, store, pool: store.pool, leases, partitions: 4, warn });
     await host.start();
     // The next beat's engine work lasts until released: three renewals must happen meanwhile.
     const held = hold();
@@ -131,7 +131,7 @@ await describeWithPostgres('the leases of a busy host', () => {
       },
     };
     const { engine } = recordingEngine();
-    const host = new PartitionedHost({ engine, store, pool: store.pool, leases, partitions: 2, feed, warn: () => undefined });
+    const host = new PartitionedRunner({ engine, store, pool: store.pool, leases, partitions: 2, feed, warn: () => undefined });
     await host.start();
     const blocker = new pg.Client({ connectionString: schema.url });
     await blocker.connect();

@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import { parseRecording, PushSource } from '@eql/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildServer, configFromEnv, createApiKey, type Host } from '../src/index.js';
-import type { HostActivity, QueryHost } from '../src/host/query-host.js';
+import type { HostActivity, QueryRunner } from '../src/host/query-runner.js';
 import { HostMetrics } from '../src/observability/host-metrics.js';
 import type { HostStore } from '../src/store/store.js';
 import { removeDir } from './support/harness.js';
@@ -81,7 +81,7 @@ async function newHost(config: Record<string, unknown> = {}, logs?: string[]): P
 /** Resolves at the first activity of the host that `matches`. */
 function activity(host: Host, matches: (activity: HostActivity) => boolean): Promise<HostActivity> {
   return new Promise((resolve) => {
-    const stop = host.context.host.onActivity((seen) => {
+    const stop = host.context.runner.onActivity((seen) => {
       if (!matches(seen)) return;
       stop();
       resolve(seen);
@@ -215,7 +215,7 @@ describe('GET /metrics', () => {
   it('has every metric the Grafana dashboard of docs/ draws, a cluster’s included', async () => {
     const metrics = new HostMetrics();
     const readiness = { queries: 0, partitions: { owned: [0], count: 4 }, feedLeader: true, bus: { stream: 'S', connected: true, positions: { 0: { handled: 5, saved: 4, catchingUp: false, behind: 0, judged: 1, malformed: 0, reading: 'shared' as const } } } };
-    const host = { readiness: () => readiness, stats: () => ({ activeQueries: 0, intake: new Map() }) } as unknown as QueryHost;
+    const host = { readiness: () => readiness, stats: () => ({ activeQueries: 0, intake: new Map() }) } as unknown as QueryRunner;
     metrics.watch({ host, store: { outboxPending: () => ({ count: 0 }) } as unknown as HostStore, sseConnections: () => 0, now: Date.now });
     const families = (await metrics.registry.getMetricsAsJSON()).map((metric) => ({ name: metric.name, type: String(metric.type) }));
     const known = new Set(families.flatMap(({ name, type }) => (type === 'histogram' ? [`${name}_bucket`, `${name}_count`, `${name}_sum`] : [name])));
@@ -238,7 +238,7 @@ describe('GET /metrics', () => {
         return { queries: 0, partitions: { owned, count: 4 }, feedLeader: true, bus: { stream: 'S', connected: true, positions: { 0: { handled: 5, saved: 4, catchingUp: false, behind: 0, judged: 1, malformed: 0, reading: 'shared' as const } } } };
       },
       stats: () => ({ activeQueries: 0, intake: new Map() }),
-    } as unknown as QueryHost;
+    } as unknown as QueryRunner;
     metrics.watch({ host, store: { outboxPending: () => ({ count: 0 }) } as unknown as HostStore, sseConnections: () => 0, now: Date.now });
     reads = 0;
     const first = parseScrape((await metrics.scrape()).text).samples;

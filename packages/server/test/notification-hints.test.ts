@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { oncePerTurnByKey } from '../src/bus/notification-hints.js';
+import { oncePerTurnByKey } from '../src/scale-out/notification-hints.js';
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 

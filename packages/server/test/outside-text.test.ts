@@ -141,7 +141,7 @@ function cases(backend: Backend): void {
   it('a model reply that holds a NUL: the session, the execution result and the notification (live and replayed) say U+FFFD', { timeout: 90_000 }, async () => {
     const host = await openHost();
     const live: StoredNotification[] = [];
-    host.context.host.onNotification((notification) => live.push(notification));
+    host.context.runner.onNotification((notification) => live.push(notification));
     const { queryId, status } = await fired(host, [{ stepId: 'think', type: 'llm', params: { prompt: 'why', callback: { action: { type: 'notify' } } } }]);
     expect(status).toBe('triggered');
     const analysis = `BTC broke out${KEPT}, watch 100k`;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { assignPartitions, FEED_PARTITION, ownerOf, partitionsOf } from '../src/cluster/partitions.js';
+import { assignPartitions, FEED_PARTITION, ownerOf, partitionsOf } from '../src/scale-out/partitions.js';
 import { fuzzRuns } from './support/fuzz-runs.js';
 
 // Issue 46, "Partitions spread": every host up to the partition count gets work, every host computes

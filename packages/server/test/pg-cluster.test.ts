@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type QueryInspection, parseRecording, PushSource } from '@eql/core';
 import { buildServer, configFromEnv, createApiKey, type Host } from '../src/index.js';
-import { ownerOf, partitionOf, partitionsOf } from '../src/cluster/partitions.js';
+import { ownerOf, partitionOf, partitionsOf } from '../src/scale-out/partitions.js';
 import { killChildren, serveChild } from './support/child-host.js';
 import { call, createQuery, freePort, notifyQuery, pushPrice, RawStream, removeDir, until } from './support/harness.js';
 import { SECRET_KEY_HEX } from './support/host.js';
@@ -56,7 +56,7 @@ async function member(databaseUrl: string, nodeId: string, push: PushSource): Pr
   });
   await host.app.listen({ host: '127.0.0.1', port: 0 });
   const base = `http://127.0.0.1:${(host.app.server.address() as AddressInfo).port}`;
-  return { host, base, nodeId, inspect: (queryId) => host.context.host.inspect(queryId) as QueryInspection | undefined };
+  return { host, base, nodeId, inspect: (queryId) => host.context.runner.inspect(queryId) as QueryInspection | undefined };
 }
 
 interface Readiness {
@@ -207,8 +207,8 @@ await describeWithPostgres('hosts sharing one PostgreSQL database', () => {
       pushPrice(push, 'ETH', 150);
       pushPrice(push, 'BTC', 160);
       // Another beat of both hosts and the stream's poll: still one notification, of the query that fired.
-      await (a.host.context.host as unknown as { beat(): Promise<void> }).beat();
-      await (b.host.context.host as unknown as { beat(): Promise<void> }).beat();
+      await (a.host.context.runner as unknown as { beat(): Promise<void> }).beat();
+      await (b.host.context.runner as unknown as { beat(): Promise<void> }).beat();
       const last = (await call(b.base, 'GET', `/v2/auto/queries/${firing}`, key)).body as { executions: unknown[] };
       expect(last.executions).toHaveLength(1);
       const frames = stream.named('notification:new').map((frame) => (JSON.parse(frame.data!) as { data: { queryId: string } }).data.queryId);

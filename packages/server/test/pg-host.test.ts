@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseRecording, PushSource } from '@eql/core';
-import { buildServer, configFromEnv, createApiKey, type Host, PgHostStore, type QueryHost } from '../src/index.js';
+import { buildServer, configFromEnv, createApiKey, type Host, PgHostStore, type QueryRunner } from '../src/index.js';
 import { killChildren, serveChild } from './support/child-host.js';
 import { call, createQuery, freePort, notifyQuery, pushPrice, RawStream, removeDir, until } from './support/harness.js';
 import { SECRET_KEY_HEX } from './support/host.js';
@@ -49,7 +49,7 @@ async function pgHost(databaseUrl: string, push = new PushSource()): Promise<{ h
 }
 
 /** Resolves when the engine has the query at `status` (now, or at its status-changed event). */
-function statusReached(host: QueryHost, queryId: string, status: string): Promise<unknown> {
+function statusReached(host: QueryRunner, queryId: string, status: string): Promise<unknown> {
   return new Promise<void>((resolve) => {
     const stop = host.onStatusChange((change) => {
       if (change.queryId !== queryId || change.status !== status) return;
@@ -84,8 +84,8 @@ await describeWithPostgres('the host on PostgreSQL', () => {
       const stream = await RawStream.open(`${first.base}/v2/auto/queries/stream`, { 'x-svc-api-key': key, 'last-event-id': '0' });
       expect(stream.status).toBe(200);
       // Whichever host runs it (the partitions may be changing hands as the second host joins) fires it once.
-      const triggered = Promise.race([statusReached(first.host.context.host, queryId, 'triggered'), statusReached(second.host.context.host, queryId, 'triggered')]);
-      await until(() => first.host.context.host.inspect(queryId) !== undefined || second.host.context.host.inspect(queryId) !== undefined, 'a host to run the query', 30_000);
+      const triggered = Promise.race([statusReached(first.host.context.runner, queryId, 'triggered'), statusReached(second.host.context.runner, queryId, 'triggered')]);
+      await until(() => first.host.context.runner.inspect(queryId) !== undefined || second.host.context.runner.inspect(queryId) !== undefined, 'a host to run the query', 30_000);
       pushPrice(first.push, 'BTC', 150);
       await triggered;
       await stream.waitFor(() => stream.named('notification:new').length > 0, 'the notification');

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { parseRecording } from '@eql/core';
-import type { BusPublisher, Publication } from '../src/bus/bus-publisher.js';
-import { ReplayPublisher } from '../src/bus/replay-publisher.js';
+import type { BusPublisher, Publication } from '../src/scale-out/bus-publisher.js';
+import { ReplayPublisher } from '../src/scale-out/replay-publisher.js';
 
 // The replay feed on the bus stamps whole milliseconds at any speed (issue 45, finding 4): at
 // EQL_REPLAY_SPEED=7 a recorded minute plays in 8,571.43 ms, and a fraction of a ms is what the

@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { hashKey, type QueryHost, SqliteStore } from '../src/index.js';
+import { hashKey, type QueryRunner, SqliteStore } from '../src/index.js';
 import { killChildren, serveChild } from './support/child-host.js';
 import { call, createQuery, freePort, notifyQuery, RawStream, removeDir, startHost } from './support/harness.js';
 
@@ -33,7 +33,7 @@ async function btcRecording(path: string, what: string, priceAt: (minute: number
 }
 
 /** Resolves when the engine has the query at `status` (now, or at its status-changed event). */
-function statusReached(host: QueryHost, queryId: string, status: string): Promise<unknown> {
+function statusReached(host: QueryRunner, queryId: string, status: string): Promise<unknown> {
   return new Promise<void>((resolve) => {
     const stop = host.onStatusChange((change) => {
       if (change.queryId !== queryId || change.status !== status) return;
@@ -201,7 +201,7 @@ describe('a trigger cut off between its notification and the record of its step'
 
     const second = await startHost({ dataDir: first.dataDir });
     try {
-      await statusReached(second.host.context.host, queryId, 'triggered');
+      await statusReached(second.host.context.runner, queryId, 'triggered');
       const polled = await call(second.base, 'GET', `/v2/auto/queries/${queryId}`, key);
       const executions = (polled.body as { status: string; executions: Array<{ id: string; status: string; triggerIndex: number; error?: { code: string } }> }).executions;
       expect((polled.body as { status: string }).status).toBe('triggered');

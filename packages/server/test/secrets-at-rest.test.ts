@@ -15,7 +15,7 @@ import { SecretBox } from '../src/secrets.js';
 import { MIGRATIONS } from '../src/store/migrations.js';
 import { SECRET_MASK } from '../src/store/request-secrets.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
-import type { HostEngine } from '../src/host/host-engine.js';
+import type { ProcessRunner } from '../src/host/process-runner.js';
 import { at, call, errorCode, json, testHost } from './support/host.js';
 
 // Issue 13. Finding 1: secrets (bot tokens, webhook headers, exchange credentials) are not at rest in
@@ -81,7 +81,7 @@ async function openHost(dataDir: string, config: Partial<HostConfig>, push = new
 /** Resolves with the next `count` finished executions. */
 function finishedExecutions(host: Host, count: number): Promise<EngineEvent[]> {
   return firstValueFrom(
-    (host.context.host as HostEngine).engine.events$.pipe(
+    (host.context.runner as ProcessRunner).engine.events$.pipe(
       filter((event) => event.type === 'execution-succeeded' || event.type === 'execution-failed'),
       take(count),
       toArray(),
@@ -209,7 +209,7 @@ describe('secrets at rest (finding 1)', () => {
     cleanups.push(() => again.close());
     expect(at((await again.context.store.queryById(queryId))?.request, 'query', 'actions', 1, 'params', 'botToken')).toBe(BOT_TOKEN);
     connected.length = 0;
-    await again.context.host.exchangeFor('binance', key.record.id);
+    await again.context.runner.exchangeFor('binance', key.record.id);
     expect(connected).toEqual([{ apiKey: EXCHANGE_API_KEY, secret: EXCHANGE_SECRET }]);
   });
 

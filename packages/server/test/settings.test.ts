@@ -149,7 +149,7 @@ describe('the configuration table', () => {
   it('lists every EQL_ variable the host reads', () => {
     // The sources of the host and of what it reads through (the bus's and the model's settings).
     const read = new Set<string>();
-    for (const file of ['../src/config.ts', '../src/bus/nats-settings.ts', '../../llm/src/llm-config.ts']) {
+    for (const file of ['../src/config.ts', '../src/settings/nats-settings.ts', '../../llm/src/llm-config.ts']) {
       for (const match of readFileSync(new URL(file, import.meta.url), 'utf8').matchAll(/\b(EQL_[A-Z0-9_]+)\b/g)) read.add(match[1] as string);
     }
     // EQL_MARKET is a value (the bus's default stream name), not a variable.

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { DataSource, Recording } from '@eql/core';
-import { BusPartitions, type PartitionEngineFactory } from '../src/bus/bus-partitions.js';
-import type { BusObservation, BusReadOptions, MarketBus } from '../src/bus/market-bus.js';
-import type { PartitionPosition, PgPartitionPositions } from '../src/bus/partition-positions.js';
-import { type ReadingMember, type SharedMessage, SharedBusReading, seqOf } from '../src/bus/shared-reading.js';
-import type { HostEngine } from '../src/host/host-engine.js';
+import { BusPartitions, type PartitionEngineFactory } from '../src/scale-out/bus-partitions.js';
+import type { BusObservation, BusReadOptions, MarketBus } from '../src/scale-out/market-bus.js';
+import type { PartitionPosition, PgPartitionPositions } from '../src/scale-out/partition-positions.js';
+import { type ReadingMember, type SharedMessage, SharedBusReading, seqOf } from '../src/scale-out/shared-reading.js';
+import type { ProcessRunner } from '../src/host/process-runner.js';
 import type { HostStore } from '../src/store/store.js';
 
 // One reading of the bus per host (issue 47): every member gets each message from where it joined, once
@@ -203,7 +203,7 @@ function recordingEngines(): { engineFor: (partition: number) => PartitionEngine
       seen.set(partition, list);
       const subscription = (sources[0] as DataSource).observe({ source: 'price', symbol: 'BTC' }).subscribe((observation) => list.push(observation.at - 1_700_000_000_000));
       const off = () => () => undefined;
-      return { onNotification: off, onConditionStates: off, onStatusChange: off, onProblem: off, onActivity: off, readiness: () => ({ queries: 0 }), stats: () => ({ activeQueries: 0, intake: new Map() }), dispose: () => subscription.unsubscribe() } as unknown as HostEngine;
+      return { onNotification: off, onConditionStates: off, onStatusChange: off, onProblem: off, onActivity: off, readiness: () => ({ queries: 0 }), stats: () => ({ activeQueries: 0, intake: new Map() }), dispose: () => subscription.unsubscribe() } as unknown as ProcessRunner;
     };
   return { engineFor, seen };
 }
@@ -221,7 +221,7 @@ describe('the partitions of a host share one reading', () => {
     const positions = { nodeId: 'node-a', get: (partition: number) => Promise.resolve(saved.get(partition)), save: () => Promise.resolve(true) } as unknown as PgPartitionPositions;
     const { engineFor, seen } = recordingEngines();
     let opening = 0;
-    const base = { recording: { observations: [] } as unknown as Recording, dispose: () => undefined } as unknown as HostEngine;
+    const base = { recording: { observations: [] } as unknown as Recording, dispose: () => undefined } as unknown as ProcessRunner;
     const host = new BusPartitions({
       bus: liveStream,
       positions,

@@ -2,7 +2,7 @@ import { createServer, request as httpRequest } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createQuery as createQueryInHost } from '../src/host/query-service.js';
-import { hashKey, type HostEngine, SqliteStore, SseHub } from '../src/index.js';
+import { hashKey, type ProcessRunner, SqliteStore, SseHub } from '../src/index.js';
 import { call, createQuery, EsClient, notifyQuery, pushPrice, RawStream, removeDir, sleep, startHost, type TestHost, until } from './support/harness.js';
 
 // Spec 6 over a real socket: the hub, the stream routes and the store together, read by a WHATWG
@@ -150,7 +150,7 @@ describe('SSE: the all-queries stream', () => {
     const deleted = await createQuery(h.base, key, notifyQuery('ETH', 1));
     pushPrice(h.push, 'ETH', 2);
     pushPrice(h.push, 'BTC', 2);
-    await until(() => (h.host.context.host as HostEngine).engine.inspect(kept)?.status === 'triggered' && (h.host.context.host as HostEngine).engine.inspect(deleted)?.status === 'triggered', 'both queries to fire');
+    await until(() => (h.host.context.runner as ProcessRunner).engine.inspect(kept)?.status === 'triggered' && (h.host.context.runner as ProcessRunner).engine.inspect(deleted)?.status === 'triggered', 'both queries to fire');
     const before = await raw(`${h.base}/v2/auto/queries/stream`, { 'x-svc-api-key': key, 'last-event-id': '0' });
     await until(() => before.named('notification:count').length === 1, 'the replay before the delete');
     expect(before.named('notification:new')).toHaveLength(2);
@@ -250,7 +250,7 @@ describe('SSE: one query', () => {
     const other = await h.key('other');
     const queryId = await createQuery(h.base, key, notifyQuery('BTC', 1));
     pushPrice(h.push, 'BTC', 2);
-    await until(() => (h.host.context.host as HostEngine).engine.inspect(queryId)?.status === 'triggered', 'the query to fire');
+    await until(() => (h.host.context.runner as ProcessRunner).engine.inspect(queryId)?.status === 'triggered', 'the query to fire');
     expect((await call(h.base, 'DELETE', `/v2/auto/queries/${queryId}`, key)).status).toBe(200);
 
     const gone = await call(h.base, 'GET', `/v2/auto/queries/${queryId}/stream`, key);

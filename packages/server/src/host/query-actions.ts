@@ -25,13 +25,13 @@ export async function pollQuery(context: HostContext, keyId: number, queryId: st
 /** Spec 2.7 (cancel): 409 when the query is already terminal. */
 export async function cancelQuery(context: HostContext, keyId: number, queryId: string): Promise<{ id: string; status: 'cancelled'; cancelledAt: string }> {
   const record = await ownQuery(context, keyId, queryId);
-  const status = (await context.host.inspect(queryId))?.status ?? record.status;
+  const status = (await context.runner.inspect(queryId))?.status ?? record.status;
   const result = transition({ status, deleted: false }, { type: 'cancel' });
   if (!result.ok) throw new ApiError('query_not_active', result.message);
   const cancelledAt = new Date(context.now()).toISOString();
   // Stored first: a host that takes the query over meanwhile finds it cancelled.
   await context.store.setQueryStatus(queryId, 'cancelled', { cancelledAt });
-  context.host.cancel(queryId);
+  context.runner.cancel(queryId);
   context.hub.end(queryId, 'cancelled');
   return { id: queryId, status: 'cancelled', cancelledAt };
 }
@@ -39,12 +39,12 @@ export async function cancelQuery(context: HostContext, keyId: number, queryId: 
 /** Spec 2.7 (delete): 409 while the query is active; a soft delete. */
 export async function deleteQuery(context: HostContext, keyId: number, queryId: string): Promise<{ id: string; deletedAt: string }> {
   const record = await ownQuery(context, keyId, queryId);
-  const status = (await context.host.inspect(queryId))?.status ?? record.status;
+  const status = (await context.runner.inspect(queryId))?.status ?? record.status;
   const result = transition({ status, deleted: false }, { type: 'delete' });
   if (!result.ok) throw new ApiError('query_still_active', result.message);
   const deletedAt = new Date(context.now()).toISOString();
   await context.store.softDeleteQuery(queryId, deletedAt);
-  context.host.remove(queryId);
+  context.runner.remove(queryId);
   context.hub.end(queryId, 'deleted');
   return { id: queryId, deletedAt };
 }

@@ -54,7 +54,7 @@ export type HostValidation = Pick<ValidateOptions, 'served' | 'allowPrivateWebho
 
 /** The host's part of every validation of a query (validate, create, drafts, the payment model): {@link HostValidation}. */
 export function hostValidation(context: HostContext): HostValidation {
-  return { served: context.host.served(), allowPrivateWebhooks: context.config.allowPrivateWebhooks };
+  return { served: context.runner.served(), allowPrivateWebhooks: context.config.allowPrivateWebhooks };
 }
 
 /**
@@ -158,7 +158,7 @@ export async function createQuery(context: HostContext, key: ApiKeyRecord, body:
     return { created: createdOf(first), replayed: true };
   }
   await store.charge(key.id, record.credits, mode === 'payment' ? 'create (x402)' : 'create', record.id, record.createdAt);
-  context.host.add(record);
+  context.runner.add(record);
   return { created: createdOf(record, result.simulationLlmCallsEstimate), replayed: false };
 }
 
@@ -216,7 +216,7 @@ export function isoStates(state: ConditionState): Record<string, unknown> {
 
 /** Spec 2.6: the polled query. */
 export async function pollView(context: HostContext, record: QueryRecord, executions: StoredExecution[]): Promise<Record<string, unknown>> {
-  const inspection = await context.host.inspect(record.id);
+  const inspection = await context.runner.inspect(record.id);
   const runtime = record.runtime;
   const status = inspection && record.status === 'active' ? inspection.status : record.status;
   const evaluatedAt = inspection ? inspection.evaluatedAt : Date.parse(record.createdAt);

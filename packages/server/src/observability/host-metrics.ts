@@ -1,11 +1,11 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { HostActivity, HostReadiness, QueryHost } from '../host/query-host.js';
+import type { HostActivity, HostReadiness, QueryRunner } from '../host/query-runner.js';
 import type { HostStore } from '../store/store.js';
 import type { RetentionReport } from '../store/retention-job.js';
 
 /** What the metrics read at each scrape, besides what they count as it happens. */
 export interface MetricsSources {
-  host: QueryHost;
+  host: QueryRunner;
   store: HostStore;
   /** Open SSE streams on this host. */
   sseConnections: () => number;
@@ -152,7 +152,7 @@ export class HostMetrics {
   }
 
   /** Partitions, the feed's lead and the market bus, read from the host's readiness (only on a host that has them). */
-  private clusterGauges(host: QueryHost, registers: Registry[]): void {
+  private clusterGauges(host: QueryRunner, registers: Registry[]): void {
     const readiness = host.readiness();
     if (readiness.partitions === undefined) return;
     // Read once per scrape, whatever number of gauges read it (scrape() forgets it first).

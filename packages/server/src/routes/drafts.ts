@@ -115,7 +115,7 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
     const draft = await ownDraft(callerKey(request).id, (request.params as { draftId: string }).draftId);
     const result = validate(draft.request, { now: context.now(), allowPrivateWebhooks: context.config.allowPrivateWebhooks });
     if (!result.valid) throw invalidQuery(result, 'draft_invalid');
-    return preview(draft.request, context.host.recording, { queryId: draft.id, paper: paperOf(request.query as PaperQuery), renew: (request.query as PaperQuery).renew === true });
+    return preview(draft.request, context.runner.recording, { queryId: draft.id, paper: paperOf(request.query as PaperQuery), renew: (request.query as PaperQuery).renew === true });
   });
 
   app.post('/v2/auto/queries/preview', { schema: S.preview, config: TEXT_FORM_ROUTE }, (request) => {
@@ -131,7 +131,7 @@ export function draftRoutes(app: FastifyInstance, context: HostContext): void {
       options[name] = time;
     }
     if (options.from !== undefined && options.to !== undefined && options.from > options.to) throw new ApiError('invalid_request', 'from must not be after to');
-    return preview({ query: body.query as QueryRequest['query'] }, context.host.recording, options);
+    return preview({ query: body.query as QueryRequest['query'] }, context.runner.recording, options);
   });
 }
 

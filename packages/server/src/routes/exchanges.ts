@@ -64,7 +64,7 @@ export function exchangeRoutes(app: FastifyInstance, context: HostContext): void
       throw new ApiError('exchange_credentials_rejected', `${exchange} refused these credentials: ${reason}`);
     }
     await store.upsertExchange({ keyId: key.id, exchange, credentialType, credentialsSealed: context.box.seal(JSON.stringify(fields)), connectedAt });
-    context.host.forgetExchange(key.id, exchange);
+    context.runner.forgetExchange(key.id, exchange);
     return reply.status(201).send({ exchange, credentialType, status: 'connected', connectedAt, builtIn: false });
   });
 
@@ -74,7 +74,7 @@ export function exchangeRoutes(app: FastifyInstance, context: HostContext): void
     // paper is listed as connected and cannot be otherwise: a 409 that says so, not a 404 (issue 15).
     if (exchange === 'paper') throw new ApiError('exchange_built_in', 'paper is built in and always connected; it cannot be disconnected');
     if (!(await store.deleteExchange(key.id, exchange))) throw notFound(`exchange connection ${exchange}`);
-    context.host.forgetExchange(key.id, exchange);
+    context.runner.forgetExchange(key.id, exchange);
     return { exchange, disconnectedAt: new Date(context.now()).toISOString() };
   });
 
@@ -83,12 +83,12 @@ export function exchangeRoutes(app: FastifyInstance, context: HostContext): void
     const { exchange, symbol } = request.params as { exchange: string; symbol: string };
     if (!/^[a-z][a-z0-9_]{1,31}$/.test(exchange)) throw new ApiError('invalid_exchange', 'the exchange id is lowercase letters, digits and _');
     if (symbol.trim() === '' || symbol.length > 64) throw new ApiError('invalid_symbol', 'the symbol is empty or too long');
-    if (exchange === 'paper') return { supported: String(checkPerpetualSymbol(symbol).ok && context.host.hasPrice(symbol)) as 'true' | 'false' };
+    if (exchange === 'paper') return { supported: String(checkPerpetualSymbol(symbol).ok && context.runner.hasPrice(symbol)) as 'true' | 'false' };
     const connected = (await store.exchangeOf(key.id, exchange)) !== undefined;
     if (!connected && !known(exchange)) throw new ApiError('exchange_not_supported', `this host does not know ${exchange}`);
     let venue: Exchange | undefined;
     try {
-      venue = connected ? await context.host.exchangeFor(exchange, key.id) : await context.publicExchange(exchange);
+      venue = connected ? await context.runner.exchangeFor(exchange, key.id) : await context.publicExchange(exchange);
       return { supported: String(venue ? await venue.isPerpetual(symbol) : false) as 'true' | 'false' };
     } catch (error) {
       throw new ApiError('venue_unreachable', `${exchange} could not be asked: ${error instanceof Error ? error.message : 'unknown error'}`);

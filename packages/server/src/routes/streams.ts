@@ -55,7 +55,7 @@ export function streamRoutes(app: FastifyInstance, context: HostContext): void {
       if (!record || record.keyId !== key.id) throw notFound(`query ${queryId}`);
       if (record.deletedAt !== null) throw new ApiError('query_deleted', `query ${queryId} was deleted`);
       after = lastEventId(request);
-      status = (await context.host.inspect(queryId))?.status ?? record.status;
+      status = (await context.runner.inspect(queryId))?.status ?? record.status;
       if (TERMINAL.has(status) && (await context.store.countNotificationsAfter(key.id, after, queryId)) === 0) {
         slot.release();
         return reply.status(204).send();

@@ -67,7 +67,7 @@ const READINESS = {
  * active query: a host with nothing to judge needs no feed).
  */
 function feedReadiness(context: HostContext): { activeQueries: number; lastObservationAgeSeconds?: number; silent: boolean; silentForSeconds?: number } {
-  const stats = context.host.stats();
+  const stats = context.runner.stats();
   let newestAgeMs: number | undefined;
   for (const taken of stats.intake.values()) newestAgeMs = Math.min(newestAgeMs ?? taken.ageMs, taken.ageMs);
   const ageMs = newestAgeMs ?? context.now() - context.lifecycle.startedAt;
@@ -92,7 +92,7 @@ export function systemRoutes(app: FastifyInstance, context: HostContext): void {
 
   // Readiness for load balancers and orchestrators (no auth): the store answers, and what this host runs.
   app.get('/ready', { schema: READY_SCHEMA }, async (_request, reply) => {
-    const { unready, ...readiness } = context.host.readiness();
+    const { unready, ...readiness } = context.runner.readiness();
     const store = context.store instanceof PgHostStore ? 'postgresql' : 'sqlite';
     const feed = feedReadiness(context);
     const unavailable = (reason: string, storeOk: boolean) => reply.status(503).send({ status: 'unavailable', reason, store: { kind: store, ok: storeOk }, ...readiness, feed });

@@ -41,7 +41,7 @@ export function webhookSecretRoutes(app: FastifyInstance, context: HostContext):
     }
     const body = (request.body ?? {}) as { graceSeconds?: number };
     const rotated = await rotateWebhookSecret(context.store, context.box, key, { graceSeconds: body.graceSeconds ?? DEFAULT_WEBHOOK_SECRET_GRACE_SECONDS, now: context.now() });
-    context.host.forgetSecret(key.id);
+    context.runner.forgetSecret(key.id);
     return rotated;
   });
 }

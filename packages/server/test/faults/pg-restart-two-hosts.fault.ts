@@ -1,5 +1,5 @@
 import { afterAll, expect, it } from 'vitest';
-import { MarketBus } from '../../src/bus/market-bus.js';
+import { MarketBus } from '../../src/scale-out/market-bus.js';
 import { killChildren } from '../support/child-host.js';
 import { startFaultHosts } from '../support/fault-hosts.js';
 import { call, notifyQuery } from '../support/harness.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { createApiKey, PgHostStore, SecretBox } from '../../src/index.js';
-import { MarketBus } from '../../src/bus/market-bus.js';
+import { MarketBus } from '../../src/scale-out/market-bus.js';
 import type { QueryRecord } from '../../src/store/records.js';
 import { type ChildHost, killChildren, serveChild } from '../support/child-host.js';
 import { removeDir } from '../support/harness.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
 import { createApiKey, PgHostStore, SecretBox } from '../../src/index.js';
-import { MarketBus } from '../../src/bus/market-bus.js';
+import { MarketBus } from '../../src/scale-out/market-bus.js';
 import { type ChildHost, serveChild } from './child-host.js';
 import { removeDir } from './harness.js';
 import { SECRET_KEY_HEX } from './host.js';

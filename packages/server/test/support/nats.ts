@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { connect } from '@nats-io/transport-node';
 import { describe, it } from 'vitest';
 import { postgresProblem } from './postgres.js';
-import { MarketBus } from '../../src/bus/market-bus.js';
+import { MarketBus } from '../../src/scale-out/market-bus.js';
 
 /**
  * NATS JetStream for tests: the server at EQL_TEST_NATS_URL (default the project machines' local one),

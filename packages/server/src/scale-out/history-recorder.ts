@@ -1,5 +1,5 @@
 import { RefusedTickError, type SequencedPriceTick } from '../store/pg/pg-price-history.js';
-import { FEED_PARTITION } from '../cluster/partitions.js';
+import { FEED_PARTITION } from './partitions.js';
 import type { MalformedBusMessage, MalformedMessageLog } from './malformed-messages.js';
 import type { BusObservation, BusReading, MarketBus } from './market-bus.js';
 import type { PartitionPosition, PgPartitionPositions } from './partition-positions.js';

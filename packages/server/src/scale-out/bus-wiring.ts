@@ -1,9 +1,9 @@
 import { type DataSource, PushSource } from '@eql/core';
 import { asyncScheduler } from 'rxjs';
 import type { HostConfig } from '../config.js';
-import type { PartitionedHostOptions } from '../cluster/partitioned-host.js';
+import type { PartitionedRunnerOptions } from './partitioned-runner.js';
 import { CcxtFeed } from '../host/ccxt-venue.js';
-import { HostEngine, type HostEngineOptions } from '../host/host-engine.js';
+import { ProcessRunner, type ProcessRunnerOptions } from '../host/process-runner.js';
 import { PgPriceHistory } from '../store/pg/pg-price-history.js';
 import type { PgHostStore } from '../store/pg/pg-store.js';
 import { BusPartitions } from './bus-partitions.js';
@@ -17,10 +17,10 @@ import { ReplayPublisher } from './replay-publisher.js';
 import { VenuePublisher } from './venue-publisher.js';
 
 /** What a host on the market bus runs: its partitions' engines, the feed it reads when it leads, the hints, and the venue it opened. */
-export interface BusHost {
+export interface BusWiring {
   engine: BusPartitions;
-  feed: NonNullable<PartitionedHostOptions['feed']>;
-  signals: NonNullable<PartitionedHostOptions['signals']>;
+  feed: NonNullable<PartitionedRunnerOptions['feed']>;
+  signals: NonNullable<PartitionedRunnerOptions['signals']>;
   /** The ccxt venue the host opened for the feed (closed with the host), if any. */
   venueFeed?: CcxtFeed;
   /** Why anyone who reaches the bus's server could publish prices (logged at start), if it is so. */
@@ -35,16 +35,16 @@ export interface BusHost {
  * the feed's leader runs: the history recorder, and the feed itself (the replay's timeline, or a live
  * venue or the embedder's sources for the topics of the active queries; nothing with EQL_FEED=bus).
  */
-export async function busHost(options: {
+export async function wireBus(options: {
   config: HostConfig;
   store: PgHostStore;
   cluster: { partitions: number; replayOrigin: number };
-  /** The options of a HostEngine of this host (sources, history and scheduler are the bus's). */
-  engineOptions: HostEngineOptions;
+  /** The options of a ProcessRunner of this host (sources, history and scheduler are the bus's). */
+  engineOptions: ProcessRunnerOptions;
   /** An embedder's or a test's own feeds (they replace the configured one). */
   sources?: DataSource[];
   warn: (message: string, error?: unknown) => void;
-}): Promise<BusHost> {
+}): Promise<BusWiring> {
   const { config, store, cluster, warn } = options;
   const bus = await MarketBus.connect(config.natsUrl as string, {
     name: config.nodeId,
@@ -57,7 +57,7 @@ export async function busHost(options: {
   const history = new PgPriceHistory(store.pool, { epoch: cluster.replayOrigin, ...(config.retention.prices ? { retentionMs: config.retention.prices } : {}) });
   // The base engine runs no query: it answers what the feeds serve (the recording's symbols; any with
   // EQL_FEED=bus, where publishers decide), exchanges and secrets.
-  const base = new HostEngine({ ...options.engineOptions, ...(config.feed === 'bus' ? { sources: [new PushSource()] } : {}), history: [] });
+  const base = new ProcessRunner({ ...options.engineOptions, ...(config.feed === 'bus' ? { sources: [new PushSource()] } : {}), history: [] });
   const positions = new PgPartitionPositions(store.pool, config.nodeId);
   // One host of the cluster, the feed's leader (its lease), writes the stream's ticks into the price
   // history and reads the feed into the bus.
@@ -66,7 +66,7 @@ export async function busHost(options: {
   const recorder = new HistoryRecorder({ bus, history, positions, malformedLog, warn });
   const venueFeed = !options.sources && config.feed.startsWith('ccxt:') ? new CcxtFeed(config.feed.slice(5), { scheduler: asyncScheduler }) : undefined;
   const liveSources = options.sources ?? (venueFeed ? [venueFeed] : undefined);
-  // The feed publishes only while its lease is surely this host's (PartitionedHost says so at each start).
+  // The feed publishes only while its lease is surely this host's (PartitionedRunner says so at each start).
   let leased: () => boolean = () => false;
   const publisher = new BusPublisher(bus, () => leased());
   const read =
@@ -85,7 +85,7 @@ export async function busHost(options: {
     history,
     partitions: cluster.partitions,
     base,
-    engineFor: (wiring) => new HostEngine({ ...shared, ...wiring, recording: base.recording }),
+    engineFor: (wiring) => new ProcessRunner({ ...shared, ...wiring, recording: base.recording }),
     malformedLog,
     recorder,
     warn,

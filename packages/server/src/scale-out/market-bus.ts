@@ -3,7 +3,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JetStreamClient, type JetStreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import { checkObservation, feedKeyOfObservation, type Observation } from '@eql/core';
 import { busHasCredentials, natsConnectionOptions, openBusWarning, redactNatsUrl } from './nats-connection.js';
-import type { NatsAuth } from './nats-settings.js';
+import type { NatsAuth } from '../settings/nats-settings.js';
 import { readBusMessage } from './bus-message.js';
 import type { MalformedBusMessage } from './malformed-messages.js';
 

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { type Authenticator, type ConnectionOptions, jwtAuthenticator, nkeyAuthenticator, type ServerInfo, tokenAuthenticator, usernamePasswordAuthenticator } from '@nats-io/transport-node';
-import { hasCredentials, type NatsAuth } from './nats-settings.js';
+import { hasCredentials, type NatsAuth } from '../settings/nats-settings.js';
 
 /**
  * From a bus URL and its settings to the options of `@nats-io`'s `connect`, and the URL as it may be

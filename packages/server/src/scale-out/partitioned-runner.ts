@@ -1,6 +1,6 @@
 import type { Exchange, QueryInspection, Recording, ServedData } from '@eql/core';
 import type pg from 'pg';
-import type { ConditionStatesChange, HostActivity, HostProblem, HostReadiness, HostStats, QueryHost, StatusChange } from '../host/query-host.js';
+import type { ConditionStatesChange, HostActivity, HostProblem, HostReadiness, HostStats, QueryRunner, StatusChange } from '../host/query-runner.js';
 import type { QueryRecord, StoredNotification } from '../store/records.js';
 import type { HostStore } from '../store/store.js';
 import type { PgLeases } from './leases.js';
@@ -30,8 +30,8 @@ export interface PartitionLifecycle {
   onPartitionStopped?(listener: (partition: number, epoch: number, reason: 'fenced' | 'failed') => void): () => void;
 }
 
-/** The engine a {@link PartitionedHost} runs its partitions' queries in. */
-export type PartitionEngine = Omit<QueryHost, 'inspect' | 'start'> &
+/** The engine a {@link PartitionedRunner} runs its partitions' queries in. */
+export type PartitionEngine = Omit<QueryRunner, 'inspect' | 'start'> &
   Partial<PartitionLifecycle> & {
     start(include: (query: QueryRecord) => boolean): Promise<number>;
     /** What the engine knows of a query it runs here (undefined when it does not run it). */
@@ -41,8 +41,8 @@ export type PartitionEngine = Omit<QueryHost, 'inspect' | 'start'> &
 /** Most queries read in one statement when the host brings its partitions' queries in line with the store. */
 const RECONCILE_CHUNK = 500;
 
-/** What a {@link PartitionedHost} runs on. */
-export interface PartitionedHostOptions {
+/** What a {@link PartitionedRunner} runs on. */
+export interface PartitionedRunnerOptions {
   /** This process's engine: it runs the queries of the partitions this host holds. */
   engine: PartitionEngine;
   store: HostStore;
@@ -99,7 +99,7 @@ async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
  * never run a partition at once while the database's clock and theirs agree to within a fifth of the
  * TTL.
  */
-export class PartitionedHost implements QueryHost {
+export class PartitionedRunner implements QueryRunner {
   readonly recording: Recording;
   /** Partitions held, with the epoch of their lease. */
   private readonly owned = new Map<number, number>();
@@ -138,7 +138,7 @@ export class PartitionedHost implements QueryHost {
 
   private readonly unsubscribe: Array<() => void> = [];
 
-  constructor(private readonly options: PartitionedHostOptions) {
+  constructor(private readonly options: PartitionedRunnerOptions) {
     this.recording = options.engine.recording;
     if (options.signals) this.unsubscribe.push(options.signals.on('query', (data) => void this.reconcileOne(data.queryId)));
     if (options.engine.onPartitionStopped) this.unsubscribe.push(options.engine.onPartitionStopped((partition, epoch) => this.partitionStopped(partition, epoch)));
@@ -377,7 +377,7 @@ export class PartitionedHost implements QueryHost {
   }
 
   /** Gives the feed's lease back when another host is now given it, or takes it (and starts the feed) when this host is; the beats renew it. */
-  private async leadFeed(nodes: string[], feed: NonNullable<PartitionedHostOptions['feed']>): Promise<void> {
+  private async leadFeed(nodes: string[], feed: NonNullable<PartitionedRunnerOptions['feed']>): Promise<void> {
     const { leases } = this.options;
     const mine = ownerOf(FEED_PARTITION, nodes) === this.nodeId;
     if (this.feedEpoch !== undefined && !mine) {

@@ -1,10 +1,10 @@
 import { type DataSource, type Exchange, type PriceHistory, PushSource, type QueryInspection, type Recording, type ServedData } from '@eql/core';
-import type { HostEngine } from '../host/host-engine.js';
-import { addIntake, type ConditionStatesChange, type HostActivity, type HostProblem, type HostReadiness, type HostStats, type QueryHost, type StatusChange } from '../host/query-host.js';
+import type { ProcessRunner } from '../host/process-runner.js';
+import { addIntake, type ConditionStatesChange, type HostActivity, type HostProblem, type HostReadiness, type HostStats, type QueryRunner, type StatusChange } from '../host/query-runner.js';
 import type { QueryRecord, StoredNotification } from '../store/records.js';
 import type { HostStore } from '../store/store.js';
-import { FEED_PARTITION, partitionOf } from '../cluster/partitions.js';
-import type { PartitionLifecycle } from '../cluster/partitioned-host.js';
+import { FEED_PARTITION, partitionOf } from './partitions.js';
+import type { PartitionLifecycle } from './partitioned-runner.js';
 import { FeedClock } from './feed-clock.js';
 import type { HistoryRecorder } from './history-recorder.js';
 import type { MalformedMessageLog } from './malformed-messages.js';
@@ -15,7 +15,7 @@ import { fencedStore } from './fenced-store.js';
 import { type ReadingMember, type SharedMessage, SharedBusReading, type SharedBusReadingOptions } from './shared-reading.js';
 
 /** Builds the engine of one partition: its clock, its source (the bus), its history and its store (writes tracked). */
-export type PartitionEngineFactory = (wiring: { scheduler: FeedClock; sources: DataSource[]; history: PriceHistory[]; store: HostStore }) => HostEngine;
+export type PartitionEngineFactory = (wiring: { scheduler: FeedClock; sources: DataSource[]; history: PriceHistory[]; store: HostStore }) => ProcessRunner;
 
 /** What {@link BusPartitions} runs on. */
 export interface BusPartitionsOptions {
@@ -28,7 +28,7 @@ export interface BusPartitionsOptions {
   /** How many partitions the queries fall into. */
   partitions: number;
   /** The engine of this host that runs no query: validation (`served`), exchanges and secrets. */
-  base: HostEngine;
+  base: ProcessRunner;
   /** A partition's engine. */
   engineFor: PartitionEngineFactory;
   /**
@@ -54,7 +54,7 @@ interface Partition {
   leased: () => boolean;
   /** The start of its reading, under way or done. */
   starting?: Promise<void>;
-  engine: HostEngine;
+  engine: ProcessRunner;
   push: PushSource;
   clock: FeedClock;
   /** Store writes and history loads under way (the position passes a message only once what it caused is done). */
@@ -136,7 +136,7 @@ function tracking<T extends object>(target: T, pending: Set<Promise<unknown>>, f
  * the new one): the engine never fires a query at or before its last trigger, and actions go through
  * the outbox under stable keys, so nothing fires or runs twice.
  */
-export class BusPartitions implements QueryHost, PartitionLifecycle {
+export class BusPartitions implements QueryRunner, PartitionLifecycle {
   readonly recording: Recording;
   private readonly open = new Map<number, Partition>();
   /** Partitions being closed: closing one again waits for the same close. */
@@ -448,7 +448,7 @@ export class BusPartitions implements QueryHost, PartitionLifecycle {
   }
 
   /** The engine of a query's partition, when this host has it open. */
-  private engineOf(queryId: string): HostEngine | undefined {
+  private engineOf(queryId: string): ProcessRunner | undefined {
     return this.open.get(partitionOf(queryId, this.options.partitions))?.engine;
   }
 

@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import { openPgPool } from '../store/pg/pg-pool.js';
-import { FEED_PARTITION } from '../cluster/partitions.js';
+import { FEED_PARTITION } from './partitions.js';
 import { MarketBus } from './market-bus.js';
-import type { NatsAuth } from './nats-settings.js';
+import type { NatsAuth } from '../settings/nats-settings.js';
 
 /** What `eql bus status` shows of a cluster: the stream, the hosts, the feed's leader and each partition's holder and lag. */
 export interface ClusterStatus {

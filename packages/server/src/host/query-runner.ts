@@ -76,11 +76,11 @@ export interface HostReadiness {
 }
 
 /**
- * What the routes ask of whatever runs the queries: one engine in this process ({@link HostEngine}), or
+ * What the routes ask of whatever runs the queries: one engine in this process ({@link ProcessRunner}), or
  * the partitions of a cluster (`ClusterEngine`). Inspection may be remote (a query another host
  * runs), hence a promise; commands are fire-and-forget once the store holds the change.
  */
-export interface QueryHost {
+export interface QueryRunner {
   /** The recording of the replay feed and of previews. */
   readonly recording: Recording;
   /** Starts running the active queries of the store (those this host owns); returns how many. */

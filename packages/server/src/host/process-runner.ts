@@ -36,9 +36,9 @@ import type { SecretBox } from '../secrets.js';
 import type { QueryRecord, StoredNotification } from '../store/records.js';
 import type { SqlitePriceHistory } from '../store/sqlite-price-history.js';
 import type { HostStore } from '../store/store.js';
-import type { ConditionStatesChange, HostActivity, HostProblem, HostReadiness, HostStats, QueryHost, StatusChange } from './query-host.js';
+import type { ConditionStatesChange, HostActivity, HostProblem, HostReadiness, HostStats, QueryRunner, StatusChange } from './query-runner.js';
 
-export type { ConditionStatesChange } from './query-host.js';
+export type { ConditionStatesChange } from './query-runner.js';
 
 /** Connects an exchange with credentials and proves they work (the venue adapter's job). */
 export type ExchangeConnector = (exchangeId: string, credentialType: string, credentials: Record<string, string>) => Promise<Exchange>;
@@ -46,8 +46,8 @@ export type ExchangeConnector = (exchangeId: string, credentialType: string, cre
 /** Connects through `@eql/venue-ccxt`, imported on the first connection (a host without real venues never loads it). */
 export const ccxtConnector: ExchangeConnector = (exchangeId, _credentialType, credentials) => connectCcxtExchange(exchangeId, credentials);
 
-/** What a {@link HostEngine} runs on: the host's configuration, store and secret box, and optional wiring that replaces its defaults. */
-export interface HostEngineOptions {
+/** What a {@link ProcessRunner} runs on: the host's configuration, store and secret box, and optional wiring that replaces its defaults. */
+export interface ProcessRunnerOptions {
   config: HostConfig;
   store: HostStore;
   box: SecretBox;
@@ -88,7 +88,7 @@ export interface HostEngineOptions {
  * notifications go to the store as they happen; at boot every active query is added back with its
  * persisted state (so nothing fires twice and cooldowns and latches hold). Owners are API key ids.
  */
-export class HostEngine implements QueryHost {
+export class ProcessRunner implements QueryRunner {
   readonly engine: Engine;
   readonly recording: Recording;
   private readonly owners = new Map<string, number>();
@@ -109,7 +109,7 @@ export class HostEngine implements QueryHost {
   private readonly feeds: DataSource[];
   private readonly servedData: ServedData;
 
-  constructor(private readonly options: HostEngineOptions) {
+  constructor(private readonly options: ProcessRunnerOptions) {
     const { config } = options;
     this.recording = options.recording ?? parseRecording(readFileSync(config.recordingPath, 'utf8'));
     const scheduler = options.scheduler ?? asyncScheduler;
