@@ -9,6 +9,12 @@ export interface Session {
   /** Set when the user gave it for this page (a reload forgets it). */
   hmacSecret: string | undefined;
   readonly client: EqlClient;
+  /**
+   * The same key without the HMAC secret, for the questions the page asks on its own (the host's verdict
+   * while the text rests): the host takes each signature once, and a signed question in the background
+   * would spend the signature of the user's next Validate or Create of the same body within the second.
+   */
+  readonly checker: EqlClient;
 }
 
 let current: Session | undefined;
@@ -47,5 +53,6 @@ export function currentSession(): Session | undefined {
 
 function makeSession(apiKey: string, hmacSecret: string | undefined): Session {
   const client = createEqlClient({ baseUrl: location.origin, apiKey, hmacSecret });
-  return { apiKey, hmacSecret, client };
+  const checker = hmacSecret === undefined ? client : createEqlClient({ baseUrl: location.origin, apiKey });
+  return { apiKey, hmacSecret, client, checker };
 }

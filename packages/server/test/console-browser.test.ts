@@ -419,6 +419,13 @@ await describeWithChromium('the web console in Chromium', () => {
       await typeQuery(page, query('BTC alert', 'BTC', 1));
       await findingsSay(page, 'No problems found.');
       await hostSays('The host accepts it.');
+
+      // The page asks unsigned, a query that trades too (validate takes a signature, never needs one): each
+      // signature is taken once, and the user's next Validate or Create of this body would need it.
+      const trade = JSON.stringify({ title: 'buy', query: { conditions: { AND: [{ source: 'price', method: 'current', args: { symbol: 'DOGE' }, operator: '>', value: 1 }] }, actions: [{ stepId: 'buy', type: 'market_order', params: { exchange: 'paper', symbol: 'DOGE', side: 'buy', amountUsd: 100 } }] } });
+      await typeQuery(page, trade);
+      await findingsSay(page, 'No problems found.');
+      await hostSays(/^The host refuses it: .*DOGE/);
       await page.close();
     } finally {
       await replay.close();

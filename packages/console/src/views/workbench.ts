@@ -59,7 +59,7 @@ export function workbenchView(session: () => Session, client: LanguageClient, dr
     }
     showHostVerdict('asking', 'Asking the host…');
     try {
-      const answer = await session().client.validateQuery(request as never);
+      const answer = await session().checker.validateQuery(request as never);
       if (ask !== asked) return;
       judgedText = text;
       const [first, ...more] = answer.errors;
