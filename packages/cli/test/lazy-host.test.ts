@@ -53,5 +53,7 @@ describe('eql loads the host only for the host commands', () => {
     const run = await modulesOf('keys', ['keys', 'create', '--name', 'lazy', '--json']);
     expect(run.code).toBe(0);
     expect(run.modules.some((url) => HOST_MODULES.test(url))).toBe(true);
+    // The OpenTelemetry SDK only when traces are asked for (OTEL_EXPORTER_OTLP_ENDPOINT): its API alone here.
+    expect(run.modules.filter((url) => /node_modules\/@opentelemetry\/(sdk-trace|exporter|resources|otlp)/.test(url))).toEqual([]);
   });
 });

@@ -44,7 +44,7 @@ async function buildAndListen(config: HostConfig, print: (line: string) => void)
   const { demo: _demo, ...x402 } = config.x402;
   config = { ...config, x402: demoPayments ? { ...x402, demo: true, payTo: demoPayments.payTo, agentSecrets: x402.agentSecrets.length > 0 ? x402.agentSecrets : [demoPayments.agentSecret] } : x402 };
   // OpenTelemetry traces when OTEL_EXPORTER_OTLP_ENDPOINT asks for them (docs/operations.md, "Traces").
-  const tracing = startTracing(process.env, config.nodeId);
+  const tracing = await startTracing(process.env, config.nodeId);
   const host = await buildServer({ config, ...(tracing ? { tracing } : {}) }).catch(async (error: unknown) => {
     await tracing?.shutdown().catch(() => undefined);
     throw error;

@@ -69,9 +69,9 @@ function spansOf(bodies: string[]): OtlpSpan[] {
 }
 
 describe('traces', () => {
-  it('are off unless an OTLP endpoint is set (and OTEL_SDK_DISABLED is not true); the traces endpoint follows the OTLP convention', () => {
-    expect(startTracing({}, 'n')).toBeUndefined();
-    expect(startTracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_SDK_DISABLED: 'true' }, 'n')).toBeUndefined();
+  it('are off unless an OTLP endpoint is set (and OTEL_SDK_DISABLED is not true); the traces endpoint follows the OTLP convention', async () => {
+    expect(await startTracing({}, 'n')).toBeUndefined();
+    expect(await startTracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_SDK_DISABLED: 'true' }, 'n')).toBeUndefined();
     expect(tracesEndpoint({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' })).toBe('http://collector:4318/v1/traces');
     expect(tracesEndpoint({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example/in' })).toBe('https://traces.example/in');
   });
@@ -79,7 +79,7 @@ describe('traces', () => {
   it('export requests, and a tick → trigger → step → webhook call as one trace, to a local OTLP receiver', { timeout: 60_000 }, async () => {
     const collector = await receiver();
     const hooks = await receiver();
-    const tracing = startTracing({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_SERVICE_NAME: 'eql-test' }, 'trace-node');
+    const tracing = await startTracing({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_SERVICE_NAME: 'eql-test' }, 'trace-node');
     expect(tracing).toBeDefined();
     host = await testHost({ ...(tracing ? { tracing } : {}), config: { allowPrivateWebhooks: true } });
     const key = await host.newKey();

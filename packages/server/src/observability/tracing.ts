@@ -1,7 +1,4 @@
 import { type Context, context, propagation, type Span, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import type { EngineSpan, EngineTracer, Exchange, HttpRequest, HttpResponse, HttpTransport, TracedStep, TriggerContext } from '@eql/core';
 
 /** The tracer's name in every span's instrumentation scope. */
@@ -23,9 +20,15 @@ export interface HostTracing {
  * host's node id. Registers the provider globally, with the async-hooks context manager and W3C trace
  * context propagation.
  */
-export function startTracing(env: NodeJS.ProcessEnv, instanceId: string): HostTracing | undefined {
+export async function startTracing(env: NodeJS.ProcessEnv, instanceId: string): Promise<HostTracing | undefined> {
   if (/^true$/i.test(env.OTEL_SDK_DISABLED ?? '')) return undefined;
   if (!env.OTEL_EXPORTER_OTLP_ENDPOINT && !env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return undefined;
+  // The SDK is loaded only when tracing is on: every other start of the host (and of the CLI) skips it.
+  const [{ BatchSpanProcessor, NodeTracerProvider }, { OTLPTraceExporter }, { resourceFromAttributes }] = await Promise.all([
+    import('@opentelemetry/sdk-trace-node'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/resources'),
+  ]);
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME || 'eql-host', 'service.instance.id': instanceId }),
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: tracesEndpoint(env) }))],
