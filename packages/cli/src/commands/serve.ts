@@ -12,8 +12,12 @@ export interface ServeFlags {
   x402Demo?: boolean;
 }
 
-/** After the host closed: how long anything still open may hold the process. */
-export const CLOSED_LINGER_MS = 200;
+/**
+ * After the host closed: how long anything still open may hold the process. It never delays an exit (the
+ * timer is unref'd: the process ends as soon as nothing holds it); it is the bound for sockets still closing,
+ * such as a database pool's after its end resolved, which on a loaded machine take more than a few ms.
+ */
+export const CLOSED_LINGER_MS = 2_000;
 
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
