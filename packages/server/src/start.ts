@@ -9,7 +9,7 @@ import { type HostConfig, x402ConfigProblem } from './config.js';
 import { redactDatabaseUrl } from './store/pg/database-url.js';
 import { busHasCredentials, DEFAULT_MARKET_STREAM, redactNatsUrl } from './scale-out/index.js';
 import { StartError } from './start-error.js';
-import { startTracing } from './observability/tracing.js';
+import { startTracing, tracesEndpoint } from './observability/tracing.js';
 
 /** A running host, as {@link startServer} resolves it: the built host and the URL it listens on. */
 export interface Started {
@@ -112,9 +112,8 @@ async function announceAndListen(host: Host, config: HostConfig, print: (line: s
 
 /** Where spans go, without a path or credentials (the endpoint of a hosted collector may carry a token in its query). */
 function otlpTarget(env: NodeJS.ProcessEnv): string {
-  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT || '';
   try {
-    return new URL(endpoint).origin;
+    return new URL(tracesEndpoint(env)).origin;
   } catch {
     return 'an endpoint that is not a URL';
   }

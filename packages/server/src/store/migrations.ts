@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { RETENTION_INDEXES_SQL } from './retention.js';
 import type { SecretBox } from '../secrets.js';
 import { hasUnsealedSecrets, sealRequestSecrets } from './request-secrets.js';
 
@@ -272,19 +273,7 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
   {
     version: 10,
     name: 'retention',
-    // The retention job (store/retention.ts) finds the oldest records of each kind by these, a batch at a
-    // time; a key's folded ledger lines are one row, found and updated by its key.
-    sql: `
-      CREATE INDEX notifications_time ON notifications (created_at);
-      CREATE INDEX executions_finished ON executions (finished_at) WHERE finished_at IS NOT NULL;
-      CREATE INDEX sessions_time ON sessions (executed_at);
-      CREATE INDEX action_outbox_settled ON action_outbox (finished_at) WHERE status <> 'pending';
-      CREATE INDEX validations_time ON validations (validated_at);
-      CREATE INDEX ledger_time ON ledger (created_at) WHERE reason <> 'carried_forward';
-      CREATE UNIQUE INDEX ledger_carried ON ledger (key_id) WHERE reason = 'carried_forward';
-      CREATE INDEX chat_sessions_time ON chat_sessions (updated_at);
-      CREATE INDEX queries_deleted ON queries (deleted_at) WHERE deleted_at IS NOT NULL;
-    `,
+    sql: RETENTION_INDEXES_SQL,
   },
 ];
 

@@ -19,6 +19,22 @@ export type RetentionKind = (typeof RETENTION_KINDS)[number];
 /** The reason of the ledger line that holds what retention folded of a key's older lines. */
 export const CARRIED_FORWARD = 'carried_forward';
 
+/**
+ * The indexes the retention job finds the oldest records of each kind by, a batch at a time (migration 10
+ * of both stores: the same SQL); a key's folded ledger lines are one row, found and updated by its key.
+ */
+export const RETENTION_INDEXES_SQL = `
+  CREATE INDEX notifications_time ON notifications (created_at);
+  CREATE INDEX executions_finished ON executions (finished_at) WHERE finished_at IS NOT NULL;
+  CREATE INDEX sessions_time ON sessions (executed_at);
+  CREATE INDEX action_outbox_settled ON action_outbox (finished_at) WHERE status <> 'pending';
+  CREATE INDEX validations_time ON validations (validated_at);
+  CREATE INDEX ledger_time ON ledger (created_at) WHERE reason <> '${CARRIED_FORWARD}';
+  CREATE UNIQUE INDEX ledger_carried ON ledger (key_id) WHERE reason = '${CARRIED_FORWARD}';
+  CREATE INDEX chat_sessions_time ON chat_sessions (updated_at);
+  CREATE INDEX queries_deleted ON queries (deleted_at) WHERE deleted_at IS NOT NULL;
+`;
+
 /** How long each kind is kept, in ms (0: for ever), and how the job runs. */
 export interface RetentionPolicy {
   notifications: number;

@@ -62,6 +62,8 @@ export class SqlitePriceHistory implements PriceHistory {
   private readonly createdAt: number;
   private readonly insert: Database.Statement;
   private readonly pruneOld: Database.Statement;
+  /** The statements of {@link SqlitePriceHistory.prune}, prepared at its first call. */
+  private pruning: { nextAsset: Database.Statement; doomed: Database.Statement } | undefined;
   private readonly range: Database.Statement;
   private readonly before: Database.Statement;
   private readonly first: Database.Statement;
@@ -144,10 +146,12 @@ export class SqlitePriceHistory implements PriceHistory {
    */
   prune(before: number, limit: number): number {
     let pruned = 0;
-    const nextAsset = this.db.prepare('SELECT asset FROM price_candles WHERE asset > ? ORDER BY asset LIMIT 1').pluck();
-    const doomed = this.db.prepare(
-      'DELETE FROM price_candles WHERE asset = ? AND res = ? AND start IN (SELECT start FROM price_candles WHERE asset = ? AND res = ? AND start <= ? ORDER BY start LIMIT ?)',
-    );
+    const { nextAsset, doomed } = (this.pruning ??= {
+      nextAsset: this.db.prepare('SELECT asset FROM price_candles WHERE asset > ? ORDER BY asset LIMIT 1').pluck(),
+      doomed: this.db.prepare(
+        'DELETE FROM price_candles WHERE asset = ? AND res = ? AND start IN (SELECT start FROM price_candles WHERE asset = ? AND res = ? AND start <= ? ORDER BY start LIMIT ?)',
+      ),
+    });
     let asset = nextAsset.get('') as string | undefined;
     // An asset is walked from '' (every asset sorts after it but the empty one, which storedText never keeps).
     while (asset !== undefined && pruned < limit) {

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { RETENTION_INDEXES_SQL } from '../retention.js';
 import { withClient } from './checked-out.js';
 
 /** One PostgreSQL migration: its version (applied in increasing order, each once) and SQL. */
@@ -325,17 +326,7 @@ export const PG_MIGRATIONS: ReadonlyArray<PgMigration> = [
   {
     version: 10,
     name: 'retention (the oldest records of each kind found by index, a batch at a time; one folded ledger line per key)',
-    sql: `
-      CREATE INDEX notifications_time ON notifications (created_at);
-      CREATE INDEX executions_finished ON executions (finished_at) WHERE finished_at IS NOT NULL;
-      CREATE INDEX sessions_time ON sessions (executed_at);
-      CREATE INDEX action_outbox_settled ON action_outbox (finished_at) WHERE status <> 'pending';
-      CREATE INDEX validations_time ON validations (validated_at);
-      CREATE INDEX ledger_time ON ledger (created_at) WHERE reason <> 'carried_forward';
-      CREATE UNIQUE INDEX ledger_carried ON ledger (key_id) WHERE reason = 'carried_forward';
-      CREATE INDEX chat_sessions_time ON chat_sessions (updated_at);
-      CREATE INDEX queries_deleted ON queries (deleted_at) WHERE deleted_at IS NOT NULL;
-    `,
+    sql: RETENTION_INDEXES_SQL,
   },
 ];
 
